@@ -1,0 +1,3 @@
+"""QKV Studio: see, touch and show self-attention."""
+
+__version__ = "0.1.0"

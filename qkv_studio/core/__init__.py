@@ -1,0 +1,28 @@
+"""The maths and data of QKV Studio: NumPy only, never Qt.
+
+Public API (stable): ``compute``, ``AttentionResult``, ``Scene``, ``SceneError``, ``STAGES``,
+``read_session``, ``write_session``, ``SessionFileError``, ``list_presets``, ``load_preset``.
+"""
+
+from .attention import (
+    AttentionResult,
+    RowStats,
+    causal_mask,
+    compute,
+    masked_softmax,
+    project,
+    resolve_mask,
+    row_stats,
+    softmax,
+    update_rows,
+)
+from .scene import MAX_TOKENS, MAX_WIDTH, STAGE_TITLES, STAGES, Scene, SceneError
+from .sessionfile import SessionFileError, read_session, scene_from_dict, scene_to_dict, write_session
+from .presets import Preset, list_presets, load_preset
+
+__all__ = [
+    "AttentionResult", "RowStats", "causal_mask", "compute", "masked_softmax", "project", "resolve_mask",
+    "row_stats", "softmax", "update_rows", "MAX_TOKENS", "MAX_WIDTH", "STAGE_TITLES", "STAGES", "Scene",
+    "SceneError", "SessionFileError", "read_session", "scene_from_dict", "scene_to_dict", "write_session",
+    "Preset", "list_presets", "load_preset",
+]

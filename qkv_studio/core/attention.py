@@ -1,0 +1,241 @@
+"""Scaled dot-product attention, stage by stage, in NumPy only.
+
+``compute(q, k, v)`` returns every intermediate the lesson walks through: the raw scores Q·Kᵀ, the
+scores divided by √d_k, the row softmax and the weighted blend of the values.  It is stable for any
+finite input: the scores are formed from row-normalised vectors so that 1e300-sized entries saturate
+the softmax instead of overflowing it, and a fully masked row gives zero weights (flagged) instead of
+NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+import numpy as np
+
+MaskSpec = Union[Literal["none", "causal"], np.ndarray]
+
+_FMAX = np.finfo(np.float64).max
+# Beyond this factor every softmax is one-hot to double precision; capping it avoids inf·0.
+_SCALE_CAP = 1e300
+
+
+@dataclass(frozen=True)
+class AttentionResult:
+    """All stages of one attention computation (n queries, m keys).
+
+    ``scores`` and ``scaled`` hold −∞ where the mask blocks a key; ``weights`` holds exactly 0 there.
+    ``fully_masked`` flags query rows whose every key is blocked (their weights and output are 0).
+    """
+
+    scores: np.ndarray
+    scaled: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+    blocked: np.ndarray
+    fully_masked: np.ndarray
+    d_k: int
+    scale: bool
+
+    @property
+    def n(self) -> int:
+        return int(self.weights.shape[0])
+
+    def stage(self, name: str) -> np.ndarray:
+        """The n×n matrix shown for a stage (``vectors``/``output`` fall back to their neighbours)."""
+        if name in ("scores", "scaled", "weights"):
+            return getattr(self, name)
+        if name == "vectors":
+            return self.scores
+        if name == "output":
+            return self.weights
+        raise ValueError(f"unknown stage {name!r}")
+
+
+def causal_mask(n: int, m: int | None = None) -> np.ndarray:
+    """Boolean n×m mask, True above the diagonal: token i may not look at tokens after i."""
+    m = n if m is None else m
+    return np.triu(np.ones((n, m), dtype=bool), k=1)
+
+
+def resolve_mask(mask: MaskSpec, n: int, m: int) -> np.ndarray:
+    """Turn ``"none"``, ``"causal"`` or a boolean array into an n×m boolean array (True = blocked)."""
+    if isinstance(mask, str):
+        if mask == "none":
+            return np.zeros((n, m), dtype=bool)
+        if mask == "causal":
+            return causal_mask(n, m)
+        raise ValueError(f"unknown mask {mask!r}: expected 'none', 'causal' or a boolean matrix")
+    arr = np.asarray(mask)
+    if arr.shape != (n, m):
+        raise ValueError(f"mask has shape {arr.shape} but the scores are {n}×{m}")
+    if arr.dtype != bool:
+        raise ValueError("a custom mask must be a boolean matrix (True = blocked)")
+    return arr
+
+
+def _row_norms(a: np.ndarray) -> np.ndarray:
+    """Largest absolute entry of each row, 1 for all-zero rows (a safe divisor)."""
+    s = np.max(np.abs(a), axis=1) if a.shape[1] else np.zeros(a.shape[0])
+    return np.where(s > 0, s, 1.0)
+
+
+def _safe_product(unit: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """unit·factor clipped to the finite range, with 0·anything = 0 (never NaN)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = unit * factor
+    out = np.where(unit == 0, 0.0, out)
+    return np.clip(out, -_FMAX, _FMAX)
+
+
+def _check(name: str, a: np.ndarray) -> np.ndarray:
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D matrix (rows = tokens), got {arr.ndim}-D")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite numbers")
+    return arr
+
+
+def masked_softmax(unit: np.ndarray, factor: np.ndarray, blocked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row softmax of ``unit * factor`` (factor ≥ 0 per row) with blocked entries at exactly 0.
+
+    Subtracting the row maximum *before* multiplying by the factor keeps every exponent ≤ 0 and
+    finite whatever the magnitude.  Returns (weights, fully_masked_rows).
+    """
+    n = unit.shape[0]
+    fully = np.all(blocked, axis=1) if unit.shape[1] else np.ones(n, dtype=bool)
+    work = np.where(blocked, -np.inf, unit)
+    row_max = np.max(np.where(blocked, -np.inf, unit), axis=1, keepdims=True) if unit.shape[1] else np.zeros((n, 1))
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    shifted = work - row_max  # ≤ 0, −∞ where blocked
+    f = np.minimum(factor, _SCALE_CAP)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        z = np.where(shifted == 0, 0.0, shifted * f)
+        e = np.exp(z)
+    e = np.where(blocked, 0.0, e)
+    total = e.sum(axis=1, keepdims=True)
+    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return weights, fully
+
+
+def compute(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    *,
+    mask: MaskSpec = "none",
+    scale: bool = True,
+    temperature: float = 1.0,
+) -> AttentionResult:
+    """Scaled dot-product attention ``softmax(Q·Kᵀ/√d_k)·V`` with every stage kept.
+
+    ``mask`` is ``"none"``, ``"causal"`` or an n×m boolean array (True = blocked).  ``scale=False``
+    skips the division by √d_k; ``temperature`` (> 0) further divides the scores before the softmax.
+    """
+    q = _check("Q", q)
+    k = _check("K", k)
+    v = _check("V", v)
+    if q.shape[1] != k.shape[1]:
+        raise ValueError(f"Q rows have {q.shape[1]} numbers but K rows have {k.shape[1]}: they must share d_k")
+    if k.shape[0] != v.shape[0]:
+        raise ValueError(f"K has {k.shape[0]} rows but V has {v.shape[0]}: one key and one value per token")
+    if q.shape[1] == 0:
+        raise ValueError("d_k must be at least 1")
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise ValueError("temperature must be a positive finite number")
+    n, d_k = q.shape
+    m = k.shape[0]
+    blocked = resolve_mask(mask, n, m)
+
+    sq = _row_norms(q)
+    sk = float(np.max(_row_norms(k))) if m else 1.0
+    unit = (q / sq[:, None]) @ (k / sk).T  # |unit| ≤ d_k, always finite
+    with np.errstate(over="ignore"):
+        raw_factor = sq * sk  # per-query magnitude, may overflow to inf
+    divisor = (np.sqrt(d_k) if scale else 1.0) * temperature
+    scores = _safe_product(unit, raw_factor[:, None])
+    scaled = scores / np.sqrt(d_k) if scale else scores.copy()
+    if temperature != 1.0:
+        scaled = np.clip(scaled / temperature, -_FMAX, _FMAX)
+    with np.errstate(over="ignore"):
+        soft_factor = np.exp(np.log(sq) + np.log(sk) - np.log(divisor))
+    weights, fully = masked_softmax(unit, soft_factor[:, None], blocked)
+    output = weights @ v
+    scores = np.where(blocked, -np.inf, scores)
+    scaled = np.where(blocked, -np.inf, scaled)
+    return AttentionResult(scores, scaled, weights, output, blocked, fully, int(d_k), bool(scale))
+
+
+def update_rows(
+    prev: AttentionResult,
+    rows: np.ndarray | list[int],
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    *,
+    mask: MaskSpec = "none",
+    scale: bool = True,
+    temperature: float = 1.0,
+) -> AttentionResult:
+    """``compute`` for a few changed query rows, reusing every other row of ``prev``.
+
+    An edit to one query changes one row of every stage; this costs O(m·d) instead of O(n·m·d).
+    """
+    rows = np.asarray(rows, dtype=int)
+    n = q.shape[0]
+    blocked_full = resolve_mask(mask, n, k.shape[0])
+    part = compute(q[rows], k, v, mask=blocked_full[rows], scale=scale, temperature=temperature)
+    scores, scaled, weights, output = (a.copy() for a in (prev.scores, prev.scaled, prev.weights, prev.output))
+    fully = prev.fully_masked.copy()
+    scores[rows], scaled[rows], weights[rows], output[rows] = part.scores, part.scaled, part.weights, part.output
+    fully[rows] = part.fully_masked
+    return AttentionResult(scores, scaled, weights, output, blocked_full, fully, prev.d_k, prev.scale)
+
+
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The lesson's numerically stable softmax (subtract the max first)."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def project(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three learned projections of the same embeddings: Q = X·W^Q, K = X·W^K, V = X·W^V."""
+    x = _check("X", x)
+    mats = []
+    for name, w in (("W^Q", wq), ("W^K", wk), ("W^V", wv)):
+        w = _check(name, w)
+        if w.shape[0] != x.shape[1]:
+            raise ValueError(f"{name} has {w.shape[0]} rows but X rows have {x.shape[1]} numbers (d_model)")
+        with np.errstate(over="ignore", invalid="ignore"):
+            p = x @ w
+        mats.append(np.nan_to_num(p, nan=0.0, posinf=_FMAX, neginf=-_FMAX))
+    return mats[0], mats[1], mats[2]
+
+
+@dataclass(frozen=True)
+class RowStats:
+    """What the views show about one query's weights: their sum, the largest and where, the entropy."""
+
+    row_sum: float
+    max_weight: float
+    argmax: int
+    entropy_bits: float
+    fully_masked: bool
+
+
+def row_stats(result: AttentionResult, row: int) -> RowStats:
+    """Per-query statistics of the softmax row ``row``."""
+    w = result.weights[row]
+    nz = w[w > 0]
+    entropy = float(-(nz * np.log2(nz)).sum()) if nz.size else 0.0
+    return RowStats(
+        row_sum=float(w.sum()),
+        max_weight=float(w.max()) if w.size else 0.0,
+        argmax=int(np.argmax(w)) if w.size else 0,
+        entropy_bits=max(entropy, 0.0),
+        fully_masked=bool(result.fully_masked[row]),
+    )

@@ -1,0 +1,54 @@
+"""Built-in scenes: ordinary session files shipped in ``qkv_studio.resources.presets``.
+
+They are read through :func:`read_session`, exactly like a user's file, so a preset can never be
+something a user could not have saved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .scene import Scene
+from .sessionfile import SessionFileError, parse_bytes
+
+SUFFIX = ".qkv.json"
+# The order a lecture goes in; any other preset files follow alphabetically.
+_ORDER = ("lesson", "causal", "padding", "saturation", "projection", "multihead", "long")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A built-in scene: its name (as typed on the command line) and one-line description."""
+
+    name: str
+    description: str
+
+
+def _folder():
+    return resources.files("qkv_studio.resources.presets")
+
+
+def _names() -> list[str]:
+    names = [p.name[: -len(SUFFIX)] for p in _folder().iterdir() if p.name.endswith(SUFFIX)]
+    return sorted(names, key=lambda n: (_ORDER.index(n) if n in _ORDER else len(_ORDER), n))
+
+
+def load_preset(name: str) -> Scene:
+    """The preset's scene; raises :class:`SessionFileError` for an unknown name."""
+    names = _names()
+    if name not in names:
+        raise SessionFileError(f"preset {name!r}", f"no such preset (available: {', '.join(names)})")
+    entry = _folder() / f"{name}{SUFFIX}"
+    return parse_bytes(entry.read_bytes(), f"preset {name!r}")
+
+
+def list_presets() -> list[Preset]:
+    """Every built-in scene with its description, in lecture order."""
+    return [Preset(n, load_preset(n).description) for n in _names()]
+
+
+def preset_path(name: str) -> Path:
+    """Filesystem path of a preset file (for "open as file" and tests)."""
+    return Path(str(_folder() / f"{name}{SUFFIX}"))

@@ -1,0 +1,428 @@
+"""The Scene value type: what the user is looking at, validated, immutable.
+
+A Scene holds tokens and either Q/K/V directly ("direct" mode) or embeddings X with the learned
+matrices W^Q, W^K, W^V ("projection" mode), plus the mask, the ÷√d_k switch, the selected query and
+the stage.  Every edit returns a new Scene (arrays are read-only and shared between versions), which
+is what makes undo, autosave and comparisons trivial.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Literal, Union
+
+import numpy as np
+
+from .attention import AttentionResult, compute, project
+
+STAGES: tuple[str, ...] = ("vectors", "scores", "scaled", "weights", "output")
+STAGE_TITLES: dict[str, str] = {
+    "vectors": "Vectors",
+    "scores": "Q·Kᵀ",
+    "scaled": "÷ √dₖ",
+    "weights": "softmax",
+    "output": "blend",
+}
+MATRICES_DIRECT = ("Q", "K", "V")
+MATRICES_PROJECTION = ("X", "Wq", "Wk", "Wv")
+MAX_TOKENS = 1024
+MAX_WIDTH = 1024
+MAX_TOKEN_CHARS = 64
+
+Mask = Union[Literal["none", "causal"], np.ndarray]
+
+
+class SceneError(ValueError):
+    """A scene that cannot be: ``field`` names the part at fault, the message says what is wrong."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field_name
+
+
+def _frozen(a: np.ndarray | None, name: str) -> np.ndarray | None:
+    if a is None:
+        return None
+    arr = np.array(a, dtype=np.float64, copy=True)
+    if arr.ndim != 2:
+        raise SceneError(name, f"{name} must be a table of rows")
+    arr.flags.writeable = False
+    return arr
+
+
+def _ordinal(i: int) -> str:
+    return f"row {i + 1}"
+
+
+@dataclass(frozen=True, eq=False)
+class Scene:
+    """Tokens plus the matrices of one attention head and how it is being shown."""
+
+    tokens: tuple[str, ...]
+    q: np.ndarray | None = None
+    k: np.ndarray | None = None
+    v: np.ndarray | None = None
+    x: np.ndarray | None = None
+    wq: np.ndarray | None = None
+    wk: np.ndarray | None = None
+    wv: np.ndarray | None = None
+    mask: Mask = "none"
+    scale: bool = True
+    query: int = 0
+    stage: str = "weights"
+    title: str = ""
+    description: str = ""
+    _derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+    # ---- construction -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, tokens: Iterable[str], *, q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None,
+               mask: Mask = "none", scale: bool = True, query: int = 0, stage: str = "weights",
+               title: str = "", description: str = "") -> "Scene":
+        """Build and validate a scene; raises :class:`SceneError` with a readable message."""
+        if isinstance(mask, np.ndarray) or (not isinstance(mask, str) and mask is not None):
+            m = np.array(mask, dtype=bool, copy=True)
+            m.flags.writeable = False
+            mask = m
+        scene = cls(
+            tokens=tuple(tokens), q=_frozen(q, "Q"), k=_frozen(k, "K"), v=_frozen(v, "V"),
+            x=_frozen(x, "X"), wq=_frozen(wq, "Wq"), wk=_frozen(wk, "Wk"), wv=_frozen(wv, "Wv"),
+            mask=mask, scale=bool(scale), query=int(query), stage=stage, title=title, description=description,
+        )
+        scene.validate()
+        return scene
+
+    def _evolve(self, **changes) -> "Scene":
+        """A validated copy with some fields replaced (derived caches dropped)."""
+        for key in ("q", "k", "v", "x", "wq", "wk", "wv"):
+            if key in changes:
+                changes[key] = _frozen(changes[key], key.upper())
+        if "mask" in changes and isinstance(changes["mask"], np.ndarray):
+            m = np.array(changes["mask"], dtype=bool, copy=True)
+            m.flags.writeable = False
+            changes["mask"] = m
+        new = replace(self, _derived={}, **changes)
+        new.validate()
+        return new
+
+    # ---- shape ------------------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        """``"projection"`` when Q, K, V are derived from X, else ``"direct"``."""
+        return "projection" if self.x is not None else "direct"
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def d_k(self) -> int:
+        return int(self.qkv()[0].shape[1])
+
+    @property
+    def d_v(self) -> int:
+        return int(self.qkv()[2].shape[1])
+
+    @property
+    def d_model(self) -> int | None:
+        return None if self.x is None else int(self.x.shape[1])
+
+    def matrix_names(self) -> tuple[str, ...]:
+        """The editable matrices of this scene's mode."""
+        return MATRICES_PROJECTION if self.mode == "projection" else MATRICES_DIRECT
+
+    def matrix(self, name: str) -> np.ndarray:
+        """Q, K, V (derived in projection mode), X, Wq, Wk or Wv by name."""
+        if name in MATRICES_DIRECT:
+            return self.qkv()["QKV".index(name)]
+        arr = getattr(self, name.lower())
+        if arr is None:
+            raise KeyError(f"this scene has no {name}")
+        return arr
+
+    def qkv(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The effective Q, K, V: stored, or projected from X in projection mode (cached)."""
+        if self.mode == "direct":
+            return self.q, self.k, self.v  # type: ignore[return-value]
+        if "qkv" not in self._derived:
+            mats = project(self.x, self.wq, self.wk, self.wv)
+            for m in mats:
+                m.flags.writeable = False
+            self._derived["qkv"] = mats
+        return self._derived["qkv"]
+
+    def mask_matrix(self) -> np.ndarray:
+        """The n×n boolean mask (True = blocked)."""
+        from .attention import resolve_mask
+
+        return resolve_mask(self.mask, self.n, self.n)
+
+    def result(self) -> AttentionResult:
+        """Every stage of attention for this scene (cached per scene)."""
+        if "result" not in self._derived:
+            q, k, v = self.qkv()
+            self._derived["result"] = compute(q, k, v, mask=self.mask, scale=self.scale)
+        return self._derived["result"]
+
+    def token_label(self, i: int) -> str:
+        """A token's name, made distinguishable when the same name occurs more than once."""
+        name = self.tokens[i]
+        if self.tokens.count(name) > 1:
+            return f"{name}·{self.tokens[: i + 1].count(name)}"
+        return name
+
+    def find_token(self, ref: str | int) -> int:
+        """Resolve a token by index (int or digit string) or by name; raises SceneError."""
+        if isinstance(ref, int) or (isinstance(ref, str) and ref.strip().lstrip("-").isdigit()):
+            i = int(ref)
+            if not 0 <= i < self.n:
+                raise SceneError("query", f"query index {i} is out of range (0–{self.n - 1})")
+            return i
+        if ref in self.tokens:
+            return self.tokens.index(ref)
+        labels = [self.token_label(i) for i in range(self.n)]
+        if ref in labels:
+            return labels.index(ref)
+        raise SceneError("query", f"no token named {ref!r} (tokens: {', '.join(self.tokens[:12])}"
+                                  f"{', …' if self.n > 12 else ''})")
+
+    # ---- validation -------------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Raise :class:`SceneError` naming the field and the problem if this scene is not valid."""
+        n = len(self.tokens)
+        if not 1 <= n <= MAX_TOKENS:
+            raise SceneError("tokens", f"a scene needs 1–{MAX_TOKENS} tokens, this one has {n}")
+        for i, t in enumerate(self.tokens):
+            if not isinstance(t, str):
+                raise SceneError("tokens", f"token {i + 1} is not text")
+            if not 1 <= len(t) <= MAX_TOKEN_CHARS:
+                raise SceneError("tokens", f"token {i + 1} must be 1–{MAX_TOKEN_CHARS} characters long, "
+                                           f"it has {len(t)}")
+            if any(ord(c) < 32 or ord(c) == 127 for c in t):
+                raise SceneError("tokens", f"token {i + 1} contains a control character")
+        direct = [self.q, self.k, self.v]
+        proj = [self.x, self.wq, self.wk, self.wv]
+        if self.x is not None:
+            if any(m is None for m in proj):
+                raise SceneError("X", "projection mode needs X, Wq, Wk and Wv together")
+            self._check_rows("X", self.x, n)
+            d_model = self.x.shape[1]
+            self._check_width("X", d_model)
+            for name, w in (("Wq", self.wq), ("Wk", self.wk), ("Wv", self.wv)):
+                if w.shape[0] != d_model:
+                    raise SceneError(name, f"{name} has {w.shape[0]} rows but X rows have {d_model} numbers "
+                                           f"(d_model): {name} must be d_model×d")
+                self._check_width(name, w.shape[1])
+                self._check_finite(name, w)
+            if self.wq.shape[1] != self.wk.shape[1]:
+                raise SceneError("Wk", f"Wq makes queries of width {self.wq.shape[1]} but Wk makes keys of width "
+                                       f"{self.wk.shape[1]}: they must share d_k")
+        else:
+            if any(m is None for m in direct):
+                missing = [nm for nm, m in zip("QKV", direct) if m is None]
+                raise SceneError(missing[0], f"missing {', '.join(missing)} (or X with Wq, Wk, Wv)")
+            for name, m in zip("QKV", direct):
+                self._check_rows(name, m, n)
+                self._check_width(name, m.shape[1])
+            if self.q.shape[1] != self.k.shape[1]:
+                raise SceneError("K", f"Q rows have {self.q.shape[1]} numbers but K rows have {self.k.shape[1]}: "
+                                      f"queries and keys must share d_k")
+        if isinstance(self.mask, str):
+            if self.mask not in ("none", "causal"):
+                raise SceneError("mask", f"unknown mask {self.mask!r}: use 'none', 'causal' or a boolean matrix")
+        else:
+            if self.mask.shape != (n, n):
+                raise SceneError("mask", f"the mask must be {n}×{n} (one row and column per token), "
+                                         f"it is {'×'.join(map(str, self.mask.shape))}")
+        if not 0 <= self.query < n:
+            raise SceneError("query", f"query {self.query} is out of range: there are {n} tokens (0–{n - 1})")
+        if self.stage not in STAGES:
+            raise SceneError("stage", f"unknown stage {self.stage!r}: use one of {', '.join(STAGES)}")
+
+    @staticmethod
+    def _check_rows(name: str, m: np.ndarray, n: int) -> None:
+        if m.shape[0] != n:
+            raise SceneError(name, f"{name} has {m.shape[0]} rows but there are {n} tokens: one row per token")
+        Scene._check_finite(name, m)
+
+    @staticmethod
+    def _check_finite(name: str, m: np.ndarray) -> None:
+        bad = np.argwhere(~np.isfinite(m))
+        if bad.size:
+            r, c = bad[0]
+            raise SceneError(name, f"{name} row {r + 1}, column {c + 1} is not a finite number")
+
+    @staticmethod
+    def _check_width(name: str, w: int) -> None:
+        if not 1 <= w <= MAX_WIDTH:
+            raise SceneError(name, f"{name} rows must have 1–{MAX_WIDTH} numbers, they have {w}")
+
+    # ---- equality ---------------------------------------------------------------------------------
+    def same_as(self, other: "Scene") -> bool:
+        """Exact equality of every field, arrays compared element by element."""
+        if not isinstance(other, Scene):
+            return False
+        for name in ("tokens", "scale", "query", "stage", "title", "description"):
+            if getattr(self, name) != getattr(other, name):
+                return False
+        for name in ("q", "k", "v", "x", "wq", "wk", "wv"):
+            a, b = getattr(self, name), getattr(other, name)
+            if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
+                return False
+        if isinstance(self.mask, str) or isinstance(other.mask, str):
+            return isinstance(self.mask, str) and isinstance(other.mask, str) and self.mask == other.mask
+        return np.array_equal(self.mask, other.mask)
+
+    # ---- edits (each returns a new, validated Scene) -----------------------------------------------
+    def with_value(self, matrix: str, row: int, col: int, value: float) -> "Scene":
+        """Set one number of an editable matrix."""
+        return self.with_block(matrix, row, col, np.array([[value]], dtype=np.float64))
+
+    def with_block(self, matrix: str, row: int, col: int, block: np.ndarray) -> "Scene":
+        """Paste a block of numbers with its top-left corner at (row, col)."""
+        block = np.asarray(block, dtype=np.float64)
+        if block.ndim != 2:
+            raise SceneError(matrix, "a pasted block must be a table of numbers")
+        if matrix not in self.matrix_names():
+            raise SceneError(matrix, f"{matrix} is not editable in {self.mode} mode")
+        arr = self.matrix(matrix)
+        r, c = block.shape
+        if row < 0 or col < 0 or row + r > arr.shape[0] or col + c > arr.shape[1]:
+            raise SceneError(matrix, f"a {r}×{c} block at row {row + 1}, column {col + 1} does not fit in "
+                                     f"{matrix} ({arr.shape[0]}×{arr.shape[1]})")
+        if not np.all(np.isfinite(block)):
+            raise SceneError(matrix, "only finite numbers can be entered")
+        new = np.array(arr)
+        new[row:row + r, col:col + c] = block
+        return self._evolve(**{matrix.lower(): new})
+
+    def with_matrix(self, matrix: str, values: np.ndarray) -> "Scene":
+        """Replace a whole editable matrix (same shape)."""
+        return self.with_block(matrix, 0, 0, values) if np.shape(values) == self.matrix(matrix).shape else \
+            self._raise(matrix, f"{matrix} must stay {'×'.join(map(str, self.matrix(matrix).shape))}")
+
+    @staticmethod
+    def _raise(name: str, msg: str):
+        raise SceneError(name, msg)
+
+    def with_query(self, query: int) -> "Scene":
+        return self._evolve(query=int(query)) if query != self.query else self
+
+    def with_stage(self, stage: str) -> "Scene":
+        return self._evolve(stage=stage) if stage != self.stage else self
+
+    def with_mask(self, mask: Mask) -> "Scene":
+        return self._evolve(mask=mask)
+
+    def with_scale(self, scale: bool) -> "Scene":
+        return self._evolve(scale=bool(scale))
+
+    def toggle_blocked(self, row: int | None, col: int) -> "Scene":
+        """Block or unblock one cell (row given) or a whole key column (row None): a custom mask."""
+        m = np.array(self.mask_matrix())
+        if row is None:
+            m[:, col] = not bool(np.all(m[:, col]))
+        else:
+            m[row, col] = not m[row, col]
+        if not m.any():
+            return self._evolve(mask="none")
+        if np.array_equal(m, np.triu(np.ones_like(m), 1)):
+            return self._evolve(mask="causal")
+        return self._evolve(mask=m)
+
+    def _row_matrices(self) -> tuple[str, ...]:
+        return ("x",) if self.mode == "projection" else ("q", "k", "v")
+
+    def rename_token(self, index: int, name: str) -> "Scene":
+        tokens = list(self.tokens)
+        tokens[index] = name
+        return self._evolve(tokens=tuple(tokens))
+
+    def insert_token(self, index: int, name: str, rows: dict[str, np.ndarray] | None = None) -> "Scene":
+        """Insert a token before ``index`` with zero rows (or the given ones) in every per-token matrix."""
+        if self.n >= MAX_TOKENS:
+            raise SceneError("tokens", f"a scene holds at most {MAX_TOKENS} tokens")
+        index = max(0, min(index, self.n))
+        changes: dict = {"tokens": self.tokens[:index] + (name,) + self.tokens[index:]}
+        for key in self._row_matrices():
+            arr = getattr(self, key)
+            row = np.zeros(arr.shape[1]) if not rows or key not in rows else np.asarray(rows[key], float)
+            changes[key] = np.insert(arr, index, row, axis=0)
+        if not isinstance(self.mask, str):
+            m = np.insert(self.mask, index, False, axis=0)
+            changes["mask"] = np.insert(m, index, False, axis=1)
+        changes["query"] = self.query + 1 if index <= self.query else self.query
+        return self._evolve(**changes)
+
+    def remove_token(self, index: int) -> "Scene":
+        if self.n <= 1:
+            raise SceneError("tokens", "the last token cannot be removed: a scene needs at least one")
+        changes: dict = {"tokens": self.tokens[:index] + self.tokens[index + 1:]}
+        for key in self._row_matrices():
+            changes[key] = np.delete(getattr(self, key), index, axis=0)
+        if not isinstance(self.mask, str):
+            changes["mask"] = np.delete(np.delete(self.mask, index, axis=0), index, axis=1)
+        q = self.query - 1 if index < self.query else self.query
+        changes["query"] = min(max(q, 0), self.n - 2)
+        return self._evolve(**changes)
+
+    def move_token(self, src: int, dst: int) -> "Scene":
+        """Move token ``src`` to position ``dst``; its rows (and mask row/column) travel with it."""
+        order = list(range(self.n))
+        order.insert(dst, order.pop(src))
+        return self.permute(order)
+
+    def permute(self, order: list[int]) -> "Scene":
+        """Reorder tokens: new token i is old token ``order[i]``."""
+        idx = np.asarray(order)
+        changes: dict = {"tokens": tuple(self.tokens[i] for i in order)}
+        for key in self._row_matrices():
+            changes[key] = getattr(self, key)[idx]
+        if not isinstance(self.mask, str):
+            changes["mask"] = self.mask[np.ix_(idx, idx)]
+        changes["query"] = int(order.index(self.query))
+        return self._evolve(**changes)
+
+    def _dim_targets(self, group: str) -> list[tuple[str, int]]:
+        """(matrix, axis) pairs that gain or lose a column for a dimension group."""
+        if self.mode == "direct":
+            table = {"qk": [("q", 1), ("k", 1)], "v": [("v", 1)]}
+        else:
+            table = {"qk": [("wq", 1), ("wk", 1)], "v": [("wv", 1)],
+                     "model": [("x", 1), ("wq", 0), ("wk", 0), ("wv", 0)]}
+        if group not in table:
+            raise SceneError(group, f"no dimension group {group!r} in {self.mode} mode")
+        return table[group]
+
+    def dim(self, group: str) -> int:
+        key, axis = self._dim_targets(group)[0]
+        return int(getattr(self, key).shape[axis])
+
+    def add_dim(self, group: str, index: int | None = None) -> "Scene":
+        """Add a zero dimension to a group: ``qk`` (d_k, Q and K together), ``v`` (d_v) or ``model``."""
+        size = self.dim(group)
+        if size >= MAX_WIDTH:
+            raise SceneError(group, f"widths are at most {MAX_WIDTH}")
+        index = size if index is None else max(0, min(index, size))
+        changes = {key: np.insert(getattr(self, key), index, 0.0, axis=axis) for key, axis in self._dim_targets(group)}
+        return self._evolve(**changes)
+
+    def remove_dim(self, group: str, index: int | None = None) -> "Scene":
+        size = self.dim(group)
+        if size <= 1:
+            names = {"qk": "d_k", "v": "d_v", "model": "d_model"}
+            raise SceneError(group, f"the last dimension cannot be removed: {names[group]} must be at least 1")
+        index = size - 1 if index is None else index
+        changes = {key: np.delete(getattr(self, key), index, axis=axis) for key, axis in self._dim_targets(group)}
+        return self._evolve(**changes)
+
+    def to_direct(self) -> "Scene":
+        """Projection → direct: the derived Q, K, V become the editable ones."""
+        if self.mode == "direct":
+            return self
+        q, k, v = self.qkv()
+        return self._evolve(q=q, k=k, v=v, x=None, wq=None, wk=None, wv=None)
+
+    def to_projection(self, x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> "Scene":
+        """Direct → projection with the given X and W matrices (Q, K, V are then derived)."""
+        return self._evolve(q=None, k=None, v=None, x=x, wq=wq, wk=wk, wv=wv)

@@ -1,0 +1,274 @@
+"""Session files (``*.qkv.json``, version 1): read with validation, write atomically.
+
+Reading never executes anything: the bytes are size-checked, decoded as UTF-8 and parsed by the
+standard ``json`` module with NaN/Infinity refused and nesting bounded, then every field is checked
+before a :class:`Scene` is built.  Every refusal is a :class:`SessionFileError` whose message names the
+file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
+
+FORMAT = "qkv-studio-session"
+VERSION = 1
+MAX_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 8  # the deepest legal file is object → matrix → row → number (plus a mask)
+
+
+class SessionFileError(ValueError):
+    """A session file that was refused; ``str(err)`` is one line naming the file and the problem."""
+
+    def __init__(self, source: str, problem: str) -> None:
+        super().__init__(f"{source}: {problem}")
+        self.source = source
+        self.problem = problem
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def _depth_ok(text: str) -> bool:
+    """Cheap pre-scan so a pathologically nested file never reaches the recursive parser."""
+    depth = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
+def parse_bytes(data: bytes, source: str = "<data>") -> Scene:
+    """Validate raw file bytes and return the Scene, or raise :class:`SessionFileError`."""
+    if len(data) > MAX_BYTES:
+        raise SessionFileError(source, f"the file is {len(data) / 2**20:.0f} MB; session files are at most 64 MB")
+    if not data.strip():
+        raise SessionFileError(source, "the file is empty")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SessionFileError(source, "not a QKV Studio session: the file is binary, not UTF-8 JSON text") from None
+    if not _depth_ok(text):
+        raise SessionFileError(source, f"the JSON is nested more than {MAX_DEPTH} levels deep")
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise SessionFileError(source, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                                       "the file may be truncated or not a session file") from None
+    except ValueError as exc:  # NaN / Infinity constants
+        raise SessionFileError(source, f"{exc}: only finite numbers are allowed") from None
+    except RecursionError:
+        raise SessionFileError(source, "the JSON is nested too deeply") from None
+    return scene_from_dict(obj, source)
+
+
+def read_session(path: str | os.PathLike) -> Scene:
+    """Read and validate a session file; raise :class:`SessionFileError` naming the file on any problem."""
+    p = Path(path)
+    source = str(p)
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise SessionFileError(source, f"the file is {size / 2**20:.0f} MB; session files are at most 64 MB")
+        if p.is_dir():
+            raise SessionFileError(source, "is a folder, not a session file")
+        with open(p, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise SessionFileError(source, "no such file") from None
+    except PermissionError:
+        raise SessionFileError(source, "permission denied: the file cannot be read") from None
+    except OSError as exc:
+        raise SessionFileError(source, f"cannot be read ({exc.strerror or exc})") from None
+    return parse_bytes(data, source)
+
+
+# ---- dict ⇄ Scene --------------------------------------------------------------------------------------
+def _number(v: Any, where: str, source: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        kind = "text" if isinstance(v, str) else "true/false" if isinstance(v, bool) else type(v).__name__
+        if v is None:
+            kind = "null"
+        raise SessionFileError(source, f"{where} must be a number, found {kind} ({json.dumps(v)[:30]})")
+    f = float(v) if not isinstance(v, int) or abs(v) < 2**1023 else math.inf
+    if not math.isfinite(f):
+        raise SessionFileError(source, f"{where} is not a finite number")
+    return f
+
+
+def _matrix(obj: dict, name: str, source: str, rows_expected: int | None) -> np.ndarray:
+    rows = obj[name]
+    if not isinstance(rows, list) or not rows:
+        raise SessionFileError(source, f"{name} must be a non-empty list of rows")
+    if rows_expected is not None and len(rows) != rows_expected:
+        raise SessionFileError(source, f"{name} has {len(rows)} rows but there are {rows_expected} tokens")
+    width = None
+    out = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, list):
+            raise SessionFileError(source, f"row {i + 1} of {name} must be a list of numbers")
+        if width is None:
+            width = len(row)
+            if not 1 <= width <= MAX_WIDTH:
+                raise SessionFileError(source, f"{name} rows must have 1–{MAX_WIDTH} numbers, row 1 has {width}")
+        elif len(row) != width:
+            raise SessionFileError(source, f"row {i + 1} of {name} has {len(row)} numbers but row 1 has {width}")
+        out.append([_number(v, f"{name} row {i + 1}, column {j + 1}", source) for j, v in enumerate(row)])
+    return np.array(out, dtype=np.float64)
+
+
+def scene_from_dict(obj: Any, source: str = "<data>") -> Scene:
+    """Validate a parsed session object and build the Scene (raises :class:`SessionFileError`)."""
+    if not isinstance(obj, dict):
+        raise SessionFileError(source, "not a QKV Studio session: the top level must be a JSON object")
+    if obj.get("format") != FORMAT:
+        found = obj.get("format")
+        raise SessionFileError(source, f"not a QKV Studio session: 'format' must be {FORMAT!r}"
+                                       + (f", found {json.dumps(found)[:40]}" if found is not None else ", it is missing"))
+    version = obj.get("version")
+    if "version" not in obj:
+        raise SessionFileError(source, "missing field 'version'")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SessionFileError(source, f"'version' must be a whole number, found {json.dumps(version)[:30]}")
+    if version != VERSION:
+        raise SessionFileError(source, f"session file version {version} is not supported (this QKV Studio reads "
+                                       f"version {VERSION}); it may come from a newer release")
+    if "tokens" not in obj:
+        raise SessionFileError(source, "missing field 'tokens'")
+    tokens = obj["tokens"]
+    if not isinstance(tokens, list):
+        raise SessionFileError(source, "'tokens' must be a list of names")
+    if not 1 <= len(tokens) <= MAX_TOKENS:
+        raise SessionFileError(source, f"'tokens' must hold 1–{MAX_TOKENS} names, it holds {len(tokens)}")
+    for i, t in enumerate(tokens):
+        if not isinstance(t, str):
+            raise SessionFileError(source, f"token {i + 1} must be text, found {json.dumps(t)[:30]}")
+    n = len(tokens)
+    kwargs: dict[str, Any] = {}
+    if "X" in obj:
+        for name in ("Wq", "Wk", "Wv"):
+            if name not in obj:
+                raise SessionFileError(source, f"projection mode (X given) needs field {name!r}")
+        kwargs["x"] = _matrix(obj, "X", source, n)
+        for name in ("Wq", "Wk", "Wv"):
+            kwargs[name.lower()] = _matrix(obj, name, source, None)
+    else:
+        for name in ("Q", "K", "V"):
+            if name not in obj:
+                raise SessionFileError(source, f"missing field {name!r} (give Q, K and V, or X with Wq, Wk, Wv)")
+        for name in ("Q", "K", "V"):
+            kwargs[name.lower()] = _matrix(obj, name, source, n)
+    mask = obj.get("mask", "none")
+    if isinstance(mask, list):
+        if len(mask) != n or not all(isinstance(r, list) and len(r) == n for r in mask):
+            raise SessionFileError(source, f"'mask' must be {n}×{n} (one row and column per token)")
+        if not all(isinstance(b, bool) for r in mask for b in r):
+            raise SessionFileError(source, "'mask' rows must hold true (blocked) or false")
+        mask = np.array(mask, dtype=bool)
+    elif mask not in ("none", "causal"):
+        raise SessionFileError(source, f"unknown mask {json.dumps(mask)[:30]}: use \"none\", \"causal\" "
+                                       "or a boolean matrix")
+    scale = obj.get("scale", True)
+    if not isinstance(scale, bool):
+        raise SessionFileError(source, "'scale' must be true or false")
+    query = obj.get("query", 0)
+    if isinstance(query, bool) or not isinstance(query, int):
+        raise SessionFileError(source, f"'query' must be a token index, found {json.dumps(query)[:30]}")
+    if not 0 <= query < n:
+        raise SessionFileError(source, f"'query' {query} is out of range: there are {n} tokens (0–{n - 1})")
+    stage = obj.get("stage", "weights")
+    if stage not in STAGES:
+        raise SessionFileError(source, f"unknown stage {json.dumps(stage)[:30]}: use one of {', '.join(STAGES)}")
+    title = obj.get("title", "")
+    description = obj.get("description", "")
+    if not isinstance(title, str) or not isinstance(description, str):
+        raise SessionFileError(source, "'title' and 'description' must be text")
+    try:
+        return Scene.create(tokens, mask=mask, scale=scale, query=query, stage=stage,
+                            title=title, description=description, **kwargs)
+    except SceneError as exc:
+        raise SessionFileError(source, str(exc)) from None
+
+
+def _rows(a: np.ndarray) -> list[list[float | int]]:
+    # Integral values are written as ints (readable files); everything else keeps full precision.
+    return [[int(x) if float(x).is_integer() and abs(x) < 2**53 else float(x) for x in row] for row in a.tolist()]
+
+
+def scene_to_dict(scene: Scene) -> dict[str, Any]:
+    """The session-file object for a scene (version 1)."""
+    obj: dict[str, Any] = {"format": FORMAT, "version": VERSION}
+    if scene.title:
+        obj["title"] = scene.title
+    if scene.description:
+        obj["description"] = scene.description
+    obj["tokens"] = list(scene.tokens)
+    if scene.mode == "projection":
+        obj.update(X=_rows(scene.x), Wq=_rows(scene.wq), Wk=_rows(scene.wk), Wv=_rows(scene.wv))
+    else:
+        obj.update(Q=_rows(scene.q), K=_rows(scene.k), V=_rows(scene.v))
+    obj["mask"] = scene.mask if isinstance(scene.mask, str) else scene.mask.tolist()
+    obj.update(scale=scene.scale, query=scene.query, stage=scene.stage)
+    return obj
+
+
+def dumps(scene: Scene) -> str:
+    """The file text: one matrix row per line, readable in a text editor and in diffs."""
+    obj = scene_to_dict(scene)
+    parts = []
+    for key, val in obj.items():
+        if isinstance(val, list) and val and isinstance(val[0], list):
+            rows = ",\n    ".join(json.dumps(r, ensure_ascii=False) for r in val)
+            parts.append(f"  {json.dumps(key)}: [\n    {rows}\n  ]")
+        else:
+            parts.append(f"  {json.dumps(key)}: {json.dumps(val, ensure_ascii=False)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def write_session(scene: Scene, path: str | os.PathLike) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over the target.
+
+    On any failure the old file (if any) is untouched and no temporary file is left behind.
+    """
+    p = Path(path)
+    data = dumps(scene).encode("utf-8")
+    folder = p.parent if str(p.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise SessionFileError(str(p), f"cannot be written ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise SessionFileError(str(p), f"cannot be written ({exc.strerror or exc})") from None
