@@ -1,0 +1,31 @@
+"""Test setup: no display, pyqtgraph on PySide6, settings and data folders isolated per test run."""
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["PYQTGRAPH_QT_LIB"] = "PySide6"
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory, monkeypatch):
+    """Every test gets its own QSettings/QStandardPaths locations (never the user's)."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    yield
+
+
+@pytest.fixture
+def lesson_scene():
+    from qkv_studio.core import load_preset
+
+    return load_preset("lesson")
