@@ -8,6 +8,7 @@ is what makes undo, autosave and comparisons trivial.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal, Union
 
@@ -28,6 +29,7 @@ MATRICES_PROJECTION = ("X", "Wq", "Wk", "Wv")
 MAX_TOKENS = 1024
 MAX_WIDTH = 1024
 MAX_TOKEN_CHARS = 64
+_INDEX = re.compile(r"\s*-?[0-9]+\s*")
 
 Mask = Union[Literal["none", "causal"], np.ndarray]
 
@@ -43,11 +45,28 @@ class SceneError(ValueError):
 def _frozen(a: np.ndarray | None, name: str) -> np.ndarray | None:
     if a is None:
         return None
-    arr = np.array(a, dtype=np.float64, copy=True)
+    try:
+        arr = np.array(a, dtype=np.float64, copy=True)
+    except (TypeError, ValueError):
+        raise SceneError(name, f"{name} must be a table of numbers with rows of equal length") from None
     if arr.ndim != 2:
         raise SceneError(name, f"{name} must be a table of rows")
     arr.flags.writeable = False
     return arr
+
+
+def _frozen_mask(mask) -> Mask:
+    """``"none"``/``"causal"`` as given (None means "none"); anything else as a read-only boolean array."""
+    if mask is None:
+        return "none"
+    if isinstance(mask, str):
+        return mask
+    try:
+        m = np.array(mask, dtype=bool, copy=True)
+    except (TypeError, ValueError):
+        raise SceneError("mask", "a custom mask must be a matrix of true (blocked) / false values") from None
+    m.flags.writeable = False
+    return m
 
 
 def _ordinal(i: int) -> str:
@@ -80,10 +99,7 @@ class Scene:
                mask: Mask = "none", scale: bool = True, query: int = 0, stage: str = "weights",
                title: str = "", description: str = "") -> "Scene":
         """Build and validate a scene; raises :class:`SceneError` with a readable message."""
-        if isinstance(mask, np.ndarray) or (not isinstance(mask, str) and mask is not None):
-            m = np.array(mask, dtype=bool, copy=True)
-            m.flags.writeable = False
-            mask = m
+        mask = _frozen_mask(mask)
         scene = cls(
             tokens=tuple(tokens), q=_frozen(q, "Q"), k=_frozen(k, "K"), v=_frozen(v, "V"),
             x=_frozen(x, "X"), wq=_frozen(wq, "Wq"), wk=_frozen(wk, "Wk"), wv=_frozen(wv, "Wv"),
@@ -97,10 +113,8 @@ class Scene:
         for key in ("q", "k", "v", "x", "wq", "wk", "wv"):
             if key in changes:
                 changes[key] = _frozen(changes[key], key.upper())
-        if "mask" in changes and isinstance(changes["mask"], np.ndarray):
-            m = np.array(changes["mask"], dtype=bool, copy=True)
-            m.flags.writeable = False
-            changes["mask"] = m
+        if "mask" in changes:
+            changes["mask"] = _frozen_mask(changes["mask"])
         new = replace(self, _derived={}, **changes)
         new.validate()
         return new
@@ -173,7 +187,7 @@ class Scene:
 
     def find_token(self, ref: str | int) -> int:
         """Resolve a token by index (int or digit string) or by name; raises SceneError."""
-        if isinstance(ref, int) or (isinstance(ref, str) and ref.strip().lstrip("-").isdigit()):
+        if isinstance(ref, (int, np.integer)) or (isinstance(ref, str) and _INDEX.fullmatch(ref)):
             i = int(ref)
             if not 0 <= i < self.n:
                 raise SceneError("query", f"query index {i} is out of range (0–{self.n - 1})")

@@ -38,27 +38,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a finite number")
 
 
+_KEEP = b'[]{}"'
+_DROP = bytes(c for c in range(256) if c not in _KEEP)
+
+
 def _depth_ok(text: str) -> bool:
-    """Cheap pre-scan so a pathologically nested file never reaches the recursive parser."""
-    depth = 0
-    in_str = esc = False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return False
-        elif ch in "]}":
-            depth -= 1
-    return True
+    """Cheap pre-scan so a pathologically nested file never reaches the recursive parser.
+
+    Linear and fast even for 64 MB: escaped backslashes and quotes are removed, then everything but
+    brackets and quotes, then the string literals (their brackets do not nest), and NumPy sums the
+    running depth of the brackets that remain.
+    """
+    raw = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(raw.translate(None, _DROP).split(b'"')[::2])
+    if not outside:
+        return True
+    codes = np.frombuffer(outside, dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).astype(np.int64)
+    return int(np.cumsum(steps).max()) <= MAX_DEPTH
 
 
 def parse_bytes(data: bytes, source: str = "<data>") -> Scene:
@@ -248,27 +245,52 @@ def dumps(scene: Scene) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def write_session(scene: Scene, path: str | os.PathLike) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed over the target.
+def _new_file_mode(target: Path) -> int:
+    """Permissions for the renamed file: the old file's, else what the umask gives a new file.
 
-    On any failure the old file (if any) is untouched and no temporary file is left behind.
+    ``mkstemp`` creates 0600 files; without this a saved session could not be read by anyone else.
+    """
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # reading the umask means setting it; put it straight back
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def atomic_write(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, flushed and fsynced,
+    then renamed over the target.  Raises ``OSError``; on any failure (or interruption) the old file is
+    untouched and the temporary file is removed.
     """
     p = Path(path)
-    data = dumps(scene).encode("utf-8")
     folder = p.parent if str(p.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise SessionFileError(str(p), f"cannot be written ({exc.strerror or exc})") from None
+    mode = _new_file_mode(p)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
         os.replace(tmp, p)
-    except OSError as exc:
+    except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        raise SessionFileError(str(p), f"cannot be written ({exc.strerror or exc})") from None
+        raise
+
+
+def write_session(scene: Scene, path: str | os.PathLike) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over the target.
+
+    On any failure the old file (if any) is untouched and no temporary file is left behind; the
+    failure is raised as :class:`SessionFileError` naming the file.
+    """
+    data = dumps(scene).encode("utf-8")
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        raise SessionFileError(str(Path(path)), f"cannot be written ({exc.strerror or exc})") from None
