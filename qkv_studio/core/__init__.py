@@ -9,6 +9,7 @@ from .attention import (
     RowStats,
     causal_mask,
     compute,
+    contributions,
     masked_softmax,
     project,
     resolve_mask,
@@ -21,7 +22,7 @@ from .sessionfile import SessionFileError, read_session, scene_from_dict, scene_
 from .presets import Preset, list_presets, load_preset
 
 __all__ = [
-    "AttentionResult", "RowStats", "causal_mask", "compute", "masked_softmax", "project", "resolve_mask",
+    "AttentionResult", "RowStats", "causal_mask", "compute", "contributions", "masked_softmax", "project", "resolve_mask",
     "row_stats", "softmax", "update_rows", "MAX_TOKENS", "MAX_WIDTH", "STAGE_TITLES", "STAGES", "Scene",
     "SceneError", "SessionFileError", "read_session", "scene_from_dict", "scene_to_dict", "write_session",
     "Preset", "list_presets", "load_preset",

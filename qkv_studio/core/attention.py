@@ -239,3 +239,8 @@ def row_stats(result: AttentionResult, row: int) -> RowStats:
         entropy_bits=max(entropy, 0.0),
         fully_masked=bool(result.fully_masked[row]),
     )
+
+
+def contributions(result: AttentionResult, v: np.ndarray, row: int) -> np.ndarray:
+    """What each value adds to query ``row``'s output: wⱼ·vⱼ (their sum is the output)."""
+    return result.weights[row][:, None] * np.asarray(v, dtype=np.float64)

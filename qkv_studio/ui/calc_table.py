@@ -1,0 +1,143 @@
+"""The lesson's calculator for the selected query: one row per key, columns appearing stage by stage.
+
+token | key kⱼ | value vⱼ | q·kⱼ | ÷√dₖ | weight w | w·vⱼ, then a total row (Σw = 1, the output).
+A virtualised table model: it reads the Session's result on demand and never copies it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from ..core import STAGES, contributions
+from ..session import Session
+from .formatting import fmt, fmt_fixed, fmt_vector
+
+COLUMNS = ("token", "key", "value", "score", "scaled", "weight", "weighted")
+HEADERS = {
+    "token": "token j",
+    "key": "key kⱼ",
+    "value": "value vⱼ",
+    "score": "q·kⱼ",
+    "scaled": "÷ √dₖ",
+    "weight": "weight w",
+    "weighted": "w · vⱼ",
+}
+# The stage at which each column first appears.
+APPEARS = {"token": "vectors", "key": "vectors", "value": "vectors", "score": "scores", "scaled": "scaled",
+           "weight": "weights", "weighted": "output"}
+
+
+class CalcModel(QAbstractTableModel):
+    """Rows = key tokens plus a total row; columns = those visible at the current stage."""
+
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._columns = self._visible()
+        self._rows = session.scene.n
+        self._bold = QFont()
+        self._bold.setBold(True)
+        session.result_changed.connect(self._refresh)
+        session.query_changed.connect(self._refresh)
+        session.stage_changed.connect(self._refresh)
+        session.tokens_changed.connect(self._refresh)
+
+    def _visible(self) -> tuple[str, ...]:
+        stage_i = STAGES.index(self._session.stage)
+        cols = [c for c in COLUMNS if STAGES.index(APPEARS[c]) <= stage_i]
+        if not self._session.scene.scale and "scaled" in cols:
+            cols.remove("scaled")
+        return tuple(cols)
+
+    def columns(self) -> tuple[str, ...]:
+        return self._columns
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else self._rows + 1
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self._columns)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+        if role == Qt.DisplayRole and orientation == Qt.Horizontal and section < len(self._columns):
+            return HEADERS[self._columns[section]]
+        return None
+
+    def _best(self) -> int:
+        r = self._session.result
+        return int(r.weights[self._session.query].argmax())
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        col = self._columns[index.column()]
+        j = index.row()
+        total = j == self._rows
+        if role == Qt.DisplayRole:
+            return self._total_text(col) if total else self._cell_text(j, col)
+        if role == Qt.TextAlignmentRole:
+            return int((Qt.AlignLeft if col == "token" else Qt.AlignRight) | Qt.AlignVCenter)
+        if role == Qt.FontRole and (total or (j == self._best() and STAGES.index(self._session.stage) >= 1)):
+            return self._bold
+        if role == Qt.BackgroundRole and total:
+            return QBrush(QColor(0, 0, 0, 18))
+        return None
+
+    def _cell_text(self, j: int, col: str) -> str:
+        s = self._session.scene
+        r = self._session.result
+        qi = s.query
+        if col == "token":
+            return s.token_label(j)
+        _, k, v = s.qkv()
+        if col == "key":
+            return fmt_vector(k[j])
+        if col == "value":
+            return fmt_vector(v[j])
+        if col == "score":
+            return fmt(float(r.scores[qi, j]), 3)
+        if col == "scaled":
+            return fmt(float(r.scaled[qi, j]), 3)
+        if col == "weight":
+            return fmt_fixed(float(r.weights[qi, j]))
+        return fmt_vector(contributions(r, v, qi)[j])
+
+    def _total_text(self, col: str) -> str:
+        r = self._session.result
+        qi = self._session.query
+        if col == "token":
+            return "total"
+        if col == "weight":
+            return f"Σ = {fmt_fixed(float(r.weights[qi].sum()))}"
+        if col == "weighted":
+            return f"o = {fmt_vector(r.output[qi])}"
+        return ""
+
+    def _refresh(self, *_: object) -> None:
+        cols = self._visible()
+        rows = self._session.scene.n
+        if cols != self._columns or rows != self._rows:
+            self.beginResetModel()
+            self._columns = cols
+            self._rows = rows
+            self.endResetModel()
+        elif rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(rows, len(cols) - 1))
+
+
+class CalcTable(QTableView):
+    """The calculation table view (read-only)."""
+
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(parent)
+        self.calc_model = CalcModel(session, self)
+        self.setModel(self.calc_model)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.NoSelection)
+        self.setFocusPolicy(Qt.NoFocus)
+        self.verticalHeader().hide()
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.setWordWrap(False)

@@ -1,0 +1,563 @@
+"""The main window: the lesson's Q/K/V attention calculator, made real.
+
+Layout: the stage stepper (caption + formula) across the top, the live heatmap in the centre, the
+tokens and Q/K/V editors docked left with the vector plane below them, the calculation table and the
+blend view docked right.  Every dock can be moved, resized or closed; the layout is remembered.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QVBoxLayout,
+    QWidget, QAbstractItemView, QAbstractSpinBox, QLineEdit, QTextEdit,
+)
+
+from ..core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session, write_session
+from ..render.colormaps import SEQUENTIAL
+from ..render.theme import THEMES, Theme, get_theme
+from ..session import Session
+from .blend_view import BlendView
+from .calc_table import CalcTable
+from .heatmap_view import HeatmapView
+from .matrix_editor import MatrixEditor
+from .stage_stepper import StageStepper
+from .tokens_panel import TokensPanel
+from .vector_plane import VectorPlane
+
+APP_NAME = "QKV Studio"
+FILE_FILTER = "QKV Studio sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
+MAX_RECENT = 8
+BASE_POINT_SIZE = 11.0
+PRESENTATION_SCALE = 2.2
+
+
+class KeyRouter(QObject):
+    """Routes lecture keys (→ ← Space PageUp/Down ↑ ↓ Home End 1–9) to the window unless typing.
+
+    Installed on the application so the keys work whichever panel has focus, except in a text field
+    or a table, where arrows keep their usual meaning (PageUp/PageDown from a clicker always step).
+    """
+
+    def __init__(self, window: "MainWindow") -> None:
+        super().__init__(window)
+        self._window = window
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if event.type() != QEvent.KeyPress or not self._window.isActiveWindow():
+            return False
+        if event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
+            return False
+        focus = QApplication.focusWidget()
+        typing = isinstance(focus, (QLineEdit, QAbstractSpinBox, QTextEdit)) or (
+            isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable))
+        key = event.key()
+        if typing and key not in (Qt.Key_PageDown, Qt.Key_PageUp):
+            return False
+        if typing and isinstance(focus, QLineEdit):
+            return False
+        return self._window.handle_lecture_key(key, event.text())
+
+
+class MainWindow(QMainWindow):
+    """QKV Studio's window, bound to one :class:`Session`.
+
+    ``presentation_changed(bool)`` fires when presentation mode is entered or left.
+    """
+
+    presentation_changed = Signal(bool)
+
+    def __init__(self, scene: Scene, path: str = "", *, use_settings: bool = True) -> None:
+        super().__init__()
+        self.session = Session(scene, path, self)
+        self._use_settings = use_settings
+        self._theme: Theme = THEMES["light"]
+        self._colormap = "viridis"
+        self._zoom = 1.0
+        self._presentation = False
+        self._saved_state: QByteArray | None = None
+        self.setDockNestingEnabled(True)
+        self.resize(1600, 950)
+        self._build_widgets()
+        self._build_actions()
+        self._build_menus()
+        self.session.path_changed.connect(self._update_title)
+        self.session.modified_changed.connect(self._update_title)
+        self.session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.session.stage_changed.connect(self._sync_stage_actions)
+        self._key_router = KeyRouter(self)
+        QApplication.instance().installEventFilter(self._key_router)
+        self._update_title()
+        self.resize(1600, 950)
+        if use_settings:
+            self._restore_settings()
+        self.apply_theme(self._theme.name)
+        self._apply_font_scale()
+
+    # ---- construction -----------------------------------------------------------------------------
+    def _build_widgets(self) -> None:
+        s = self.session
+        self.stepper = StageStepper(s)
+        self.heatmap = HeatmapView(s)
+        centre = QWidget()
+        lay = QVBoxLayout(centre)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.stepper)
+        lay.addWidget(self.heatmap, 1)
+        self.setCentralWidget(centre)
+
+        self.tokens_panel = TokensPanel(s)
+        self.editors = {name: MatrixEditor(s, name) for name in ("Q", "K", "V", "X", "Wq", "Wk", "Wv")}
+        editors = QSplitter(Qt.Vertical)
+        editors.addWidget(self.tokens_panel)
+        for name in ("X", "Wq", "Wk", "Wv", "Q", "K", "V"):
+            editors.addWidget(self.editors[name])
+        self.editor_splitter = editors
+        self.dock_editors = self._dock("Tokens and vectors", "dock_editors", editors, Qt.LeftDockWidgetArea)
+
+        self.plane = VectorPlane(s)
+        self.dock_plane = self._dock("Vector plane", "dock_plane", self.plane, Qt.LeftDockWidgetArea)
+        self.calc = CalcTable(s)
+        self.dock_calc = self._dock("Calculation", "dock_calc", self.calc, Qt.RightDockWidgetArea)
+        self.blend = BlendView(s)
+        self.dock_blend = self._dock("Blend", "dock_blend", self.blend, Qt.RightDockWidgetArea)
+        self.splitDockWidget(self.dock_editors, self.dock_plane, Qt.Vertical)
+        self.splitDockWidget(self.dock_calc, self.dock_blend, Qt.Vertical)
+        self.resizeDocks([self.dock_editors, self.dock_calc], [400, 500], Qt.Horizontal)
+        self.resizeDocks([self.dock_editors, self.dock_plane], [560, 390], Qt.Vertical)
+        self.resizeDocks([self.dock_calc, self.dock_blend], [400, 550], Qt.Vertical)
+        s.scene_changed.connect(self._sync_mode)
+        self._sync_mode()
+
+    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
+                         | QDockWidget.DockWidgetClosable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, text: str, slot, shortcut=None, *, checkable: bool = False, tip: str = "") -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcuts(shortcut if isinstance(shortcut, list) else [QKeySequence(shortcut)])
+        act.setCheckable(checkable)
+        if tip:
+            act.setStatusTip(tip)
+            act.setToolTip(tip)
+        act.triggered.connect(slot)
+        self.addAction(act)
+        return act
+
+    def _build_actions(self) -> None:
+        s = self.session
+        self.act_new = self._action("&New", self.new_scene, QKeySequence.New, tip="Start again from the lesson's example")
+        self.act_open = self._action("&Open…", self.open_dialog, QKeySequence.Open)
+        self.act_save = self._action("&Save", self.save, QKeySequence.Save)
+        self.act_save_as = self._action("Save &As…", self.save_as, QKeySequence.SaveAs)
+        self.act_quit = self._action("&Quit", self.close, QKeySequence.Quit)
+        self.act_undo = s.undo_stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcuts([QKeySequence.Undo])
+        self.act_redo = s.undo_stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.Redo])
+        self.act_next = self._action("&Next stage", lambda: s.step_stage(+1), tip="→, PageDown or Space")
+        self.act_back = self._action("&Previous stage", lambda: s.step_stage(-1), tip="←, PageUp")
+        self.stage_group = QActionGroup(self)
+        self.stage_actions: dict[str, QAction] = {}
+        from .stage_stepper import STEP_NAMES
+
+        for stage in STAGES:
+            act = QAction(STEP_NAMES[stage], self, checkable=True)
+            act.triggered.connect(lambda _=False, st=stage: s.set_stage(st))
+            self.stage_group.addAction(act)
+            self.stage_actions[stage] = act
+        self._sync_stage_actions()
+        self.act_causal = self._action("&Causal mask", lambda on: s.set_mask("causal" if on else "none"),
+                                       "Ctrl+M", checkable=True, tip="Each token may only attend to itself and earlier tokens")
+        self.act_scale = self._action("Divide by √dₖ", lambda on: s.set_scale(on), checkable=True,
+                                      tip="Scale the scores by 1/√dₖ before the softmax")
+        self.act_add_token = self._action("Add token", self.tokens_panel.add_token, "Ctrl+T")
+        self.act_remove_token = self._action("Remove selected token", lambda: s.remove_token(s.query))
+        self.act_add_dk = self._action("Add dimension to dₖ", lambda: s.add_dim("qk"))
+        self.act_remove_dk = self._action("Remove dimension from dₖ", lambda: s.remove_dim("qk"))
+        self.act_add_dv = self._action("Add dimension to dᵥ", lambda: s.add_dim("v"))
+        self.act_remove_dv = self._action("Remove dimension from dᵥ", lambda: s.remove_dim("v"))
+        self.act_zoom_in = self._action("Zoom &in", lambda: self.set_zoom(self._zoom * 1.15),
+                                        [QKeySequence.ZoomIn, QKeySequence("Ctrl+=")])
+        self.act_zoom_out = self._action("Zoom &out", lambda: self.set_zoom(self._zoom / 1.15), QKeySequence.ZoomOut)
+        self.act_zoom_reset = self._action("&Actual size", lambda: self.set_zoom(1.0), "Ctrl+0")
+        self.act_presentation = self._action("&Presentation mode", self.toggle_presentation, "F5", checkable=True,
+                                             tip="Full screen, large text; Esc leaves")
+        self.act_leave = self._action("Leave presentation", lambda: self.set_presentation(False), "Esc")
+        self.act_leave.setEnabled(False)  # Esc keeps its usual meaning (cancel an edit) outside presentations
+        self.act_shortcuts = self._action("&Keyboard shortcuts", self.show_shortcuts, "F1")
+        self.act_about = self._action("&About QKV Studio", self.show_about)
+        s.scene_changed.connect(self._sync_toggles)
+        self._sync_toggles()
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        m = mb.addMenu("&File")
+        m.addAction(self.act_new)
+        m.addAction(self.act_open)
+        self.preset_menu = m.addMenu("Open &preset")
+        for preset in list_presets():
+            act = self.preset_menu.addAction(f"{preset.name} — {preset.description[:60]}")
+            act.triggered.connect(lambda _=False, name=preset.name: self.open_preset(name))
+        self.recent_menu = m.addMenu("Open &recent")
+        self._rebuild_recent()
+        m.addSeparator()
+        m.addAction(self.act_save)
+        m.addAction(self.act_save_as)
+        m.addSeparator()
+        self.export_menu = m
+        m.addSeparator()
+        m.addAction(self.act_quit)
+
+        m = mb.addMenu("&Edit")
+        m.addAction(self.act_undo)
+        m.addAction(self.act_redo)
+        m.addSeparator()
+        for a in (self.act_add_token, self.act_remove_token, self.act_add_dk, self.act_remove_dk,
+                  self.act_add_dv, self.act_remove_dv):
+            m.addAction(a)
+
+        m = mb.addMenu("&Attention")
+        m.addAction(self.act_back)
+        m.addAction(self.act_next)
+        m.addSeparator()
+        for stage in STAGES:
+            m.addAction(self.stage_actions[stage])
+        m.addSeparator()
+        m.addAction(self.act_causal)
+        m.addAction(self.act_scale)
+
+        m = mb.addMenu("&View")
+        for dock in (self.dock_editors, self.dock_plane, self.dock_calc, self.dock_blend):
+            m.addAction(dock.toggleViewAction())
+        m.addSeparator()
+        theme_menu = m.addMenu("&Theme")
+        self.theme_group = QActionGroup(self)
+        self.theme_actions = {}
+        for name in THEMES:
+            act = theme_menu.addAction(name.capitalize())
+            act.setCheckable(True)
+            act.triggered.connect(lambda _=False, n=name: self.apply_theme(n))
+            self.theme_group.addAction(act)
+            self.theme_actions[name] = act
+        cmap_menu = m.addMenu("&Colormap (weights)")
+        self.cmap_group = QActionGroup(self)
+        self.cmap_actions = {}
+        for name in SEQUENTIAL:
+            act = cmap_menu.addAction(name)
+            act.setCheckable(True)
+            act.triggered.connect(lambda _=False, n=name: self.apply_colormap(n))
+            self.cmap_group.addAction(act)
+            self.cmap_actions[name] = act
+        m.addSeparator()
+        for a in (self.act_zoom_in, self.act_zoom_out, self.act_zoom_reset):
+            m.addAction(a)
+        m.addSeparator()
+        m.addAction(self.act_presentation)
+
+        m = mb.addMenu("&Help")
+        m.addAction(self.act_shortcuts)
+        m.addAction(self.act_about)
+
+    # ---- sync helpers -----------------------------------------------------------------------------
+    def _sync_stage_actions(self, *_: object) -> None:
+        self.stage_actions[self.session.stage].setChecked(True)
+
+    def _sync_toggles(self) -> None:
+        s = self.session.scene
+        self.act_causal.setChecked(isinstance(s.mask, str) and s.mask == "causal")
+        self.act_scale.setChecked(s.scale)
+
+    def _sync_mode(self) -> None:
+        projection = self.session.scene.mode == "projection"
+        for name in ("X", "Wq", "Wk", "Wv"):
+            self.editors[name].setVisible(projection)
+
+    def _update_title(self, *_: object) -> None:
+        path = self.session.path
+        name = Path(path).name if path else (self.session.scene.title or "untitled")
+        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
+        self.setWindowModified(self.session.modified)
+
+    # ---- keys -------------------------------------------------------------------------------------
+    def handle_lecture_key(self, key: int, text: str) -> bool:
+        """A lecture key pressed anywhere but in a text field; returns True if it was used."""
+        s = self.session
+        if key in (Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space):
+            s.step_stage(+1)
+        elif key in (Qt.Key_Left, Qt.Key_PageUp):
+            s.step_stage(-1)
+        elif key == Qt.Key_Home:
+            s.set_stage(STAGES[0])
+        elif key == Qt.Key_End:
+            s.set_stage(STAGES[-1])
+        elif key == Qt.Key_Up:
+            s.move_query(-1)
+        elif key == Qt.Key_Down:
+            s.move_query(+1)
+        elif text and text in "123456789" and len(text) == 1:
+            index = int(text) - 1
+            if index < s.scene.n:
+                s.set_query(index)
+        else:
+            return False
+        return True
+
+    # ---- theme, colormap, zoom, presentation -----------------------------------------------------
+    def apply_theme(self, name: str) -> None:
+        self._theme = get_theme(name)
+        self.theme_actions[name].setChecked(True)
+        for w in (self.heatmap, self.plane, self.blend):
+            w.set_theme(self._theme)
+        self.stepper.set_accent(self._theme.accent if name != "light" else self._theme.highlight)
+        if name == "light":
+            self.setStyleSheet("")
+        else:
+            t = self._theme
+            self.setStyleSheet(
+                f"QWidget {{ background: {t.panel}; color: {t.text}; }}"
+                f"QTableView, QListView {{ background: {t.background}; color: {t.text}; gridline-color: {t.grid}; }}"
+                f"QHeaderView::section {{ background: {t.panel}; color: {t.text}; border: 1px solid {t.grid}; }}"
+                f"QPushButton {{ border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 10px; }}"
+                f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
+                f"QMenuBar, QMenu {{ background: {t.panel}; color: {t.text}; }}"
+                f"QMenu::item:selected {{ background: {t.accent}; color: {t.background}; }}")
+        self._store("theme", name)
+
+    def apply_colormap(self, name: str) -> None:
+        self._colormap = name
+        self.cmap_actions[name].setChecked(True)
+        self.heatmap.set_colormap(name)
+        self._store("colormap", name)
+
+    def set_zoom(self, zoom: float) -> None:
+        """Scale every font and line (Ctrl++ / Ctrl+− / Ctrl+0)."""
+        self._zoom = max(0.5, min(4.0, zoom))
+        self._apply_font_scale()
+        self._store("zoom", self._zoom)
+
+    def _font_scale(self) -> float:
+        return self._zoom * (PRESENTATION_SCALE if self._presentation else 1.0)
+
+    def _apply_font_scale(self) -> None:
+        f = self._font_scale()
+        font = QFont(QApplication.font())
+        font.setPointSizeF(BASE_POINT_SIZE * f)
+        self.setFont(font)
+        for dock in (self.dock_editors, self.dock_plane, self.dock_calc, self.dock_blend):
+            dock.widget().setFont(font)
+        big = QFont(font)
+        big.setPointSizeF(BASE_POINT_SIZE * f * 1.45)
+        self.stepper.caption.setFont(big)
+        self.stepper.formula.setFont(big)
+        self.stepper.stage_formula.setFont(big)
+        for w in (self.heatmap, self.plane, self.blend):
+            w.set_font_scale(f)
+        for view in (self.calc,) + tuple(e.table for e in self.editors.values()):
+            view.verticalHeader().setDefaultSectionSize(int(font.pointSizeF() * 2.4))
+
+    def is_presentation(self) -> bool:
+        return self._presentation
+
+    def toggle_presentation(self) -> None:
+        self.set_presentation(not self._presentation)
+
+    def set_presentation(self, on: bool, *, fullscreen: bool = True) -> None:
+        """Presentation mode: editing panels fold away, text grows for the back row, full screen."""
+        if on == self._presentation:
+            return
+        self._presentation = on
+        self.act_presentation.setChecked(on)
+        self.act_leave.setEnabled(on)
+        if on:
+            self._saved_state = self.saveState()
+            self.dock_editors.hide()
+            self.dock_plane.hide()
+            self.dock_blend.hide()
+            self.dock_calc.show()
+            self.menuBar().hide()
+            self.statusBar().hide()
+            self.resizeDocks([self.dock_calc], [int(self.width() * 0.42)], Qt.Horizontal)
+            if fullscreen:
+                self.showFullScreen()
+        else:
+            if self.isFullScreen():
+                self.showNormal()
+            self.menuBar().show()
+            self.statusBar().show()
+            if self._saved_state is not None:
+                self.restoreState(self._saved_state)
+        self._apply_font_scale()
+        self.presentation_changed.emit(on)
+
+    # ---- files ------------------------------------------------------------------------------------
+    def confirm_discard(self) -> bool:
+        """Ask before unsaved changes are lost; True when it is fine to go on."""
+        if not self.session.modified:
+            return True
+        box = QMessageBox(QMessageBox.Warning, APP_NAME, "The scene has unsaved changes.",
+                          QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, self)
+        box.setInformativeText("Save them first?")
+        choice = box.exec()
+        if choice == QMessageBox.Save:
+            return self.save()
+        return choice == QMessageBox.Discard
+
+    def new_scene(self) -> None:
+        if self.confirm_discard():
+            self.session.load(load_preset("lesson"), "")
+
+    def open_preset(self, name: str) -> None:
+        if self.confirm_discard():
+            self.session.load(load_preset(name), "")
+
+    def open_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open session", self._last_folder(), FILE_FILTER)
+        if path:
+            self.open_path(path, ask=False)
+
+    def open_path(self, path: str, *, ask: bool = True) -> bool:
+        """Open a session file; a bad file is refused with its message and the current work stays."""
+        if ask and not self.confirm_discard():
+            return False
+        try:
+            scene = read_session(path)
+        except SessionFileError as exc:
+            QMessageBox.warning(self, APP_NAME, f"Could not open the file.\n\n{exc}")
+            return False
+        self.session.load(scene, os.path.abspath(path))
+        self._add_recent(os.path.abspath(path))
+        self._store("last_folder", str(Path(path).resolve().parent))
+        return True
+
+    def save(self) -> bool:
+        if not self.session.path:
+            return self.save_as()
+        return self._write(self.session.path)
+
+    def save_as(self) -> bool:
+        start = self.session.path or os.path.join(self._last_folder(), "attention.qkv.json")
+        path, _ = QFileDialog.getSaveFileName(self, "Save session", start, FILE_FILTER)
+        if not path:
+            return False
+        if not path.endswith(".json"):
+            path += ".qkv.json"
+        return self._write(path)
+
+    def _write(self, path: str) -> bool:
+        try:
+            write_session(self.session.scene, path)
+        except SessionFileError as exc:
+            QMessageBox.warning(self, APP_NAME, f"Could not save.\n\n{exc}\n\nYour work is still open.")
+            return False
+        self.session.mark_saved(os.path.abspath(path))
+        self._add_recent(os.path.abspath(path))
+        self._store("last_folder", str(Path(path).resolve().parent))
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    # ---- settings ---------------------------------------------------------------------------------
+    def settings(self) -> QSettings:
+        return QSettings()
+
+    def _store(self, key: str, value) -> None:
+        if self._use_settings:
+            self.settings().setValue(key, value)
+
+    def _last_folder(self) -> str:
+        if self._use_settings:
+            return str(self.settings().value("last_folder", os.path.expanduser("~")))
+        return os.path.expanduser("~")
+
+    def _recent(self) -> list[str]:
+        if not self._use_settings:
+            return []
+        value = self.settings().value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: str) -> None:
+        if not self._use_settings:
+            return
+        recent = [p for p in self._recent() if p != path]
+        recent.insert(0, path)
+        self.settings().setValue("recent_files", recent[:MAX_RECENT])
+        self._rebuild_recent()
+
+    def _rebuild_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self._recent()
+        for p in recent:
+            act = self.recent_menu.addAction(p)
+            act.triggered.connect(lambda _=False, path=p: self.open_path(path))
+        self.recent_menu.setEnabled(bool(recent))
+
+    def _restore_settings(self) -> None:
+        st = self.settings()
+        geometry = st.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = st.value("window_state")
+        if state is not None:
+            self.restoreState(state)
+        theme = str(st.value("theme", "light"))
+        self._theme = THEMES.get(theme, THEMES["light"])
+        cmap = str(st.value("colormap", "viridis"))
+        if cmap in SEQUENTIAL:
+            QTimer.singleShot(0, lambda: self.apply_colormap(cmap))
+        try:
+            self._zoom = float(st.value("zoom", 1.0))
+        except (TypeError, ValueError):
+            self._zoom = 1.0
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if not self.confirm_discard():
+            event.ignore()
+            return
+        if self._use_settings:
+            if self._presentation:
+                self.set_presentation(False)
+            st = self.settings()
+            st.setValue("geometry", self.saveGeometry())
+            st.setValue("window_state", self.saveState())
+        QApplication.instance().removeEventFilter(self._key_router)
+        event.accept()
+
+    # ---- help -------------------------------------------------------------------------------------
+    def show_shortcuts(self) -> None:
+        QMessageBox.information(self, "Keyboard shortcuts", SHORTCUTS_HTML)
+
+    def show_about(self) -> None:
+        from .. import __version__
+
+        QMessageBox.about(self, APP_NAME, f"<b>QKV Studio {__version__}</b><p>Self-attention you can see, "
+                                          "touch and show: queries, keys, values, scaled dot-product, softmax "
+                                          "and the weighted blend.</p>")
+
+
+SHORTCUTS_HTML = """<table cellspacing=6>
+<tr><td><b>→ PageDown Space</b></td><td>next stage</td></tr>
+<tr><td><b>← PageUp</b></td><td>previous stage</td></tr>
+<tr><td><b>Home / End</b></td><td>first / last stage</td></tr>
+<tr><td><b>↑ / ↓</b></td><td>previous / next query token</td></tr>
+<tr><td><b>1 – 9</b></td><td>pick query token</td></tr>
+<tr><td><b>Click a heatmap row</b></td><td>select that query; Ctrl+click blocks/unblocks a key</td></tr>
+<tr><td><b>Alt+↑ / Alt+↓</b></td><td>nudge a cell by ±0.1 (Shift: ±1); Ctrl+wheel too</td></tr>
+<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>undo / redo</td></tr>
+<tr><td><b>Ctrl+M</b></td><td>causal mask on/off</td></tr>
+<tr><td><b>F5 / Esc</b></td><td>presentation mode on / off</td></tr>
+<tr><td><b>Ctrl++ / Ctrl+− / Ctrl+0</b></td><td>zoom</td></tr>
+<tr><td><b>F1</b></td><td>this list</td></tr></table>"""

@@ -1,0 +1,274 @@
+"""Editors for Q, K, V (or X, W^Q, W^K, W^V): one virtualised table per matrix.
+
+Rows are tokens (their names as row headers), columns are dimensions.  Typing a non-number or a
+non-finite value is refused with an inline message and the old value stays; Alt+↑/↓ (Shift for ×10)
+and Ctrl+wheel nudge the current cell; Ctrl+V pastes a block copied from a spreadsheet.  The
+selected query's row is highlighted.  Values reach the table through ``dataChanged`` only, so a
+model→widget update can never come back as an edit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QKeyEvent, QKeySequence, QWheelEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableView, QToolButton, QVBoxLayout, QWidget,
+)
+
+from ..session import Session
+from .formatting import fmt, parse_number
+
+_MATRIX_TITLES = {
+    "Q": ("Query Q", "what each token is looking for"),
+    "K": ("Key K", "the label each token advertises"),
+    "V": ("Value V", "the content each token hands back"),
+    "X": ("Embeddings X", "one row per token (d_model)"),
+    "Wq": ("W^Q", "learned: d_model × dₖ"),
+    "Wk": ("W^K", "learned: d_model × dₖ"),
+    "Wv": ("W^V", "learned: d_model × dᵥ"),
+}
+_DIM_GROUP = {"Q": "qk", "K": "qk", "V": "v", "X": "model", "Wq": "qk", "Wk": "qk", "Wv": "v"}
+
+
+class MatrixModel(QAbstractTableModel):
+    """A table model over one matrix of the Session's scene (no copy: reads the scene on demand).
+
+    ``rejected(str)`` is emitted with a message when typed text is refused.
+    """
+
+    rejected = Signal(str)
+
+    def __init__(self, session: Session, name: str, parent=None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self.name = name
+        self._shape = self._current_shape()
+        self._highlight = QColor(255, 214, 230)
+        session.scene_changed.connect(self._on_scene_changed)
+        session.query_changed.connect(self._on_query_changed)
+
+    # ---- reading ----------------------------------------------------------------------------------
+    def matrix(self) -> np.ndarray:
+        return self._session.scene.matrix(self.name)
+
+    def _current_shape(self) -> tuple[int, int]:
+        try:
+            return tuple(self._session.scene.matrix(self.name).shape)  # type: ignore[return-value]
+        except KeyError:  # X/W of a direct-mode scene: nothing to show
+            return (0, 0)
+
+    def editable(self) -> bool:
+        return self.name in self._session.scene.matrix_names()
+
+    def _per_token(self) -> bool:
+        return self.name in ("Q", "K", "V", "X")
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else self._shape[0]
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else self._shape[1]
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        if role == Qt.DisplayRole:
+            return fmt(float(self.matrix()[index.row(), index.column()]))
+        if role == Qt.EditRole:
+            return repr(float(self.matrix()[index.row(), index.column()]))
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.BackgroundRole and self._per_token() and index.row() == self._session.query:
+            return QBrush(self._highlight)
+        if role == Qt.ForegroundRole and self._per_token() and index.row() == self._session.query:
+            return QBrush(QColor("#111111"))
+        if role == Qt.ToolTipRole:
+            return repr(float(self.matrix()[index.row(), index.column()]))
+        return None
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+        if role == Qt.DisplayRole:
+            if orientation == Qt.Horizontal:
+                return str(section + 1)
+            if self._per_token():
+                return self._session.scene.token_label(section) if section < self._session.scene.n else ""
+            return f"{section + 1}"
+        if role == Qt.FontRole and orientation == Qt.Vertical and self._per_token() and section == self._session.query:
+            f = QFont()
+            f.setBold(True)
+            return f
+        return None
+
+    def flags(self, index):
+        base = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        return base | Qt.ItemIsEditable if self.editable() else base
+
+    # ---- writing (through the Session, never directly) ---------------------------------------------
+    def setData(self, index, value, role=Qt.EditRole) -> bool:  # noqa: N802
+        if role != Qt.EditRole or not index.isValid() or not self.editable():
+            return False
+        try:
+            number = parse_number(str(value))
+        except ValueError as exc:
+            self.rejected.emit(f"{self.name} {self._where(index)}: {exc} — the value stays "
+                               f"{fmt(float(self.matrix()[index.row(), index.column()]))}")
+            return False
+        return self._session.set_value(self.name, index.row(), index.column(), number)
+
+    def nudge(self, index, delta: float) -> bool:
+        """Add ``delta`` to a cell; consecutive nudges of one cell are one undo step."""
+        if not index.isValid() or not self.editable():
+            return False
+        value = float(self.matrix()[index.row(), index.column()]) + delta
+        return self._session.set_value(self.name, index.row(), index.column(), round(value, 10), merge=True)
+
+    def paste(self, index, text: str) -> bool:
+        """Paste tab/space/comma-separated rows (from a spreadsheet) with its top-left at ``index``."""
+        rows = [r for r in text.strip().splitlines() if r.strip()]
+        try:
+            cells = [[parse_number(c) for c in (r.split("\t") if "\t" in r else r.replace(",", " ").split())]
+                     for r in rows]
+        except ValueError as exc:
+            self.rejected.emit(f"paste into {self.name}: {exc}")
+            return False
+        widths = {len(r) for r in cells}
+        if not cells or len(widths) != 1:
+            self.rejected.emit(f"paste into {self.name}: the rows of the pasted block have different lengths")
+            return False
+        block = np.array(cells, dtype=np.float64)
+        r0, c0 = (index.row(), index.column()) if index.isValid() else (0, 0)
+        rows_n, cols_n = self._shape
+        if r0 + block.shape[0] > rows_n or c0 + block.shape[1] > cols_n:
+            self.rejected.emit(f"paste into {self.name}: a {block.shape[0]}×{block.shape[1]} block does not fit at "
+                               f"row {r0 + 1}, column {c0 + 1} of a {rows_n}×{cols_n} matrix")
+            return False
+        return self._session.set_block(self.name, r0, c0, block)
+
+    def _where(self, index) -> str:
+        row = self._session.scene.token_label(index.row()) if self._per_token() else f"row {index.row() + 1}"
+        return f"[{row}, {index.column() + 1}]"
+
+    # ---- following the Session ---------------------------------------------------------------------
+    def _on_scene_changed(self) -> None:
+        shape = self._current_shape()
+        if shape != self._shape:
+            self.beginResetModel()
+            self._shape = shape
+            self.endResetModel()
+        elif shape[0] and shape[1]:
+            self.dataChanged.emit(self.index(0, 0), self.index(shape[0] - 1, shape[1] - 1))
+            self.headerDataChanged.emit(Qt.Vertical, 0, shape[0] - 1)
+
+    def _on_query_changed(self, row: int) -> None:
+        if self._per_token() and self._shape[0] and self._shape[1]:
+            self.dataChanged.emit(self.index(0, 0), self.index(self._shape[0] - 1, self._shape[1] - 1),
+                                  [Qt.BackgroundRole, Qt.ForegroundRole])
+            self.headerDataChanged.emit(Qt.Vertical, 0, self._shape[0] - 1)
+
+
+class MatrixTable(QTableView):
+    """The table view: nudging keys and wheel, block paste."""
+
+    def __init__(self, model: MatrixModel, parent=None) -> None:
+        super().__init__(parent)
+        self.setModel(model)
+        self.setSelectionMode(QAbstractItemView.ContiguousSelection)
+        self.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
+                             | QAbstractItemView.AnyKeyPressed)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.horizontalHeader().setMinimumSectionSize(48)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.setWordWrap(False)
+
+    def model(self) -> MatrixModel:  # type: ignore[override]
+        return super().model()  # type: ignore[return-value]
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.modifiers() & Qt.AltModifier and event.key() in (Qt.Key_Up, Qt.Key_Down):
+            step = 1.0 if event.modifiers() & Qt.ShiftModifier else 0.1
+            self.model().nudge(self.currentIndex(), step if event.key() == Qt.Key_Up else -step)
+            event.accept()
+            return
+        if event.matches(QKeySequence.Paste):
+            self.model().paste(self.currentIndex(), QGuiApplication.clipboard().text())
+            event.accept()
+            return
+        if event.matches(QKeySequence.Copy):
+            self._copy_selection()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def _copy_selection(self) -> None:
+        sel = self.selectionModel().selectedIndexes()
+        if not sel:
+            return
+        rows = sorted({i.row() for i in sel})
+        cols = sorted({i.column() for i in sel})
+        m = self.model().matrix()
+        text = "\n".join("\t".join(repr(float(m[r, c])) for c in cols) for r in rows)
+        QGuiApplication.clipboard().setText(text)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
+        if event.modifiers() & Qt.ControlModifier:
+            index = self.indexAt(event.position().toPoint())
+            if index.isValid():
+                step = 0.1 if event.angleDelta().y() > 0 else -0.1
+                self.model().nudge(index, step)
+                event.accept()
+                return
+        super().wheelEvent(event)
+
+
+class MatrixEditor(QWidget):
+    """A titled matrix table with +/− buttons for its dimension group and an inline message line."""
+
+    def __init__(self, session: Session, name: str, parent=None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self.name = name
+        self.model = MatrixModel(session, name, self)
+        self.table = MatrixTable(self.model, self)
+        title, hint = _MATRIX_TITLES[name]
+        self.title = QLabel(f"<b>{title}</b>  <span style='color:#666'>{hint}</span>")
+        self.shape_label = QLabel()
+        self.add_button = QToolButton(text="+")
+        self.remove_button = QToolButton(text="−")
+        group = _DIM_GROUP[name]
+        self.add_button.setToolTip(f"Add a dimension ({'dₖ: Q and K together' if group == 'qk' else group})")
+        self.remove_button.setToolTip("Remove the last dimension")
+        self.add_button.clicked.connect(lambda: session.add_dim(group))
+        self.remove_button.clicked.connect(lambda: session.remove_dim(group))
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b00020;")
+        self.message.hide()
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.shape_label)
+        head.addWidget(self.remove_button)
+        head.addWidget(self.add_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 2, 0, 2)
+        lay.setSpacing(2)
+        lay.addLayout(head)
+        lay.addWidget(self.table, 1)
+        lay.addWidget(self.message)
+        self.model.rejected.connect(self.show_message)
+        session.scene_changed.connect(self._sync)
+        self._sync()
+
+    def show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.show()
+
+    def _sync(self) -> None:
+        editable = self.model.editable()
+        self.add_button.setVisible(editable)
+        self.remove_button.setVisible(editable)
+        rows, cols = self.model.rowCount(), self.model.columnCount()
+        self.shape_label.setText(f"{rows}×{cols}" + ("" if editable else "  (derived)"))
+        if self.message.isVisible():
+            self.message.hide()
