@@ -85,7 +85,7 @@ class Session(QObject):
         self._drag_serial = 0
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(1000)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.modified_changed.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self._notify = QTimer(self)
         self._notify.setSingleShot(True)
         self._notify.setInterval(0)
@@ -148,6 +148,9 @@ class Session(QObject):
         if new.query != old.query:
             self.query_changed.emit(new.query)
         self._notify.start()
+
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.modified_changed.emit(not clean)
 
     def _emit_result(self) -> None:
         self.result_changed.emit()
