@@ -1,0 +1,115 @@
+"""Tokens panel, stage stepper, calculation table and blend view, driven with qtbot."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+
+from qkv_studio.session import Session
+from qkv_studio.ui.blend_view import BlendView
+from qkv_studio.ui.calc_table import CalcTable
+from qkv_studio.ui.stage_stepper import StageStepper
+from qkv_studio.ui.tokens_panel import TokensPanel
+
+
+@pytest.fixture
+def session(qtbot, lesson_scene):
+    return Session(lesson_scene)
+
+
+def shown(qtbot, w, size=(700, 500)):
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_tokens_panel_add_rename_move_remove(qtbot, session):
+    panel = shown(qtbot, TokensPanel(session))
+    qtbot.mouseClick(panel.add_button, Qt.LeftButton)
+    assert session.scene.n == 5 and session.scene.tokens[3] == "token5"
+    assert session.query == 3
+    view = panel.view
+    index = panel.model.index(3)
+    view.edit(index)
+    line = view.findChild(QLineEdit)
+    line.clear()
+    qtbot.keyClicks(line, "on")
+    qtbot.keyClick(line, Qt.Key_Return)
+    qtbot.waitUntil(lambda: view.state() != QAbstractItemView.EditingState, timeout=1000)
+    assert session.scene.tokens == ("the", "cat", "sat", "on", "mat")
+    qtbot.mouseClick(panel.up_button, Qt.LeftButton)
+    assert session.scene.tokens == ("the", "cat", "on", "sat", "mat") and session.query == 2
+    qtbot.mouseClick(panel.remove_button, Qt.LeftButton)
+    assert session.scene.tokens == ("the", "cat", "sat", "mat")
+
+
+def test_tokens_panel_refuses_empty_and_control_names(qtbot, session):
+    panel = shown(qtbot, TokensPanel(session))
+    assert not panel.model.setData(panel.model.index(0), "")
+    assert not panel.model.setData(panel.model.index(0), "a\x07b")
+    assert session.scene.tokens[0] == "the"
+    assert panel.message.isVisibleTo(panel)
+
+
+def test_selecting_a_token_selects_the_query(qtbot, session):
+    panel = shown(qtbot, TokensPanel(session))
+    panel.view.setCurrentIndex(panel.model.index(0))
+    assert session.query == 0
+    session.set_query(3)
+    assert panel.view.currentIndex().row() == 3
+
+
+def test_stepper_buttons_and_caption(qtbot, session):
+    stepper = shown(qtbot, StageStepper(session), (1000, 200))
+    assert "0.54 on “cat”" in stepper.caption.text()
+    assert "softmax" in stepper.formula.text() and "√" in stepper.formula.text()
+    qtbot.mouseClick(stepper.next_button, Qt.LeftButton)
+    assert session.stage == "output"
+    assert not stepper.next_button.isEnabled()
+    assert "blend" in stepper.caption.text()
+    qtbot.mouseClick(stepper.stage_buttons["scores"], Qt.LeftButton)
+    assert session.stage == "scores"
+    assert "“cat” best" in stepper.caption.text()
+    qtbot.mouseClick(stepper.back_button, Qt.LeftButton)
+    assert session.stage == "vectors" and not stepper.back_button.isEnabled()
+
+
+def test_calc_table_columns_appear_stage_by_stage(qtbot, session):
+    table = shown(qtbot, CalcTable(session))
+    model = table.calc_model
+    session.set_stage("vectors")
+    assert model.columns() == ("token", "key", "value")
+    session.set_stage("scores")
+    assert model.columns()[-1] == "score"
+    session.set_stage("weights")
+    col = model.columns().index("weight")
+    weights = [model.index(j, col).data() for j in range(4)]
+    assert weights == ["0.06", "0.54", "0.13", "0.27"]
+    assert model.index(4, col).data() == "Σ = 1.00"
+    session.set_stage("output")
+    out = model.index(4, model.columns().index("weighted")).data()
+    o = session.result.output[2]
+    assert out == f"o = [{o[0]:.3g}, {o[1]:.3g}]"
+
+
+def test_calc_table_follows_edits_and_query(qtbot, session):
+    table = shown(qtbot, CalcTable(session))
+    model = table.calc_model
+    session.set_stage("scores")
+    session.set_value("Q", 2, 0, 0.0)
+    session.flush()
+    col = model.columns().index("score")
+    assert [model.index(j, col).data() for j in range(4)] == ["0", "2", "2", "2"]
+    session.set_query(0)
+    assert [model.index(j, col).data() for j in range(4)] == ["0", "1", "1", "1"]
+
+
+def test_blend_view_shows_weights_as_bars(qtbot, session):
+    view = shown(qtbot, BlendView(session))
+    heights = view.bars.opts["height"]
+    np.testing.assert_allclose(heights, session.result.weights[2])
+    assert "cat" in view.title.text() and "0.54" in view.title.text()
+    session.set_query(0)
+    np.testing.assert_allclose(view.bars.opts["height"], session.result.weights[0])
