@@ -1,10 +1,13 @@
 """Scaled dot-product attention, stage by stage, in NumPy only.
 
 ``compute(q, k, v)`` returns every intermediate the lesson walks through: the raw scores Q·Kᵀ, the
-scores divided by √d_k, the row softmax and the weighted blend of the values.  It is stable for any
-finite input: the scores are formed from row-normalised vectors so that 1e300-sized entries saturate
-the softmax instead of overflowing it, and a fully masked row gives zero weights (flagged) instead of
-NaN.
+scores divided by √d_k, the row softmax and the weighted blend of the values.  Ordinary inputs take
+the textbook path (``q @ k.T``, subtract the row max, ``exp``, normalise), so the numbers are exactly
+the lesson's.  Only cells whose product overflows the double range (inputs near 1e300) are evaluated
+from row-normalised vectors in log space, which keeps them finite and the softmax exact (one-hot or a
+tie, as it must be at that magnitude).  Each cell depends only on its own query and key, so a key the
+mask hides can never change another key's result.  A fully masked row gives zero weights (flagged)
+instead of NaN.
 """
 
 from __future__ import annotations
@@ -81,14 +84,6 @@ def _row_norms(a: np.ndarray) -> np.ndarray:
     return np.where(s > 0, s, 1.0)
 
 
-def _safe_product(unit: np.ndarray, factor: np.ndarray) -> np.ndarray:
-    """unit·factor clipped to the finite range, with 0·anything = 0 (never NaN)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = unit * factor
-    out = np.where(unit == 0, 0.0, out)
-    return np.clip(out, -_FMAX, _FMAX)
-
-
 def _check(name: str, a: np.ndarray) -> np.ndarray:
     arr = np.asarray(a, dtype=np.float64)
     if arr.ndim != 2:
@@ -109,15 +104,51 @@ def masked_softmax(unit: np.ndarray, factor: np.ndarray, blocked: np.ndarray) ->
     work = np.where(blocked, -np.inf, unit)
     row_max = np.max(np.where(blocked, -np.inf, unit), axis=1, keepdims=True) if unit.shape[1] else np.zeros((n, 1))
     row_max = np.where(np.isfinite(row_max), row_max, 0.0)
-    shifted = work - row_max  # ≤ 0, −∞ where blocked
     f = np.minimum(factor, _SCALE_CAP)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        shifted = work - row_max  # ≤ 0 (−∞ where blocked or too far below the max to matter)
         z = np.where(shifted == 0, 0.0, shifted * f)
         e = np.exp(z)
     e = np.where(blocked, 0.0, e)
     total = e.sum(axis=1, keepdims=True)
     weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     return weights, fully
+
+
+def _extreme(q, k, scores, scaled, exact, blocked, divisor):
+    """Scores, scaled scores and weights when some products overflow the double range.
+
+    Every cell is written ``sign · exp(L)`` with ``L = log|q̂·k̂| + log‖q‖ + log‖k‖ − log divisor``
+    (q̂, k̂ row-normalised, so nothing overflows).  Cells that fit in a double keep their exact value
+    (or the estimate, when only an intermediate overflowed); the rest are shown as ±max-double.  A
+    softmax row holding a value beyond the double range is one-hot (or a tie) in double arithmetic:
+    neighbouring doubles there are ~1e292 apart.
+    """
+    sq, sk = _row_norms(q), _row_norms(k)
+    unit = (q / sq[:, None]) @ (k / sk[:, None]).T  # |unit| ≤ d_k: always finite
+    sign = np.sign(unit)
+    with np.errstate(divide="ignore"):
+        log_mag = np.log(np.abs(unit)) + np.log(sq)[:, None] + np.log(sk)[None, :]
+    log_fmax = np.log(_FMAX)
+    with np.errstate(over="ignore", invalid="ignore"):
+        est_scores = np.clip(sign * np.exp(log_mag), -_FMAX, _FMAX)
+        est_scaled = np.clip(sign * np.exp(log_mag - np.log(divisor)), -_FMAX, _FMAX)
+    scores = np.where(np.isfinite(scores), scores, est_scores)
+    scaled = np.where(exact, scaled, est_scaled)
+    scaled_log = log_mag - np.log(divisor)
+    huge = ~exact & (scaled_log > log_fmax) & ~blocked
+    weights, fully = masked_softmax(scaled, np.ones((scores.shape[0], 1)), blocked | huge)
+    for i in np.flatnonzero(huge.any(axis=1)):
+        pos = huge[i] & (sign[i] > 0)
+        if pos.any():  # the largest value beyond the double range takes everything
+            top = pos & (scaled_log[i] == scaled_log[i][pos].max())
+        elif (~blocked[i] & ~huge[i]).any():  # only hugely negative extras: they get 0, already so
+            continue
+        else:  # every allowed value is hugely negative: the least negative wins
+            top = huge[i] & (scaled_log[i] == scaled_log[i][huge[i]].min())
+        weights[i] = top / top.sum()
+        fully[i] = False
+    return scores, scaled, weights, fully
 
 
 def compute(
@@ -148,21 +179,22 @@ def compute(
     n, d_k = q.shape
     m = k.shape[0]
     blocked = resolve_mask(mask, n, m)
-
-    sq = _row_norms(q)
-    sk = float(np.max(_row_norms(k))) if m else 1.0
-    unit = (q / sq[:, None]) @ (k / sk).T  # |unit| ≤ d_k, always finite
-    with np.errstate(over="ignore"):
-        raw_factor = sq * sk  # per-query magnitude, may overflow to inf
-    divisor = (np.sqrt(d_k) if scale else 1.0) * temperature
-    scores = _safe_product(unit, raw_factor[:, None])
-    scaled = scores / np.sqrt(d_k) if scale else scores.copy()
-    if temperature != 1.0:
-        scaled = np.clip(scaled / temperature, -_FMAX, _FMAX)
-    with np.errstate(over="ignore"):
-        soft_factor = np.exp(np.log(sq) + np.log(sk) - np.log(divisor))
-    weights, fully = masked_softmax(unit, soft_factor[:, None], blocked)
-    output = weights @ v
+    root = np.sqrt(d_k) if scale else 1.0
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        scores = q @ k.T
+        scaled = scores / root if scale else scores.copy()
+        if temperature != 1.0:
+            scaled = scaled / temperature
+    exact = np.isfinite(scores) & np.isfinite(scaled)
+    if exact.all():
+        weights, fully = masked_softmax(scaled, np.ones((n, 1)), blocked)
+    else:
+        scores, scaled, weights, fully = _extreme(q, k, scores, scaled, exact, blocked, root * temperature)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        output = weights @ v
+        if not np.all(np.isfinite(output)):  # a blend of values near max-double rounded past it
+            col = _row_norms(v.T)
+            output = np.clip((weights @ (v / col)) * col, -_FMAX, _FMAX)
     scores = np.where(blocked, -np.inf, scores)
     scaled = np.where(blocked, -np.inf, scaled)
     return AttentionResult(scores, scaled, weights, output, blocked, fully, int(d_k), bool(scale))
