@@ -1,0 +1,544 @@
+"""The live heatmap of the current attention stage.
+
+One ``pg.ImageItem`` shows the stage's n×n matrix as an RGBA image whose colours come from
+:func:`qkv_studio.render.colormaps.scale_for` (weights on a fixed 0–1 scale, signed scores on a
+diverging map centred at 0), so the colours never re-normalise per edit and agree with the exported
+figures.  One painted overlay (:class:`CellOverlay`) draws everything per cell in a single ``paint()``:
+the numbers when they fit, "−∞" in masked cells before the softmax, a hatch over masked cells, the
+outline of the selected query row and the row-sum column "Σ" at the softmax stages.  Nothing builds a
+widget or an item per cell, so 1024 tokens stay fast.
+
+The widget binds to a :class:`~qkv_studio.session.Session` only through its signals and slots and
+never edits it in response to them; only a user's click does (select a query, Ctrl/Alt+click to
+block a key for that query).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..core import row_stats
+from ..render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
+from ..render.theme import DEFAULT_THEME, Theme, get_theme
+from ..session import Session
+
+# The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
+SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
+               "output": "weights"}
+SIGMA_GAP = 0.2  # gap (in cells) between the matrix and the row-sum column
+MIN_TEXT_PX = 9.0  # cell numbers smaller than this are not drawn
+MIN_CELL_PX = 14.0  # cells smaller than this get no numbers at all (cheap early exit)
+MIN_HATCH_PX = 6.0
+MAX_LABEL_CHARS = 14
+_DIM_OPACITY = 0.35
+
+
+def _minus(s: str) -> str:
+    return s.replace("-", "\u2212")
+
+
+def format_value(x: float, stage: str) -> str:
+    """A cell's number as printed: weights with two decimals, scores trimmed, −∞ for masked."""
+    if math.isinf(x):
+        return "\u2212\u221e" if x < 0 else "\u221e"
+    if stage in ("weights", "output"):
+        return "0" if x == 0 else f"{x:.2f}"
+    a = abs(x)
+    if a >= 1000 or (0 < a < 0.005):
+        s = f"{x:.2g}"
+        if "e" in s:
+            mant, exp = s.split("e")
+            s = f"{mant}e{int(exp)}"
+    else:
+        s = f"{x:.2f}".rstrip("0").rstrip(".")
+        if s in ("-0", ""):
+            s = "0"
+    return _minus(s)
+
+
+def _elide(name: str) -> str:
+    return name if len(name) <= MAX_LABEL_CHARS else name[: MAX_LABEL_CHARS - 1] + "…"
+
+
+def _rgba_of(color: str) -> np.ndarray:
+    c = QColor(color)
+    return np.array([c.red(), c.green(), c.blue(), 255], dtype=np.uint8)
+
+
+class CellOverlay(pg.GraphicsObject):
+    """Everything drawn per cell, in one ``paint()``: numbers, masks, the query outline, Σ column.
+
+    It reads what to draw from its :class:`HeatmapView` (which holds the displayed matrix and its
+    colours) and paints only the cells inside the visible range.
+    """
+
+    def __init__(self, view: "HeatmapView") -> None:
+        super().__init__()
+        self._view = view
+        self._rect = QRectF(-0.5, -0.5, 1, 1)
+        self.paint_count = 0  # for tests: how often the overlay was repainted
+
+    def set_extent(self, n: int, sigma: bool) -> None:
+        width = n + (1 + SIGMA_GAP if sigma else 0)
+        rect = QRectF(-0.5, -0.5, width, n)
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = rect
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        m = 0.05 * max(1.0, self._rect.height())
+        return self._rect.adjusted(-m, -m, m, m)
+
+    def paint(self, p: QPainter, *args) -> None:
+        self.paint_count += 1
+        view = self._view
+        if view._matrix is None:
+            return
+        n = view._matrix.shape[0]
+        plan = view._text_plan()
+        tr = p.transform()
+        theme = view._theme
+        f = view._font_scale * theme.line_scale
+
+        p.save()
+        p.resetTransform()
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+
+        rows, cols, cell_px = plan["rows"], plan["cols"], plan["cell_px"]
+
+        # Hatch over masked cells so they stay distinct under any colormap (grayscale included).
+        if cell_px >= MIN_HATCH_PX and view._blocked is not None and len(rows) and len(cols):
+            sub = view._blocked[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+            if sub.any():
+                colour = QColor(theme.muted)
+                colour.setAlpha(110)
+                hatch = QBrush(colour, Qt.BrushStyle.BDiagPattern)
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(hatch)
+                for r, c in np.argwhere(sub):
+                    rr, cc = rows[0] + int(r), cols[0] + int(c)
+                    p.drawRect(tr.mapRect(QRectF(cc - 0.5, rr - 0.5, 1, 1)))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+
+        # Row-sum column: a panel-coloured strip right of the matrix.
+        if view._sigma:
+            x0 = n - 0.5 + SIGMA_GAP
+            if len(rows):
+                strip = tr.mapRect(QRectF(x0, rows[0] - 0.5, 1, len(rows)))
+                p.fillRect(strip, QColor(theme.panel))
+                pen = QPen(QColor(theme.grid))
+                pen.setWidthF(1.0)
+                pen.setCosmetic(True)
+                p.setPen(pen)
+                p.drawRect(strip)
+
+        # Numbers.
+        font = plan["font"]
+        if font is not None:
+            p.setFont(font)
+            dark, light = QColor("#111111"), QColor("#ffffff")
+            for r, c, text, is_dark in plan["cells"]:
+                rect = tr.mapRect(QRectF(c - 0.5, r - 0.5, 1, 1))
+                p.setPen(dark if is_dark else light)
+                p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+            if view._sigma:
+                p.setPen(QColor(theme.text))
+                x0 = n - 0.5 + SIGMA_GAP
+                for r, text in plan["sums"]:
+                    rect = tr.mapRect(QRectF(x0, r - 0.5, 1, 1))
+                    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+        # The selected query's row, outlined (the Σ cell too when it is shown).
+        q = view._query
+        if 0 <= q < n:
+            width = n + (1 + SIGMA_GAP if view._sigma else 0)
+            rect = tr.mapRect(QRectF(-0.5, q - 0.5, width, 1))
+            pen = QPen(QColor(theme.highlight))
+            pen.setWidthF(3.0 * f)
+            pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+            p.setPen(pen)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(rect)
+        p.restore()
+
+
+class HeatmapView(QWidget):
+    """The current stage's matrix as a heatmap with numbers, legend, token labels and Σ column.
+
+    Public API: ``set_theme(theme)``, ``set_colormap(name)``, ``set_font_scale(f)``.
+    Test hooks: ``image_item``, ``overlay``, ``plot``, ``graphics``, ``color_bar``, ``title``,
+    ``displayed_matrix()``, ``displayed_stage()``, ``color_levels()``, ``cell_texts()``,
+    ``cell_center(row, col)`` (viewport coordinates of ``graphics``).
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._theme: Theme = get_theme(DEFAULT_THEME)
+        self._cmap_name = DEFAULT_SEQUENTIAL
+        self._font_scale = 1.0
+        self._matrix: np.ndarray | None = None
+        self._rgba: np.ndarray | None = None
+        self._blocked: np.ndarray | None = None
+        self._scale: ColorScale | None = None
+        self._shown = SHOWN_STAGE[session.stage]
+        self._sigma = False
+        self._query = session.query
+        self._n_range = -1
+        self._labels: list[str] = []
+
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)
+        self.title.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+        self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
+        self.plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0)
+        vb = self.plot.vb
+        self.plot.setMouseEnabled(False, False)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.invertY(True)
+        self.plot.setDefaultPadding(0.0)
+        self.plot.setAspectLocked(True, 1.0)
+        self.plot.disableAutoRange()
+        self.plot.showAxis("top")
+        self.plot.hideAxis("bottom")
+        self.plot.getAxis("left").setStyle(tickLength=0)
+        self.plot.getAxis("top").setStyle(tickLength=0)
+
+        self.image_item = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image_item)
+        self.overlay = CellOverlay(self)
+        self.overlay.setZValue(10)
+        self.plot.addItem(self.overlay, ignoreBounds=True)
+
+        self.color_bar = pg.ColorBarItem(values=(0, 1), width=22, interactive=False, colorMapMenu=False,
+                                         label="")
+        self.graphics.addItem(self.color_bar, row=0, col=1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        layout.addWidget(self.graphics, 1)
+
+        self.graphics.scene().sigMouseClicked.connect(self._on_click)
+        vb.sigResized.connect(self._on_geometry)
+        vb.sigRangeChanged.connect(self._on_geometry)
+
+        session.result_changed.connect(self._on_result)
+        session.stage_changed.connect(self._on_stage)
+        session.query_changed.connect(self._on_query)
+        session.tokens_changed.connect(self._on_tokens)
+
+        self.set_theme(self._theme)
+        self._on_tokens()
+        self._on_result()
+
+    # ---- public API -------------------------------------------------------------------------------
+    def set_theme(self, theme: Theme) -> None:
+        """Colours and line widths of a theme (background, axes, outline, masked cells, Σ column)."""
+        self._theme = theme
+        pal = self.palette()
+        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
+        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
+        self.setPalette(pal)
+        self.setAutoFillBackground(True)
+        self.graphics.setBackground(theme.background)
+        self._apply_fonts()
+        if self._matrix is not None:
+            self._recolour()
+        self._update_title()
+
+    def set_colormap(self, name: str) -> None:
+        """The sequential colormap of the weights (scores keep their diverging map)."""
+        _check_colormap(name)
+        if name == self._cmap_name:
+            return
+        self._cmap_name = name
+        if self._matrix is not None:
+            self._recolour()
+
+    def set_font_scale(self, f: float) -> None:
+        """Scale every font and pen width (zoom, projector)."""
+        f = float(f)
+        if not (0.25 <= f <= 8):
+            raise ValueError("font scale must be between 0.25 and 8")
+        self._font_scale = f
+        self._apply_fonts()
+        self._update_title()
+        self._update_ticks()
+        self.overlay.update()
+
+    # ---- test hooks ---------------------------------------------------------------------------------
+    def displayed_matrix(self) -> np.ndarray:
+        """The n×n matrix currently shown (a stage of ``session.result``)."""
+        return self._matrix
+
+    def displayed_stage(self) -> str:
+        """The result stage whose matrix is shown: scores, scaled or weights."""
+        return self._shown
+
+    def color_levels(self) -> tuple[float, float]:
+        """(lo, hi) of the colour scale in use — equal to the legend's range."""
+        return (self._scale.lo, self._scale.hi)
+
+    def cell_texts(self) -> list[tuple[int, int, str]]:
+        """(row, col, text) the overlay draws at the current size; col = n is the Σ column."""
+        plan = self._text_plan()
+        if plan["font"] is None:
+            return []
+        n = self._matrix.shape[0]
+        out = [(r, c, t) for r, c, t, _ in plan["cells"]]
+        out += [(r, n, t) for r, t in plan["sums"]]
+        return out
+
+    def cell_center(self, row: int, col: float):
+        """Where a cell's centre is, in the viewport coordinates of ``graphics`` (a QPoint)."""
+        scene_pt = self.plot.vb.mapViewToScene(QPointF(col, row))
+        return self.graphics.mapFromScene(scene_pt)
+
+    # ---- slots --------------------------------------------------------------------------------------
+    def _on_result(self) -> None:
+        result = self._session.result
+        self._matrix = result.stage(self._shown)
+        self._blocked = result.blocked
+        self._sigma = self._session.stage in ("weights", "output")
+        self._recolour()
+        self._update_range()
+        self._update_title()
+
+    def _on_stage(self, stage: str) -> None:
+        shown = SHOWN_STAGE[stage]
+        sigma = stage in ("weights", "output")
+        if shown != self._shown or sigma != self._sigma:
+            self._shown = shown
+            self._on_result()
+            self._update_ticks()
+        else:
+            self._apply_dim()
+            self._update_title()
+            self.overlay.update()
+
+    def _on_query(self, index: int) -> None:
+        self._query = index
+        self.overlay.update()
+
+    def _on_tokens(self) -> None:
+        scene = self._session.scene
+        self._labels = [_elide(scene.token_label(i)) for i in range(scene.n)]
+        self._update_ticks()
+
+    def _on_geometry(self, *args) -> None:
+        self._update_ticks()
+
+    def _on_click(self, ev) -> None:
+        if ev.button() != Qt.MouseButton.LeftButton or ev.double() or self._matrix is None:
+            return
+        n = self._matrix.shape[0]
+        pos = ev.scenePos()
+        pt = self.plot.vb.mapSceneToView(pos)
+        row, col = int(math.floor(pt.y() + 0.5)), int(math.floor(pt.x() + 0.5))
+        on_left = self.plot.getAxis("left").sceneBoundingRect().contains(pos)
+        on_top = self.plot.getAxis("top").sceneBoundingRect().contains(pos)
+        in_matrix = self.plot.vb.sceneBoundingRect().contains(pos) and 0 <= row < n and 0 <= col < n
+        mods = ev.modifiers()
+        toggle = bool(mods & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier))
+        if in_matrix:
+            if toggle:
+                self._session.toggle_blocked(row, col)
+            else:
+                self._session.set_query(row)
+            ev.accept()
+        elif on_left and 0 <= row < n:
+            self._session.set_query(row)
+            ev.accept()
+        elif on_top and toggle and 0 <= col < n:
+            self._session.toggle_blocked(None, col)
+            ev.accept()
+
+    # ---- drawing ------------------------------------------------------------------------------------
+    def _recolour(self) -> None:
+        m = self._matrix
+        self._scale = scale_for(self._shown, m, self._cmap_name)
+        rgba = self._scale.rgba(m)
+        if self._blocked is not None and self._blocked.shape == m.shape and self._blocked.any():
+            rgba[self._blocked] = _rgba_of(self._theme.masked)
+        self._rgba = rgba
+        n = m.shape[0]
+        self.image_item.setImage(rgba, autoLevels=False)
+        self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
+        self._apply_dim()
+        table = lut(self._scale.cmap)
+        cmap = pg.ColorMap(np.linspace(0.0, 1.0, len(table)), table)
+        self.color_bar.setColorMap(cmap)
+        self.color_bar.setLevels((self._scale.lo, self._scale.hi))
+        self._style_bar_label()
+        self.overlay.set_extent(n, self._sigma)
+
+    def _apply_dim(self) -> None:
+        # The vectors stage only previews the scores: image and legend fade together (never apart).
+        opacity = _DIM_OPACITY if self._session.stage == "vectors" else 1.0
+        self.image_item.setOpacity(opacity)
+        self.color_bar.setOpacity(opacity)
+
+    def _update_range(self) -> None:
+        n = self._matrix.shape[0]
+        key = (n, self._sigma)
+        if key == self._n_range:
+            return
+        self._n_range = key
+        right = n - 0.5 + (1 + SIGMA_GAP if self._sigma else 0)
+        pad = 0.02 * n
+        self.plot.vb.setRange(xRange=(-0.5 - pad, right + pad), yRange=(-0.5 - pad, n - 0.5 + pad), padding=0)
+        self._update_ticks()
+
+    def _px(self, base: float) -> int:
+        return max(6, int(round(base * self._font_scale)))
+
+    def _apply_fonts(self) -> None:
+        t = self._theme
+        tick_font = QFont()
+        tick_font.setPixelSize(self._px(17))
+        label_css = {"color": t.text, "font-size": f"{self._px(15)}px"}
+        width = max(1.0, self._font_scale * t.line_scale)
+        for name, text in (("left", "attending from (query)"), ("top", "attending to (key)")):
+            ax = self.plot.getAxis(name)
+            ax.setStyle(tickFont=tick_font, tickTextOffset=int(6 * self._font_scale))
+            ax.setPen(pg.mkPen(None))  # no axis line: the matrix edge is the frame
+            ax.setTickPen(pg.mkPen(None))
+            ax.setTextPen(pg.mkPen(t.text))
+            ax.setLabel(text, **label_css)
+        bar_axis = self.color_bar.axis
+        bar_axis.setStyle(tickFont=tick_font)
+        bar_axis.setPen(pg.mkPen(t.muted, width=width))
+        bar_axis.setTextPen(pg.mkPen(t.text))
+        bar_axis.setWidth(int(12 + 4 * self._px(15)))
+        for side in ("left", "top", "bottom"):
+            ax = self.color_bar.getAxis(side)
+            ax.setPen(pg.mkPen(t.muted, width=width))
+            ax.setTextPen(pg.mkPen(t.text))
+        self.color_bar.layout.setColumnFixedWidth(1, int(22 * self._font_scale))
+        self._style_bar_label()
+
+    def _style_bar_label(self) -> None:
+        if self._scale is None:
+            return
+        self.color_bar.getAxis("left").setLabel(
+            self._scale.label, **{"color": self._theme.text, "font-size": f"{self._px(15)}px"})
+
+    def _update_title(self) -> None:
+        if self._matrix is None:
+            return
+        stage = self._session.stage
+        result = self._session.result
+        d_k = result.d_k
+        if stage == "vectors":
+            main = "next: scores Q·K<sup>T</sup> — how well each query matches each key"
+        elif stage == "scores":
+            main = "scores Q·K<sup>T</sup> — how well each query matches each key"
+        elif stage == "scaled":
+            if self._session.scene.scale:
+                main = f"scaled scores Q·K<sup>T</sup> / √d<sub>k</sub> &nbsp;(÷ √{d_k})"
+            else:
+                main = "scaled scores — ÷ √d<sub>k</sub> is switched off, so they equal Q·K<sup>T</sup>"
+        elif stage == "weights":
+            main = "softmax weights w — each row sums to 1"
+        else:
+            main = "softmax weights w — the blend: output = w · V"
+        t = self._theme
+        html = (f'<span style="font-size:{self._px(19)}px; font-weight:600; color:{t.text}">{main}</span>')
+        if self._blocked is not None and self._blocked.any():
+            blocked = "−∞" if is_signed(self._shown) else "0"
+            html += (f'<br><span style="font-size:{self._px(14)}px; color:{t.muted}">'
+                     f'<span style="background-color:{t.masked}; color:{t.masked}">&nbsp;███&nbsp;</span>'
+                     f'&nbsp;masked (blocked) key: {blocked} &nbsp;·&nbsp; Ctrl+click a cell to block/unblock'
+                     f'</span>')
+        self.title.setText(html)
+
+    def _update_ticks(self) -> None:
+        if self._matrix is None:
+            return
+        n = self._matrix.shape[0]
+        labels = self._labels if len(self._labels) == n else [str(i) for i in range(n)]
+        cell_px = self._cell_px()
+        font = QFont()
+        font.setPixelSize(self._px(17))
+        fm = QFontMetricsF(font)
+        if cell_px <= 0:
+            step_y = step_x = max(1, n // 16)
+        else:
+            step_y = max(1, math.ceil(fm.height() * 1.05 / cell_px))
+            widest = max((fm.horizontalAdvance(s) for s in labels), default=10.0) + 10 * self._font_scale
+            step_x = max(1, math.ceil(widest / cell_px))
+        left = [(i, labels[i]) for i in range(0, n, step_y)]
+        top = [(i, labels[i]) for i in range(0, n, step_x)]
+        if self._sigma:
+            top.append((n - 1 + 0.5 + SIGMA_GAP + 0.5, "Σ"))
+        self.plot.getAxis("left").setTicks([left, []])
+        self.plot.getAxis("top").setTicks([top, []])
+
+    def _cell_px(self) -> float:
+        sx = self.plot.vb.viewPixelSize()[0]
+        return 1.0 / sx if sx > 0 and math.isfinite(sx) else 0.0
+
+    def _text_plan(self) -> dict:
+        """Which cells get text at the current size, with which font and colour."""
+        plan: dict = {"rows": range(0), "cols": range(0), "cell_px": 0.0, "font": None, "cells": [], "sums": []}
+        m = self._matrix
+        if m is None:
+            return plan
+        n = m.shape[0]
+        cell_px = self._cell_px()
+        if cell_px <= 0:
+            return plan
+        (x0, x1), (y0, y1) = self.plot.vb.viewRange()
+        rows = range(max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
+        cols = range(max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
+        plan.update(rows=rows, cols=cols, cell_px=cell_px)
+        if cell_px < MIN_CELL_PX or self._session.stage == "vectors" or not len(rows) or not len(cols):
+            return plan
+        stage = self._shown
+        sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+        dark = text_is_dark(self._rgba[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
+        texts = [[format_value(float(v), stage) for v in row] for row in sub]
+        sums: list[tuple[int, str]] = []
+        if self._sigma:
+            result = self._session.result
+            if result.weights.shape[0] == n:
+                for r in rows:
+                    s = row_stats(result, r)
+                    sums.append((r, "0" if s.fully_masked else f"{s.row_sum:.2f}"))
+        longest = max((t for row in texts for t in row), key=len, default="0")
+        longest = max([longest] + [t for _, t in sums], key=len)
+        font = QFont()
+        font.setPixelSize(100)
+        font.setWeight(QFont.Weight.DemiBold)
+        w100 = QFontMetricsF(font).horizontalAdvance(longest + " ") or 1.0
+        size = min(0.86 * cell_px * 100.0 / w100, 0.36 * cell_px, 64.0 * self._font_scale)
+        if size < MIN_TEXT_PX:
+            return plan
+        font.setPixelSize(int(size))
+        plan["font"] = font
+        plan["cells"] = [(rows[0] + i, cols[0] + j, texts[i][j], bool(dark[i, j]))
+                         for i in range(len(rows)) for j in range(len(cols))]
+        plan["sums"] = sums
+        return plan
+
+
+def _check_colormap(name: str) -> None:
+    """Raise ValueError for a colormap name that render.colormaps cannot resolve."""
+    try:
+        lut(name)
+    except (ValueError, OSError, KeyError) as exc:  # pyqtgraph raises FileNotFoundError for unknown names
+        raise ValueError(f"unknown colormap {name!r}") from exc

@@ -1,0 +1,200 @@
+"""The live heatmap: real widget, real clicks, real pixels."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
+
+from qkv_studio.core import Scene, load_preset
+from qkv_studio.render.colormaps import scale_for
+from qkv_studio.render.theme import get_theme
+from qkv_studio.session import Session
+from qkv_studio.ui.heatmap_view import HeatmapView, format_value
+
+
+@pytest.fixture
+def session():
+    return Session(load_preset("lesson"))
+
+
+def _show(qtbot, session, size=(1000, 800)):
+    view = HeatmapView(session)
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    session.flush()
+    qtbot.wait(10)
+    return view
+
+
+def _settle(qtbot, session):
+    session.flush()
+    qtbot.wait(10)
+
+
+def _click(qtbot, view, row, col, modifier=Qt.KeyboardModifier.NoModifier):
+    qtbot.mouseClick(view.graphics.viewport(), Qt.MouseButton.LeftButton, modifier, view.cell_center(row, col))
+
+
+def test_shows_the_lesson_weights_on_a_fixed_scale(qtbot, session):
+    view = _show(qtbot, session)
+    assert view.displayed_stage() == "weights"
+    np.testing.assert_array_equal(view.displayed_matrix(), session.result.weights)
+    assert view.color_levels() == (0.0, 1.0)
+    assert view.color_bar.levels() == (0.0, 1.0)
+    assert view.image_item.image.shape == (4, 4, 4)
+    assert "sums to 1" in view.title.text()
+
+
+def test_scores_stage_has_symmetric_levels_and_follows_the_stage(qtbot, session):
+    view = _show(qtbot, session)
+    session.set_stage("scores")
+    np.testing.assert_array_equal(view.displayed_matrix(), session.result.scores)
+    lo, hi = view.color_levels()
+    assert lo == -hi and hi == pytest.approx(np.max(np.abs(session.result.scores)))
+    assert view.color_bar.levels() == (lo, hi)
+    session.set_stage("scaled")
+    np.testing.assert_array_equal(view.displayed_matrix(), session.result.scaled)
+    assert view.color_levels()[1] == pytest.approx(np.max(np.abs(session.result.scaled)))
+    session.set_stage("vectors")
+    assert view.displayed_stage() == "scores"
+    assert "next" in view.title.text()
+    assert view.cell_texts() == []  # a preview: no numbers yet
+    session.set_stage("output")
+    assert view.displayed_stage() == "weights"
+
+
+def test_cell_texts_show_the_lesson_numbers_and_row_sums(qtbot, session):
+    view = _show(qtbot, session)
+    texts = {(r, c): t for r, c, t in view.cell_texts()}
+    assert texts[(2, 0)] == "0.06"
+    assert texts[(2, 1)] == "0.54"
+    assert texts[(2, 2)] == "0.13"
+    assert texts[(2, 3)] == "0.27"
+    assert texts[(2, 4)] == "1.00"  # the Σ column
+    assert len(texts) == 4 * 5
+    session.set_stage("scores")
+    texts = {(r, c): t for r, c, t in view.cell_texts()}
+    assert texts[(2, 1)] == "4" and (2, 4) not in texts
+
+
+def test_masked_cells_read_minus_infinity_before_the_softmax(qtbot, session):
+    view = _show(qtbot, session)
+    session.set_mask("causal")
+    session.set_stage("scores")
+    _settle(qtbot, session)
+    texts = {(r, c): t for r, c, t in view.cell_texts()}
+    assert texts[(0, 1)] == "−∞" and texts[(1, 0)] != "−∞"
+    session.set_stage("weights")
+    texts = {(r, c): t for r, c, t in view.cell_texts()}
+    assert texts[(0, 1)] == "0" and texts[(0, 0)] == "1.00"
+    # masked cells take the theme's masked colour, not a colormap colour
+    masked = QColor(get_theme("light").masked)
+    assert tuple(view.image_item.image[0, 1]) == (masked.red(), masked.green(), masked.blue(), 255)
+
+
+def test_clicking_a_cell_selects_its_row_as_query(qtbot, session):
+    view = _show(qtbot, session)
+    assert session.query == 2
+    with qtbot.waitSignal(session.query_changed) as blocker:
+        _click(qtbot, view, 0, 3)
+    assert blocker.args == [0]
+    assert session.query == 0
+    assert session.undo_stack.count() == 0  # selecting is navigation, not an edit
+
+
+def test_ctrl_click_toggles_a_mask_cell(qtbot, session):
+    view = _show(qtbot, session)
+    _click(qtbot, view, 2, 3, Qt.KeyboardModifier.ControlModifier)
+    assert bool(session.scene.mask_matrix()[2, 3])
+    assert session.scene.mask_matrix().sum() == 1
+    assert session.query == 2
+    assert session.undo_stack.count() == 1
+    _settle(qtbot, session)
+    assert view.displayed_matrix()[2, 3] == 0.0
+    assert dict(((r, c), t) for r, c, t in view.cell_texts())[(2, 3)] == "0"
+
+
+def test_rendered_pixels_match_the_colour_scale(qtbot, session):
+    view = _show(qtbot, session)
+    scale = scale_for("weights", session.result.weights)
+    image = view.grab().toImage()
+    for row, col in [(0, 0), (1, 1), (3, 2)]:
+        # off the centre, so the printed number does not cover the sampled pixel
+        scene_pt = view.plot.vb.mapViewToScene(QPointF(col - 0.35, row - 0.35))
+        pt = view.graphics.viewport().mapTo(view, view.graphics.mapFromScene(scene_pt))
+        got = image.pixelColor(pt)
+        want = scale.rgba(session.result.weights[row:row + 1, col:col + 1])[0, 0]
+        assert abs(got.red() - int(want[0])) <= 3, (row, col, got.name())
+        assert abs(got.green() - int(want[1])) <= 3, (row, col, got.name())
+        assert abs(got.blue() - int(want[2])) <= 3, (row, col, got.name())
+
+
+def test_colormap_change_recolours_weights_only(qtbot, session):
+    view = _show(qtbot, session)
+    before = view.image_item.image.copy()
+    view.set_colormap("magma")
+    assert not np.array_equal(before, view.image_item.image)
+    np.testing.assert_array_equal(view.image_item.image, scale_for("weights", session.result.weights,
+                                                                     "magma").rgba(session.result.weights))
+    with pytest.raises(ValueError):
+        view.set_colormap("no-such-map")
+
+
+def test_model_to_widget_updates_never_edit(qtbot, session):
+    view = _show(qtbot, session)
+    with qtbot.assertNotEmitted(session.undo_stack.indexChanged):
+        session.set_query(0)
+        session.set_stage("scores")
+        session.set_stage("weights")
+        view.set_theme(get_theme("projector"))
+        view.set_font_scale(1.5)
+        qtbot.wait(20)
+    session.set_value("Q", 2, 0, 3.0)
+    _settle(qtbot, session)
+    assert session.undo_stack.count() == 1  # the view's refresh did not add an edit of its own
+    np.testing.assert_array_equal(view.displayed_matrix(), session.result.weights)
+
+
+def test_query_change_repaints_only_the_overlay(qtbot, session, monkeypatch):
+    view = _show(qtbot, session)
+    calls = []
+    monkeypatch.setattr(view.image_item, "setImage", lambda *a, **k: calls.append(a))
+    painted = view.overlay.paint_count
+    session.set_query(1)
+    qtbot.waitUntil(lambda: view.overlay.paint_count > painted)
+    assert calls == []
+    session.set_value("Q", 1, 0, 2.0)
+    _settle(qtbot, session)
+    assert len(calls) == 1
+
+
+def test_font_scale_grows_tick_fonts(qtbot, session):
+    view = _show(qtbot, session)
+    small = view.plot.getAxis("left").style["tickFont"].pixelSize()
+    view.set_font_scale(2.0)
+    assert view.plot.getAxis("left").style["tickFont"].pixelSize() == 2 * small
+
+
+def test_1024_tokens_render_without_per_cell_items(qtbot):
+    rng = np.random.default_rng(0)
+    n = 1024
+    scene = Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 8)), k=rng.normal(size=(n, 8)),
+                         v=rng.normal(size=(n, 4)), query=5)
+    session = Session(scene)
+    view = _show(qtbot, session)
+    assert view.displayed_matrix().shape == (n, n)
+    assert view.image_item.image.shape == (n, n, 4)
+    assert len(view.graphics.scene().items()) < 80
+    assert view.cell_texts() == []  # cells are ~1 px: no numbers
+    ticks = view.plot.getAxis("left")._tickLevels[0]
+    assert 2 <= len(ticks) < 100  # labels thinned, not 1024 on top of each other
+
+
+@pytest.mark.parametrize("value, stage, text", [
+    (0.5412, "weights", "0.54"), (0.0, "weights", "0"), (-np.inf, "scores", "−∞"),
+    (4.0, "scores", "4"), (-1.25, "scaled", "−1.25"), (12345.0, "scores", "1.2e4"),
+])
+def test_format_value(value, stage, text):
+    assert format_value(value, stage) == text
