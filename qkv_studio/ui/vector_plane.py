@@ -1,0 +1,530 @@
+"""The vector plane: q, k (and v, and the blend) as arrows you can grab.
+
+Every vector is an arrow from the origin on a 2-D plane (for d > 2 its first two components,
+labelled so).  The selected query and its best-matching key stand out.  Dragging an arrow head edits
+that vector live through :meth:`Session.drag_vector`; a whole drag is one undo step because the
+Session merges the moves between two :meth:`Session.begin_drag` calls.  In projection mode Q, K and V
+are derived from X and the W matrices, so they are shown read-only.
+
+One ``PlotDataItem`` draws a whole set of arrows (shafts and heads as ``connect="pairs"``
+segments), so 1024 keys cost one item; labels are drawn only up to :data:`MAX_LABELLED` tokens.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..core import row_stats
+from ..render.colormaps import DEFAULT_SEQUENTIAL, lut
+from ..render.theme import DEFAULT_THEME, Theme, get_theme
+from ..session import Session
+
+MAX_LABELLED = 64  # above this many tokens keys/values get no labels (the query and best key still do)
+GRAB_PX = 12.0  # how close (in pixels) a press must be to an arrow head to grab it
+HEAD_PX = 15.0  # arrow-head length in pixels (times the font scale)
+_HEAD_ANGLE = math.radians(24)
+
+
+def _arrow_xy(vecs: np.ndarray, head_px: float, px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """x, y of ``connect="pairs"`` segments drawing arrows from the origin to each row of ``vecs``.
+
+    Heads are ``head_px`` pixels long whatever the zoom (``px`` = data units per pixel).
+    """
+    if len(vecs) == 0:
+        return np.zeros(0), np.zeros(0)
+    sx, sy = px
+    X, Y = vecs[:, 0] / sx, vecs[:, 1] / sy
+    length = np.hypot(X, Y)
+    safe = np.where(length > 0, length, 1.0)
+    ux, uy = X / safe, Y / safe
+    h = np.minimum(head_px, 0.45 * length)
+    c, s = math.cos(_HEAD_ANGLE), math.sin(_HEAD_ANGLE)
+    b1x, b1y = X - h * (ux * c - uy * s), Y - h * (uy * c + ux * s)
+    b2x, b2y = X - h * (ux * c + uy * s), Y - h * (uy * c - ux * s)
+    zero = np.zeros_like(X)
+    xs = np.stack([zero, X, X, b1x, X, b2x], axis=1).ravel() * sx
+    ys = np.stack([zero, Y, Y, b1y, Y, b2y], axis=1).ravel() * sy
+    return xs, ys
+
+
+def _first2(m: np.ndarray) -> np.ndarray:
+    """The first two components of each row (a 1-D vector lies on the horizontal axis)."""
+    if m.shape[1] >= 2:
+        return np.asarray(m[:, :2], dtype=np.float64)
+    return np.column_stack([m[:, 0], np.zeros(m.shape[0])]).astype(np.float64)
+
+
+class _PlaneViewBox(pg.ViewBox):
+    """A ViewBox that hands left-button drags to the plane (to move arrow heads)."""
+
+    def __init__(self) -> None:
+        super().__init__(enableMenu=False)
+        self.drag_handler = None
+
+    def mouseDragEvent(self, ev, axis=None):  # noqa: N802 - pyqtgraph's name
+        if self.drag_handler is not None and self.drag_handler(ev):
+            return
+        ev.ignore()
+
+
+class VectorPlane(QWidget):
+    """Queries, keys, values and the output as arrows on a plane; drag a head to edit the vector.
+
+    Public API: ``set_theme(theme)``, ``set_colormap(name)``, ``set_font_scale(f)``,
+    ``set_show_values(on)``.
+    Test hooks: ``plot_widget``, ``view_box``, ``best_key()``, ``values_visible()``, ``read_only()``,
+    ``head_view_pos(matrix, row)``, ``head_viewport_pos(matrix, row)``, ``label_texts()``.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._theme: Theme = get_theme(DEFAULT_THEME)
+        self._cmap_name = DEFAULT_SEQUENTIAL
+        self._font_scale = 1.0
+        self._show_values = False
+        self._best: int | None = None
+        self._best_weight = 0.0
+        self._output: np.ndarray | None = None
+        self._keys = np.zeros((0, 2))
+        self._values = np.zeros((0, 2))
+        self._query_vec = np.zeros((1, 2))
+        self._drag: tuple[str, int, float, float] | None = None
+        self._drag_origin = QPointF()
+        self._labels: list[pg.TextItem] = []
+        self._label_texts: list[str] = []
+
+        # header: what is shown, and the values toggle
+        self.info = QLabel(self)
+        self.info.setTextFormat(Qt.TextFormat.RichText)
+        self.info.setWordWrap(True)
+        self.info.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.values_box = QCheckBox("show values v", self)
+        self.values_box.setToolTip("Draw the value vectors v (dashed). The blend stage always shows them.")
+        self.values_box.toggled.connect(self.set_show_values)
+        head = QHBoxLayout()
+        head.setContentsMargins(0, 0, 0, 0)
+        head.addWidget(self.info, 1)
+        head.addWidget(self.values_box, 0, Qt.AlignmentFlag.AlignTop)
+
+        self.view_box = _PlaneViewBox()
+        self.view_box.drag_handler = self._drag_event
+        self.plot_widget = pg.PlotWidget(self, viewBox=self.view_box)
+        self.plot = self.plot_widget.getPlotItem()
+        self.plot.setMouseEnabled(False, False)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.setAspectLocked(True, 1.0)
+        self.plot.disableAutoRange()
+        self.plot.showGrid(x=True, y=True, alpha=0.18)
+
+        self._origin_h = pg.InfiniteLine(pos=0, angle=0, movable=False)
+        self._origin_v = pg.InfiniteLine(pos=0, angle=90, movable=False)
+        self._values_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
+        self._keys_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
+        self._best_halo = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
+        self._best_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
+        self._output_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
+        self._query_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
+        for z, item in enumerate((self._origin_h, self._origin_v, self._values_item, self._keys_item,
+                                  self._best_halo, self._best_item, self._output_item, self._query_item)):
+            item.setZValue(z)
+            self.plot.addItem(item, ignoreBounds=True)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(2)
+        layout.addLayout(head)
+        layout.addWidget(self.plot_widget, 1)
+
+        self.view_box.sigRangeChanged.connect(self._draw)
+        self.view_box.sigResized.connect(self._draw)
+        self.plot_widget.scene().sigMouseMoved.connect(self._on_hover)
+
+        session.scene_changed.connect(self._on_scene)
+        session.result_changed.connect(self._on_result)
+        session.query_changed.connect(self._on_query)
+        session.stage_changed.connect(self._on_stage)
+        session.tokens_changed.connect(self._on_tokens)
+
+        self.set_theme(self._theme)
+        self._read_vectors()
+        self._read_result()
+        self._update_info()
+        self._fit()
+        self._draw()
+
+    # ---- public API -------------------------------------------------------------------------------
+    def set_theme(self, theme: Theme) -> None:
+        """Colours and line widths of a theme."""
+        self._theme = theme
+        pal = self.palette()
+        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
+        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
+        self.setPalette(pal)
+        self.setAutoFillBackground(True)
+        self.values_box.setStyleSheet(f"color: {theme.text}")
+        self.plot_widget.setBackground(theme.background)
+        self._labels_clear()
+        self._style()
+
+    def set_colormap(self, name: str) -> None:
+        """Accepted for a uniform widget API: the plane draws no colormapped data."""
+        _check_colormap(name)
+        self._cmap_name = name
+
+    def set_font_scale(self, f: float) -> None:
+        """Scale every font and pen width (zoom, projector)."""
+        f = float(f)
+        if not (0.25 <= f <= 8):
+            raise ValueError("font scale must be between 0.25 and 8")
+        self._font_scale = f
+        self._labels_clear()
+        self._style()
+
+    def set_show_values(self, on: bool) -> None:
+        """Show or hide the value vectors (the blend stage always shows them)."""
+        on = bool(on)
+        if self.values_box.isChecked() != on:
+            self.values_box.setChecked(on)  # comes back here through toggled
+            return
+        if on == self._show_values:
+            return
+        self._show_values = on
+        self._update_info()
+        self._draw()
+        self._ensure_visible()
+
+    # ---- test hooks ---------------------------------------------------------------------------------
+    def best_key(self) -> int | None:
+        """Index of the key drawn as the best match (argmax of the selected query's weights)."""
+        return self._best
+
+    def values_visible(self) -> bool:
+        return self._show_values or self._session.stage == "output"
+
+    def read_only(self) -> bool:
+        """True in projection mode: Q, K, V are derived and cannot be dragged."""
+        return self._session.scene.mode == "projection"
+
+    def head_view_pos(self, matrix: str, row: int) -> QPointF:
+        """Where the head of a drawn vector is, in data coordinates."""
+        if matrix == "Q":
+            return QPointF(*self._query_vec[0])
+        arr = self._keys if matrix == "K" else self._values
+        return QPointF(*arr[row])
+
+    def head_viewport_pos(self, matrix: str, row: int):
+        """Where the head of a drawn vector is, in the viewport coordinates of ``plot_widget``."""
+        return self.plot_widget.mapFromScene(self.view_box.mapViewToScene(self.head_view_pos(matrix, row)))
+
+    def label_texts(self) -> list[str]:
+        """The plain texts of the visible labels (coincident heads share one label)."""
+        return list(self._label_texts)
+
+    # ---- slots --------------------------------------------------------------------------------------
+    def _on_scene(self) -> None:
+        self._read_vectors()
+        self._update_info()
+        self._draw()
+        if self._drag is None:
+            self._ensure_visible()
+
+    def _on_result(self) -> None:
+        self._read_result()
+        self._update_info()
+        self._draw()
+        if self._drag is None:
+            self._ensure_visible()
+
+    def _on_query(self, index: int) -> None:
+        self._read_vectors()
+        self._read_result()
+        self._update_info()
+        self._draw()
+        self._ensure_visible()
+
+    def _on_stage(self, stage: str) -> None:
+        self._read_result()
+        self._update_info()
+        self._draw()
+        self._ensure_visible()
+
+    def _on_tokens(self) -> None:
+        self._read_vectors()
+        self._update_info()
+        self._fit()
+        self._draw()
+
+    # ---- model → drawing ----------------------------------------------------------------------------
+    def _read_vectors(self) -> None:
+        scene = self._session.scene
+        q, k, v = scene.qkv()
+        self._keys = _first2(k)
+        self._values = _first2(v)
+        self._query_vec = _first2(q[scene.query:scene.query + 1])
+
+    def _read_result(self) -> None:
+        result = self._session.result
+        query = self._session.query
+        if result.weights.shape[0] != self._session.scene.n or query >= result.weights.shape[0]:
+            self._best, self._output = None, None
+            return
+        stats = row_stats(result, query)
+        self._best = None if stats.fully_masked else stats.argmax
+        self._best_weight = stats.max_weight
+        self._output = _first2(result.output[query:query + 1])
+
+    def _update_info(self) -> None:
+        scene = self._session.scene
+        t = self._theme
+        d_k, d_v = scene.d_k, scene.d_v
+        dims = "dₖ = 2" if d_k == 2 else (
+            f"first 2 of dₖ = {d_k} dimensions" if d_k > 2 else "dₖ = 1: one dimension, on the horizontal axis")
+        if d_v != d_k:
+            dims += f" · values: {'first 2 of ' if d_v > 2 else ''}dᵥ = {d_v}"
+        if self.read_only():
+            hint = "derived: Q = X·W<sup>Q</sup>, K = X·W<sup>K</sup> — edit X or W to move them"
+        else:
+            hint = "drag an arrow head to edit that vector"
+        if self._best is not None and self._best < scene.n:
+            q_name, k_name = (_html_escape(scene.token_label(i)) for i in (scene.query, self._best))
+            hint = (f'<span style="color:{t.text}">best match for <b style="color:{t.query_color}">q {q_name}'
+                    f'</b>: <b style="color:{t.key_color}">k {k_name}</b> (weight {self._best_weight:.2f})'
+                    f'</span> &nbsp;·&nbsp; {hint}')
+        self.info.setText(
+            f'<span style="font-size:{self._px(17)}px; font-weight:600; color:{t.text}">'
+            f'{self._title()}</span>'
+            f'<span style="font-size:{self._px(14)}px; color:{t.muted}"> &nbsp;({dims})<br>{hint}</span>')
+        x_label = "dimension 1"
+        y_label = "dimension 2" if d_k >= 2 else "(none: dₖ = 1)"
+        css = {"color": t.text, "font-size": f"{self._px(15)}px"}
+        self.plot.getAxis("bottom").setLabel(x_label, **css)
+        self.plot.getAxis("left").setLabel(y_label, **css)
+
+    def _title(self) -> str:
+        if self._session.stage == "output":
+            return "the output: a blend of the values v"
+        return "q, k and v as arrows" if self.values_visible() else "q and k as arrows"
+
+    def _px(self, base: float) -> int:
+        return max(6, int(round(base * self._font_scale)))
+
+    def _pen_w(self, base: float) -> float:
+        return base * self._font_scale * self._theme.line_scale
+
+    def _style(self) -> None:
+        t = self._theme
+        font = pg.QtGui.QFont()
+        font.setPixelSize(self._px(15))
+        for name in ("left", "bottom"):
+            ax = self.plot.getAxis(name)
+            ax.setStyle(tickFont=font)
+            ax.setPen(pg.mkPen(t.muted, width=max(1.0, self._pen_w(1))))
+            ax.setTextPen(pg.mkPen(t.text))
+        origin = pg.mkPen(t.muted, width=self._pen_w(1.5))
+        self._origin_h.setPen(origin)
+        self._origin_v.setPen(origin)
+        self._keys_item.setPen(pg.mkPen(t.key_color, width=self._pen_w(2.5)))
+        halo = QColor(t.key_color)
+        halo.setAlpha(70)
+        self._best_halo.setPen(pg.mkPen(halo, width=self._pen_w(13)))
+        self._best_item.setPen(pg.mkPen(t.key_color, width=self._pen_w(5)))
+        self._values_item.setPen(pg.mkPen(t.value_color, width=self._pen_w(2.5), style=Qt.PenStyle.DashLine))
+        self._output_item.setPen(pg.mkPen(t.output_color, width=self._pen_w(5)))
+        self._query_item.setPen(pg.mkPen(t.query_color, width=self._pen_w(5)))
+        self._update_info()
+        self._draw()
+
+    def _draw(self, *args) -> None:
+        px = self.view_box.viewPixelSize()
+        if not (px[0] > 0 and px[1] > 0 and math.isfinite(px[0]) and math.isfinite(px[1])):
+            px = (0.01, 0.01)
+        head = HEAD_PX * self._font_scale * self._theme.line_scale ** 0.5
+        n = len(self._keys)
+        best = self._best if self._best is not None and self._best < n else None
+        others = self._keys if best is None else np.delete(self._keys, best, axis=0)
+        self._keys_item.setData(*_arrow_xy(others, head, px), connect="pairs")
+        if best is not None:
+            bx, by = _arrow_xy(self._keys[best:best + 1], head * 1.15, px)
+            self._best_halo.setData(bx, by, connect="pairs")
+            self._best_item.setData(bx, by, connect="pairs")
+        else:
+            self._best_halo.setData([], [])
+            self._best_item.setData([], [])
+        show_v = self.values_visible()
+        if show_v:
+            self._values_item.setData(*_arrow_xy(self._values, head, px), connect="pairs")
+        else:
+            self._values_item.setData([], [])
+        self._query_item.setData(*_arrow_xy(self._query_vec, head * 1.15, px), connect="pairs")
+        show_out = self._session.stage == "output" and self._output is not None
+        if show_out:
+            self._output_item.setData(*_arrow_xy(self._output, head * 1.15, px), connect="pairs")
+        else:
+            self._output_item.setData([], [])
+        self._draw_labels(show_v, show_out)
+
+    def _labels_clear(self) -> None:
+        for item in self._labels:
+            self.plot.removeItem(item)
+        self._labels = []
+
+    def _draw_labels(self, show_v: bool, show_out: bool) -> None:
+        scene = self._session.scene
+        t = self._theme
+        n = len(self._keys)
+        entries: list[tuple[float, float, str, str, bool]] = []  # x, y, text, colour, bold
+        entries.append((*self._query_vec[0], f"q {scene.token_label(scene.query)}", t.query_color, True))
+        if show_out:
+            entries.append((*self._output[0], "output (blend)", t.output_color, True))
+        for j in range(n):
+            if n <= MAX_LABELLED or j == self._best:
+                entries.append((*self._keys[j], f"k {scene.token_label(j)}", t.key_color, j == self._best))
+        if show_v and n <= MAX_LABELLED:
+            for j in range(n):
+                entries.append((*self._values[j], f"v {scene.token_label(j)}", t.value_color, False))
+        groups: dict[tuple[float, float], list] = {}
+        for x, y, text, colour, bold in entries:
+            groups.setdefault((x, y), []).append((text, colour, bold))
+        size = self._px(17)
+        texts = []
+        while len(self._labels) < len(groups):
+            fill = QColor(t.background)
+            fill.setAlpha(200)
+            item = pg.TextItem(fill=pg.mkBrush(fill))
+            item.setZValue(20)
+            self.plot.addItem(item, ignoreBounds=True)
+            self._labels.append(item)
+        for item, ((x, y), parts) in zip(self._labels, groups.items()):
+            sep = f'<span style="color:{t.muted}; font-size:{size}px"> · </span>'
+            html = sep.join(
+                f'<span style="color:{c}; font-size:{size}px; font-weight:{800 if b else 500}">'
+                f'{_html_escape(s)}</span>' for s, c, b in parts)
+            texts.append(" · ".join(s for s, _, _ in parts))
+            item.setHtml(html)
+            r = math.hypot(x, y)
+            ux, uy = (x / r, y / r) if r > 0 else (0.7, 0.7)
+            item.setAnchor((0.5 - 0.6 * ux, 0.5 + 0.6 * uy))
+            item.setPos(x, y)
+            item.setVisible(True)
+        for item in self._labels[len(groups):]:
+            item.setVisible(False)
+        self._label_texts = texts
+
+    # ---- range --------------------------------------------------------------------------------------
+    def _shown_heads(self) -> np.ndarray:
+        parts = [self._keys, self._query_vec, np.zeros((1, 2))]
+        if self.values_visible():
+            parts.append(self._values)
+        if self._session.stage == "output" and self._output is not None:
+            parts.append(self._output)
+        return np.vstack(parts)
+
+    def _fit(self) -> None:
+        """Range over every shown head and the origin, with room for labels."""
+        pts = self._shown_heads()
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        span = float(max(hi[0] - lo[0], hi[1] - lo[1], 1e-9))
+        if not math.isfinite(span):
+            span = 1.0
+        pad = 0.22 * span if span > 1e-9 else 1.0
+        self.view_box.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
+
+    def _ensure_visible(self) -> None:
+        """Re-range only when a head has left the view (a stable range while working)."""
+        (x0, x1), (y0, y1) = self.view_box.viewRange()
+        pts = self._shown_heads()
+        mx, my = 0.03 * (x1 - x0), 0.03 * (y1 - y0)
+        inside = ((pts[:, 0] >= x0 + mx) & (pts[:, 0] <= x1 - mx) & (pts[:, 1] >= y0 + my)
+                  & (pts[:, 1] <= y1 - my))
+        if not inside.all():
+            self._fit()
+
+    # ---- dragging -----------------------------------------------------------------------------------
+    def _pick(self, scene_pos) -> tuple[str, int, float, float] | None:
+        """The draggable head nearest a scene position, within GRAB_PX pixels (the query first)."""
+        tr = self.view_box.childGroup.sceneTransform()
+
+        def dist(arr: np.ndarray) -> np.ndarray:
+            sx = tr.m11() * arr[:, 0] + tr.m21() * arr[:, 1] + tr.dx()
+            sy = tr.m12() * arr[:, 0] + tr.m22() * arr[:, 1] + tr.dy()
+            return np.hypot(sx - scene_pos.x(), sy - scene_pos.y())
+
+        radius = GRAB_PX * max(1.0, self._font_scale)
+        query = self._session.query
+        if dist(self._query_vec)[0] <= radius:
+            return ("Q", query, *map(float, self._query_vec[0]))
+        best: tuple[float, str, int] | None = None
+        sets = [("K", self._keys)] + ([("V", self._values)] if self.values_visible() else [])
+        for name, arr in sets:
+            if len(arr):
+                d = dist(arr)
+                j = int(np.argmin(d))
+                if d[j] <= radius and (best is None or d[j] < best[0]):
+                    best = (float(d[j]), name, j)
+        if best is None:
+            return None
+        _, name, j = best
+        arr = self._keys if name == "K" else self._values
+        return (name, j, float(arr[j, 0]), float(arr[j, 1]))
+
+    def _snap_decimals(self) -> int:
+        (x0, x1), _ = self.view_box.viewRange()
+        span = max(x1 - x0, 1e-12)
+        return int(-math.floor(math.log10(span / 200.0)))
+
+    def _drag_event(self, ev) -> bool:
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return False
+        if ev.isStart():
+            hit = None if self.read_only() else self._pick(ev.buttonDownScenePos())
+            if hit is None:
+                return False
+            self._drag = hit
+            self._drag_origin = self.view_box.mapSceneToView(ev.buttonDownScenePos())
+            self._session.begin_drag()
+            self.plot_widget.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+        if self._drag is None:
+            return False
+        ev.accept()
+        matrix, row, x0, y0 = self._drag
+        p = self.view_box.mapSceneToView(ev.scenePos())
+        digits = self._snap_decimals()
+        x = round(x0 + p.x() - self._drag_origin.x(), digits)
+        y = round(y0 + p.y() - self._drag_origin.y(), digits)
+        if matrix in ("Q", "K") and self._session.scene.d_k == 1 or matrix == "V" and self._session.scene.d_v == 1:
+            y = 0.0
+        self._session.drag_vector(matrix, row, x + 0.0, y + 0.0)
+        if ev.isFinish():
+            self._drag = None
+            self.plot_widget.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            self._ensure_visible()
+        return True
+
+    def _on_hover(self, scene_pos) -> None:
+        if self._drag is not None:
+            return
+        vp = self.plot_widget.viewport()
+        if not self.read_only() and self._pick(scene_pos) is not None:
+            vp.setCursor(Qt.CursorShape.OpenHandCursor)
+        else:
+            vp.unsetCursor()
+
+
+def _html_escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _check_colormap(name: str) -> None:
+    """Raise ValueError for a colormap name that render.colormaps cannot resolve."""
+    try:
+        lut(name)
+    except (ValueError, OSError, KeyError) as exc:  # pyqtgraph raises FileNotFoundError for unknown names
+        raise ValueError(f"unknown colormap {name!r}") from exc
