@@ -42,6 +42,12 @@ _KEEP = b'[]{}"'
 _DROP = bytes(c for c in range(256) if c not in _KEEP)
 
 
+def _parse_int(text: str) -> int | float:
+    # More digits than any double holds: read as float (→ inf, refused later) rather than hitting
+    # Python's 4300-digit int limit, whose ValueError would read as nonsense to a user.
+    return int(text) if len(text) <= 400 else float(text)
+
+
 def _depth_ok(text: str) -> bool:
     """Cheap pre-scan so a pathologically nested file never reaches the recursive parser.
 
@@ -58,10 +64,14 @@ def _depth_ok(text: str) -> bool:
     return int(np.cumsum(steps).max()) <= MAX_DEPTH
 
 
+def _too_big(size: int) -> str:
+    return f"the file is larger than 64 MB ({size:,} bytes); session files are at most 64 MB"
+
+
 def parse_bytes(data: bytes, source: str = "<data>") -> Scene:
     """Validate raw file bytes and return the Scene, or raise :class:`SessionFileError`."""
     if len(data) > MAX_BYTES:
-        raise SessionFileError(source, f"the file is {len(data) / 2**20:.0f} MB; session files are at most 64 MB")
+        raise SessionFileError(source, _too_big(len(data)))
     if not data.strip():
         raise SessionFileError(source, "the file is empty")
     try:
@@ -71,7 +81,7 @@ def parse_bytes(data: bytes, source: str = "<data>") -> Scene:
     if not _depth_ok(text):
         raise SessionFileError(source, f"the JSON is nested more than {MAX_DEPTH} levels deep")
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise SessionFileError(source, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                                        "the file may be truncated or not a session file") from None
@@ -89,7 +99,7 @@ def read_session(path: str | os.PathLike) -> Scene:
     try:
         size = p.stat().st_size
         if size > MAX_BYTES:
-            raise SessionFileError(source, f"the file is {size / 2**20:.0f} MB; session files are at most 64 MB")
+            raise SessionFileError(source, _too_big(size))
         if p.is_dir():
             raise SessionFileError(source, "is a folder, not a session file")
         with open(p, "rb") as fh:
@@ -132,7 +142,9 @@ def _matrix(obj: dict, name: str, source: str, rows_expected: int | None) -> np.
             if not 1 <= width <= MAX_WIDTH:
                 raise SessionFileError(source, f"{name} rows must have 1–{MAX_WIDTH} numbers, row 1 has {width}")
         elif len(row) != width:
-            raise SessionFileError(source, f"row {i + 1} of {name} has {len(row)} numbers but row 1 has {width}")
+            plural = "" if len(row) == 1 else "s"
+            raise SessionFileError(source, f"row {i + 1} of {name} has {len(row)} number{plural} "
+                                           f"but row 1 has {width}")
         out.append([_number(v, f"{name} row {i + 1}, column {j + 1}", source) for j, v in enumerate(row)])
     return np.array(out, dtype=np.float64)
 
