@@ -128,8 +128,8 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.dock_editors, self.dock_plane, Qt.Vertical)
         self.splitDockWidget(self.dock_calc, self.dock_blend, Qt.Vertical)
         self.resizeDocks([self.dock_editors, self.dock_calc], [400, 500], Qt.Horizontal)
-        self.resizeDocks([self.dock_editors, self.dock_plane], [560, 390], Qt.Vertical)
-        self.resizeDocks([self.dock_calc, self.dock_blend], [400, 550], Qt.Vertical)
+        self.resizeDocks([self.dock_editors, self.dock_plane], [640, 330], Qt.Vertical)
+        self.resizeDocks([self.dock_calc, self.dock_blend], [330, 640], Qt.Vertical)
         s.scene_changed.connect(self._sync_mode)
         self._sync_mode()
 

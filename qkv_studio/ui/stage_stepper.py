@@ -148,7 +148,7 @@ class StageStepper(QWidget):
             if r.fully_masked[qi]:
                 return f"Every key is masked for {name}: there is nothing to attend to, so all weights are 0."
             top = ", ".join(f"{fmt_fixed(float(r.weights[qi, j]))} on “{s.token_label(j)}”" for j in order[:4])
-            return (f"softmax turns {name}'s scores into weights that sum to 1: {top}"
+            return (f"softmax turns the scores of {name} into weights that sum to 1: {top}"
                     f"{', …' if s.n > 4 else ''}. A blend, not a pick.")
         top = " + ".join(f"{fmt_fixed(float(r.weights[qi, j]))}·v<sub>{s.token_label(j)}</sub>" for j in order[:4])
         return (f"The output for {name} is the weighted blend of the values: {top}{' + …' if s.n > 4 else ''} = "
