@@ -1,0 +1,97 @@
+"""The numbers behind a scene as CSV or JSON text (pure NumPy/JSON, no Qt).
+
+``stage_csv`` writes the n×n matrix a stage shows (the same matrix as the heatmap: ``vectors`` shows
+the scores, ``output`` the weights that blend the values); ``all_stages_json`` gives every stage at
+once.  Numbers keep full float precision: each is written with ``repr(float)``, which reads back to
+the identical double.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from .scene import STAGES, Scene
+
+NUMBERS_FORMAT = "qkv-studio-numbers"
+NUMBERS_VERSION = 1
+
+
+def _cell(x: float) -> str:
+    """Full precision; a masked score (−∞) is written ``-inf`` (``float("-inf")`` reads it back)."""
+    return repr(float(x))
+
+
+def stage_csv(scene: Scene, stage: str | None = None) -> str:
+    """The stage's n×n matrix as CSV text.
+
+    The first row is an empty cell then the key tokens; each further row is the query token then its
+    values.  Masked score cells are ``-inf``; weights there are exactly ``0.0``.  ``stage`` defaults to
+    the scene's own stage.
+    """
+    stage = scene.stage if stage is None else stage
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}: use one of {', '.join(STAGES)}")
+    matrix = scene.result().stage(stage)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([""] + list(scene.tokens))
+    for token, row in zip(scene.tokens, matrix):
+        writer.writerow([token] + [_cell(x) for x in row])
+    return buf.getvalue()
+
+
+def _nested(a: np.ndarray) -> list[list[float | None]]:
+    """Nested lists of floats, ``None`` (JSON ``null``) where a value is not finite (a masked score)."""
+    return [[float(x) if math.isfinite(x) else None for x in row] for row in a.tolist()]
+
+
+def all_stages_json(scene: Scene) -> dict[str, Any]:
+    """Every stage of the scene as a JSON-ready object.
+
+    Keys: ``format``/``version``; ``tokens``; the effective ``Q``, ``K``, ``V``; ``scores``, ``scaled``,
+    ``weights`` (n×n) and ``output`` (n×d_v) as nested lists; ``query`` (``{"index", "token"}``),
+    ``stage``, ``mask`` (``"none"``, ``"causal"`` or the boolean matrix, true = blocked), ``scale``,
+    ``d_k``, ``d_v`` and ``fully_masked`` (indices of query rows whose every key is blocked).
+
+    JSON has no −∞, so a **masked cell of ``scores`` and ``scaled`` is ``null``**; its weight is ``0``.
+    """
+    r = scene.result()
+    q, k, v = scene.qkv()
+    return {
+        "format": NUMBERS_FORMAT,
+        "version": NUMBERS_VERSION,
+        "tokens": list(scene.tokens),
+        "Q": _nested(q),
+        "K": _nested(k),
+        "V": _nested(v),
+        "scores": _nested(r.scores),
+        "scaled": _nested(r.scaled),
+        "weights": _nested(r.weights),
+        "output": _nested(r.output),
+        "query": {"index": scene.query, "token": scene.tokens[scene.query]},
+        "stage": scene.stage,
+        "mask": scene.mask if isinstance(scene.mask, str) else np.asarray(scene.mask).tolist(),
+        "scale": scene.scale,
+        "d_k": scene.d_k,
+        "d_v": scene.d_v,
+        "fully_masked": [int(i) for i in np.flatnonzero(r.fully_masked)],
+    }
+
+
+def json_text(scene: Scene) -> str:
+    """:func:`all_stages_json` as UTF-8-ready text, one matrix row per line (strict JSON, no NaN)."""
+    obj = all_stages_json(scene)
+    parts = []
+    for key, val in obj.items():
+        if isinstance(val, list) and val and isinstance(val[0], list):
+            rows = ",\n    ".join(json.dumps(row, ensure_ascii=False, allow_nan=False) for row in val)
+            parts.append(f"  {json.dumps(key)}: [\n    {rows}\n  ]")
+        else:
+            parts.append(f"  {json.dumps(key)}: {json.dumps(val, ensure_ascii=False, allow_nan=False)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"

@@ -1,0 +1,82 @@
+"""The core is NumPy only: importing it never loads Qt, and no core file imports a GUI toolkit."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import qkv_studio
+
+PACKAGE = Path(qkv_studio.__file__).resolve().parent
+CORE = PACKAGE / "core"
+FORBIDDEN = ("PySide6", "PyQt5", "PyQt6", "PySide2", "pyqtgraph", "superqt", "qtpy", "matplotlib")
+
+
+def _run(code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=PACKAGE.parent)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+PROBE = ("import sys; {stmt}; "
+         "print('loaded:' + ','.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({forbidden!r}))))")
+
+
+def test_importing_the_core_loads_no_gui_toolkit():
+    stmt = "import qkv_studio.core, qkv_studio.core.numbers; qkv_studio.core.load_preset('lesson').result()"
+    assert _run(PROBE.format(stmt=stmt, forbidden=FORBIDDEN)) == "loaded:"
+
+
+def test_the_probe_does_see_a_toolkit_when_one_is_imported():
+    # proves the check above can fail
+    assert _run(PROBE.format(stmt="import PySide6.QtCore", forbidden=FORBIDDEN)) == "loaded:PySide6"
+
+
+def test_the_command_line_exports_numbers_and_lists_presets_without_qt(tmp_path):
+    out = tmp_path / "w.csv"
+    stmt = (f"from qkv_studio.cli import main; "
+            f"assert main(['export', '--preset', 'lesson', '-o', {str(out)!r}]) == 0; "
+            f"assert main(['presets']) == 0")
+    printed = _run(PROBE.format(stmt=stmt, forbidden=FORBIDDEN)).splitlines()
+    assert printed[-1] == "loaded:" and out.exists()
+
+
+def _imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "__import__" and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                names.add(arg.value.split(".")[0])
+    return names
+
+
+def test_no_core_file_imports_a_gui_toolkit():
+    files = sorted(CORE.rglob("*.py"))
+    assert len(files) >= 5
+    for path in files:
+        bad = _imported_modules(path) & set(FORBIDDEN)
+        assert not bad, f"{path.name} imports {', '.join(sorted(bad))}"
+        text = path.read_text(encoding="utf-8")
+        assert not any(f"import {name}" in text or f"from {name}" in text for name in FORBIDDEN), path.name
+
+
+def test_core_imports_only_the_standard_library_numpy_and_itself():
+    allowed = set(sys.stdlib_module_names) | {"numpy", "qkv_studio"}
+    for path in sorted(CORE.rglob("*.py")):
+        extra = _imported_modules(path) - allowed
+        assert not extra, f"{path.name} imports {', '.join(sorted(extra))}"
+
+
+def test_the_scanner_notices_a_qt_import(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import numpy as np\nfrom PySide6.QtCore import QObject\n")
+    assert "PySide6" in _imported_modules(sample)
