@@ -66,6 +66,12 @@ def _elide(name: str) -> str:
     return name if len(name) <= MAX_LABEL_CHARS else name[: MAX_LABEL_CHARS - 1] + "…"
 
 
+def _pixel_font(px: int) -> QFont:
+    font = QFont()
+    font.setPixelSize(px)
+    return font
+
+
 def _rgba_of(color: str) -> np.ndarray:
     c = QColor(color)
     return np.array([c.red(), c.green(), c.blue(), 255], dtype=np.uint8)
@@ -129,7 +135,7 @@ class CellOverlay(pg.GraphicsObject):
                 p.setBrush(Qt.BrushStyle.NoBrush)
 
         # Row-sum column: a panel-coloured strip right of the matrix.
-        if view._sigma:
+        if view._sigma and cell_px >= MIN_CELL_PX:
             x0 = n - 0.5 + SIGMA_GAP
             if len(rows):
                 strip = tr.mapRect(QRectF(x0, rows[0] - 0.5, 1, len(rows)))
@@ -189,6 +195,7 @@ class HeatmapView(QWidget):
         self._rgba: np.ndarray | None = None
         self._blocked: np.ndarray | None = None
         self._scale: ColorScale | None = None
+        self._coloured: tuple | None = None  # (scale key, matrix, mask) the image was coloured from
         self._shown = SHOWN_STAGE[session.stage]
         self._sigma = False
         self._query = session.query
@@ -259,6 +266,7 @@ class HeatmapView(QWidget):
         if self._matrix is not None:
             self._recolour()
         self._update_title()
+        self._update_ticks()
 
     def set_colormap(self, name: str) -> None:
         """The sequential colormap of the weights (scores keep their diverging map)."""
@@ -369,20 +377,46 @@ class HeatmapView(QWidget):
 
     # ---- drawing ------------------------------------------------------------------------------------
     def _recolour(self) -> None:
+        """Colour the displayed matrix; when only some rows (or columns) changed, only those."""
         m = self._matrix
-        self._scale = scale_for(self._shown, m, self._cmap_name)
-        rgba = self._scale.rgba(m)
-        if self._blocked is not None and self._blocked.shape == m.shape and self._blocked.any():
-            rgba[self._blocked] = _rgba_of(self._theme.masked)
+        scale = scale_for(self._shown, m, self._cmap_name)
+        blocked = self._blocked if self._blocked is not None and self._blocked.shape == m.shape else None
+        masked = _rgba_of(self._theme.masked)
+        key = (scale, self._theme.masked)
+        prev = self._coloured
+        rgba = None
+        if prev is not None and prev[0] == key and prev[1].shape == m.shape and self._rgba is not None \
+                and (prev[2] is blocked or (blocked is not None and prev[2] is not None
+                                            and np.array_equal(prev[2], blocked))):
+            # Same colour scale and mask: recolour only what changed (one query row while dragging).
+            changed = prev[1] != m
+            rows = np.flatnonzero(changed.any(axis=1))
+            cols = np.flatnonzero(changed.any(axis=0))
+            rgba = self._rgba
+            if len(rows) <= len(cols):
+                if len(rows):
+                    rgba[rows] = scale.rgba(m[rows])
+                    if blocked is not None:
+                        rgba[rows] = np.where(blocked[rows][..., None], masked, rgba[rows])
+            else:
+                rgba[:, cols] = scale.rgba(m[:, cols])
+                if blocked is not None:
+                    rgba[:, cols] = np.where(blocked[:, cols][..., None], masked, rgba[:, cols])
+        if rgba is None:
+            rgba = scale.rgba(m)
+            if blocked is not None and blocked.any():
+                rgba[blocked] = masked
         self._rgba = rgba
+        self._coloured = (key, m, blocked)
         n = m.shape[0]
         self.image_item.setImage(rgba, autoLevels=False)
         self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
         self._apply_dim()
-        table = lut(self._scale.cmap)
-        cmap = pg.ColorMap(np.linspace(0.0, 1.0, len(table)), table)
-        self.color_bar.setColorMap(cmap)
-        self.color_bar.setLevels((self._scale.lo, self._scale.hi))
+        if self._scale is None or (scale.cmap, scale.lo, scale.hi) != (self._scale.cmap, self._scale.lo,
+                                                                      self._scale.hi):
+            self.color_bar.setColorMap(_colour_map(scale.cmap))
+            self.color_bar.setLevels((scale.lo, scale.hi))
+        self._scale = scale
         self._style_bar_label()
         self.overlay.set_extent(n, self._sigma)
 
@@ -416,7 +450,7 @@ class HeatmapView(QWidget):
             ax = self.plot.getAxis(name)
             ax.setStyle(tickFont=tick_font, tickTextOffset=int(6 * self._font_scale))
             ax.setPen(pg.mkPen(None))  # no axis line: the matrix edge is the frame
-            ax.setTickPen(pg.mkPen(None))
+            ax.setTickPen(QPen(QBrush(Qt.BrushStyle.NoBrush), 0, Qt.PenStyle.NoPen))
             ax.setTextPen(pg.mkPen(t.text))
             ax.setLabel(text, **label_css)
         bar_axis = self.color_bar.axis
@@ -467,26 +501,36 @@ class HeatmapView(QWidget):
         self.title.setText(html)
 
     def _update_ticks(self) -> None:
+        """Token names on both axes, thinned to every k-th when they would overlap."""
         if self._matrix is None:
             return
         n = self._matrix.shape[0]
         labels = self._labels if len(self._labels) == n else [str(i) for i in range(n)]
         cell_px = self._cell_px()
-        font = QFont()
-        font.setPixelSize(self._px(17))
-        fm = QFontMetricsF(font)
+        base = self._px(17)
+        fm = QFontMetricsF(_pixel_font(base))
+        top_size = base
         if cell_px <= 0:
             step_y = step_x = max(1, n // 16)
         else:
             step_y = max(1, math.ceil(fm.height() * 1.05 / cell_px))
-            widest = max((fm.horizontalAdvance(s) for s in labels), default=10.0) + 10 * self._font_scale
-            step_x = max(1, math.ceil(widest / cell_px))
+            gap = 6 * self._font_scale
+            widest = max((fm.horizontalAdvance(s) for s in labels), default=10.0)
+            step_x = max(1, math.ceil((widest + gap) / cell_px))
+            # Key names a little smaller beat dropping every other one.
+            for shrink in (0.85, 0.72):
+                small = int(round(base * shrink))
+                if step_x > 1 and small >= 11 and widest * small / base + gap <= 0.95 * cell_px:
+                    step_x, top_size = 1, small
+        top_axis = self.plot.getAxis("top")
+        if top_axis.style["tickFont"] is None or top_axis.style["tickFont"].pixelSize() != top_size:
+            top_axis.setStyle(tickFont=_pixel_font(top_size))
         left = [(i, labels[i]) for i in range(0, n, step_y)]
         top = [(i, labels[i]) for i in range(0, n, step_x)]
-        if self._sigma:
-            top.append((n - 1 + 0.5 + SIGMA_GAP + 0.5, "Σ"))
+        if self._sigma and cell_px >= MIN_CELL_PX:
+            top.append((n + SIGMA_GAP, "Σ"))
         self.plot.getAxis("left").setTicks([left, []])
-        self.plot.getAxis("top").setTicks([top, []])
+        top_axis.setTicks([top, []])
 
     def _cell_px(self) -> float:
         sx = self.plot.vb.viewPixelSize()[0]
@@ -534,6 +578,17 @@ class HeatmapView(QWidget):
                          for i in range(len(rows)) for j in range(len(cols))]
         plan["sums"] = sums
         return plan
+
+
+_CMAPS: dict[str, pg.ColorMap] = {}
+
+
+def _colour_map(name: str) -> pg.ColorMap:
+    """The legend's ColorMap, built from the very lookup table that colours the cells."""
+    if name not in _CMAPS:
+        table = lut(name)
+        _CMAPS[name] = pg.ColorMap(np.linspace(0.0, 1.0, len(table)), table)
+    return _CMAPS[name]
 
 
 def _check_colormap(name: str) -> None:
