@@ -60,6 +60,8 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
     if presentation:
         window.set_presentation(True, fullscreen=False)
     window.resize(*size)
+    app.processEvents()
+    window.layout_docks()
     for _ in range(5):
         app.processEvents()
     window.session.flush()

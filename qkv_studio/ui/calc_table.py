@@ -108,9 +108,9 @@ class CalcModel(QAbstractTableModel):
         r = self._session.result
         qi = self._session.query
         if col == "token":
-            return "total"
+            return "Σ"
         if col == "weight":
-            return f"Σ = {fmt_fixed(float(r.weights[qi].sum()))}"
+            return fmt_fixed(float(r.weights[qi].sum()))
         if col == "weighted":
             return f"o = {fmt_vector(r.output[qi])}"
         return ""

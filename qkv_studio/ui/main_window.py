@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         self._zoom = 1.0
         self._presentation = False
         self._saved_state: QByteArray | None = None
+        self._restored_state = False
         self.setDockNestingEnabled(True)
         self.resize(1600, 950)
         self._build_widgets()
@@ -127,11 +128,28 @@ class MainWindow(QMainWindow):
         self.dock_blend = self._dock("Blend", "dock_blend", self.blend, Qt.RightDockWidgetArea)
         self.splitDockWidget(self.dock_editors, self.dock_plane, Qt.Vertical)
         self.splitDockWidget(self.dock_calc, self.dock_blend, Qt.Vertical)
-        self.resizeDocks([self.dock_editors, self.dock_calc], [400, 500], Qt.Horizontal)
-        self.resizeDocks([self.dock_editors, self.dock_plane], [640, 330], Qt.Vertical)
-        self.resizeDocks([self.dock_calc, self.dock_blend], [330, 640], Qt.Vertical)
+        self._laid_out = False
         s.scene_changed.connect(self._sync_mode)
         self._sync_mode()
+
+    def layout_docks(self) -> None:
+        """Share the width and height between the panels in proportion to the window (default layout)."""
+        w, h = max(self.width(), 800), max(self.height(), 500)
+        if h < 900:
+            # Too short for editors and plane one above the other: make them tabs of one column.
+            self.tabifyDockWidget(self.dock_editors, self.dock_plane)
+            self.dock_editors.raise_()
+        self.resizeDocks([self.dock_editors, self.dock_calc], [int(w * 0.22), int(w * 0.28)], Qt.Horizontal)
+        if h >= 900:
+            self.resizeDocks([self.dock_editors, self.dock_plane], [int(h * 0.60), int(h * 0.40)], Qt.Vertical)
+        self.resizeDocks([self.dock_calc, self.dock_blend], [int(h * 0.36), int(h * 0.64)], Qt.Vertical)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._laid_out:
+            self._laid_out = True
+            if not self._restored_state:
+                self.layout_docks()
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -512,7 +530,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         state = st.value("window_state")
         if state is not None:
-            self.restoreState(state)
+            self._restored_state = bool(self.restoreState(state))
         theme = str(st.value("theme", "light"))
         self._theme = THEMES.get(theme, THEMES["light"])
         cmap = str(st.value("colormap", "viridis"))

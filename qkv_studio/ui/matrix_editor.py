@@ -233,6 +233,8 @@ class MatrixEditor(QWidget):
         self.table = MatrixTable(self.model, self)
         title, hint = _MATRIX_TITLES[name]
         self.title = QLabel(f"<b>{title}</b>  <span style='color:#666'>{hint}</span>")
+        self.title.setWordWrap(True)
+        self.title.setMinimumWidth(60)
         self.shape_label = QLabel()
         self.add_button = QToolButton(text="+")
         self.remove_button = QToolButton(text="−")

@@ -15,11 +15,11 @@ from ..session import Session
 from .formatting import fmt, fmt_fixed, fmt_vector
 
 STEP_NAMES = {
-    "vectors": "1 · Vectors",
-    "scores": "2 · Q·Kᵀ",
-    "scaled": "3 · ÷ √dₖ",
-    "weights": "4 · softmax",
-    "output": "5 · blend",
+    "vectors": "Vectors",
+    "scores": "Q·Kᵀ",
+    "scaled": "÷ √dₖ",
+    "weights": "softmax",
+    "output": "blend",
 }
 
 # The whole formula in typeset pieces; each stage highlights its own piece.
@@ -77,8 +77,10 @@ class StageStepper(QWidget):
             self.stage_buttons[stage] = b
             row.addWidget(b)
         row.addWidget(self.next_button)
-        for b in (self.back_button, self.next_button):
+        for b in (self.back_button, self.next_button, *self.stage_buttons.values()):
             b.setFocusPolicy(Qt.NoFocus)
+            b.setMinimumWidth(30)
+            b.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.RichText)
@@ -87,11 +89,13 @@ class StageStepper(QWidget):
         self.formula.setTextFormat(Qt.RichText)
         self.stage_formula = QLabel()
         self.stage_formula.setTextFormat(Qt.RichText)
-        formulas = QHBoxLayout()
+        for label in (self.formula, self.stage_formula):
+            label.setWordWrap(True)
+            label.setMinimumWidth(40)
+        formulas = QVBoxLayout()
+        formulas.setSpacing(2)
         formulas.addWidget(self.formula)
-        formulas.addSpacing(24)
         formulas.addWidget(self.stage_formula)
-        formulas.addStretch(1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 4, 6, 4)
         lay.addLayout(row)

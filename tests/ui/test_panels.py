@@ -87,7 +87,8 @@ def test_calc_table_columns_appear_stage_by_stage(qtbot, session):
     col = model.columns().index("weight")
     weights = [model.index(j, col).data() for j in range(4)]
     assert weights == ["0.06", "0.54", "0.13", "0.27"]
-    assert model.index(4, col).data() == "Σ = 1.00"
+    assert model.index(4, col).data() == "1.00"
+    assert model.index(4, 0).data() == "Σ"
     session.set_stage("output")
     out = model.index(4, model.columns().index("weighted")).data()
     o = session.result.output[2]
