@@ -122,7 +122,6 @@ class VectorPlane(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setAspectLocked(True, 1.0)
         self.plot.disableAutoRange()
-        self.plot.showGrid(x=True, y=True, alpha=0.18)
 
         self._origin_h = pg.InfiniteLine(pos=0, angle=0, movable=False)
         self._origin_v = pg.InfiniteLine(pos=0, angle=90, movable=False)
@@ -153,10 +152,9 @@ class VectorPlane(QWidget):
         session.stage_changed.connect(self._on_stage)
         session.tokens_changed.connect(self._on_tokens)
 
-        self.set_theme(self._theme)
         self._read_vectors()
         self._read_result()
-        self._update_info()
+        self.set_theme(self._theme)
         self._fit()
         self._draw()
 
@@ -258,7 +256,7 @@ class VectorPlane(QWidget):
 
     def _on_tokens(self) -> None:
         self._read_vectors()
-        self._update_info()
+        self._style()
         self._fit()
         self._draw()
 
@@ -331,16 +329,30 @@ class VectorPlane(QWidget):
         origin = pg.mkPen(t.muted, width=self._pen_w(1.5))
         self._origin_h.setPen(origin)
         self._origin_v.setPen(origin)
-        self._keys_item.setPen(pg.mkPen(t.key_color, width=self._pen_w(2.5)))
+        self._keys_item.setPen(self._many_pen(t.key_color, 2.5))
         halo = QColor(t.key_color)
         halo.setAlpha(70)
         self._best_halo.setPen(pg.mkPen(halo, width=self._pen_w(13)))
         self._best_item.setPen(pg.mkPen(t.key_color, width=self._pen_w(5)))
-        self._values_item.setPen(pg.mkPen(t.value_color, width=self._pen_w(2.5), style=Qt.PenStyle.DashLine))
+        self._values_item.setPen(self._many_pen(t.value_color, 2.5, Qt.PenStyle.DashLine))
+        dark = QColor(t.background).lightness() < 128
+        self.plot.showGrid(x=True, y=True, alpha=0.1 if dark else 0.18)
+        box_font = self.values_box.font()
+        box_font.setPixelSize(self._px(14))
+        self.values_box.setFont(box_font)
         self._output_item.setPen(pg.mkPen(t.output_color, width=self._pen_w(5)))
         self._query_item.setPen(pg.mkPen(t.query_color, width=self._pen_w(5)))
         self._update_info()
         self._draw()
+
+    def _many_pen(self, colour: str, width: float, style=Qt.PenStyle.SolidLine):
+        """A set's pen: fainter and thinner when there are many arrows, so q and the best key show."""
+        n = len(self._keys)
+        c = QColor(colour)
+        if n > MAX_LABELLED:
+            c.setAlpha(max(50, int(255 * math.sqrt(MAX_LABELLED / n))))
+            width *= 0.6
+        return pg.mkPen(c, width=self._pen_w(width), style=style)
 
     def _draw(self, *args) -> None:
         px = self.view_box.viewPixelSize()

@@ -188,3 +188,24 @@ def test_many_tokens_use_one_item_per_set(qtbot):
     assert len(plane.label_texts()) == 2  # only the query and the best key are labelled
     xs, _ = plane._keys_item.getData()
     assert len(xs) == 6 * (n - 1)  # shaft + two head strokes per key, the best key drawn apart
+
+
+def test_one_dimensional_keys_lie_on_the_horizontal_axis(qtbot):
+    scene = Scene.create(["a", "b"], q=[[1.0], [2.0]], k=[[1.0], [-1.0]], v=[[1.0], [0.0]], query=0)
+    session = Session(scene)
+    plane = _show(qtbot, session)
+    assert "dₖ = 1" in plane.plot.getAxis("left").labelText
+    assert plane.head_view_pos("K", 1) == QPointF(-1, 0)
+    _drag(qtbot, plane, plane.head_viewport_pos("Q", 0), _viewport_pos(plane, 0.5, 0.4))
+    assert session.scene.q[0, 0] == pytest.approx(0.5, abs=0.05)
+    assert session.undo_stack.count() == 1
+
+
+def test_many_keys_are_drawn_fainter(qtbot):
+    rng = np.random.default_rng(3)
+    n = 256
+    scene = Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 2)), k=rng.normal(size=(n, 2)),
+                         v=rng.normal(size=(n, 2)))
+    plane = _show(qtbot, Session(scene))
+    assert plane._keys_item.opts["pen"].color().alpha() < 255
+    assert plane._query_item.opts["pen"].color().alpha() == 255
