@@ -1,0 +1,310 @@
+"""The ``qkv-studio`` command (also ``python -m qkv_studio``).
+
+::
+
+    qkv-studio [FILE] [--preset NAME] [--presentation] [--deck FILE]     open the window
+    qkv-studio export [FILE | --preset NAME] -o OUT [--stage …] [--query …] [--mask …] [--unscaled]
+                      [--width PX] [--theme NAME] [--colormap NAME]
+    qkv-studio screenshot [FILE | --preset NAME] -o OUT.png [--size WxH] [--stage …] [--query …]
+                      [--presentation] [--theme NAME]
+    qkv-studio presets                                                   list built-in scenes
+
+Exit codes: 0 success; 2 bad input (one line ``qkv-studio: error: …`` on stderr, no output file left
+behind); 1 an internal error (also one line, never a traceback); 130 interrupted.
+
+Qt is imported only by the commands that need it (the window, screenshots, image export), so
+``presets`` and the CSV/JSON export run without PySide6 being loaded at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from typing import NoReturn, Sequence
+
+from qkv_studio import __version__
+from qkv_studio.core.numbers import json_text, stage_csv
+from qkv_studio.core.presets import list_presets, load_preset
+from qkv_studio.core.scene import STAGES, Scene, SceneError
+from qkv_studio.core.sessionfile import SessionFileError, atomic_write, read_session
+
+PROG = "qkv-studio"
+COMMANDS = ("export", "screenshot", "presets")
+DEFAULT_PRESET = "lesson"
+THEMES = ("light", "dark", "projector")
+COLORMAPS = ("viridis", "cividis", "magma", "grayscale")
+NUMBER_SUFFIXES = (".csv", ".json")
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
+WIDTH_RANGE = (100, 7680)
+SIZE_RANGE = (200, 7680)
+DEFAULT_SIZE = (1600, 900)
+
+
+class CliError(Exception):
+    """A failure reported as one line ``qkv-studio: error: <message>`` with exit status ``code``."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (no usage dump) and never exits the interpreter."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(message, 2)
+
+
+# ---- argument types ------------------------------------------------------------------------------------
+def _int_in(lo: int, hi: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number of pixels, not {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be {lo}–{hi} pixels, not {value}")
+        return value
+
+    return parse
+
+
+def _size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*[x×X]\s*(\d+)\s*", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"size must look like 1600x900, not {text!r}")
+    w, h = int(m.group(1)), int(m.group(2))
+    lo, hi = SIZE_RANGE
+    if not (lo <= w <= hi and lo <= h <= hi):
+        raise argparse.ArgumentTypeError(f"width and height must each be {lo}–{hi} pixels, not {w}x{h}")
+    return w, h
+
+
+# ---- parsers -------------------------------------------------------------------------------------------
+def _add_source(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", metavar="FILE", help="a session file (*.qkv.json)")
+    p.add_argument("--preset", metavar="NAME", help=f"a built-in scene (default {DEFAULT_PRESET}; see 'presets')")
+
+
+def _add_scene_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stage", choices=STAGES, help="the stage to show")
+    p.add_argument("--query", metavar="TOKEN|INDEX", help="the query token, by name or 0-based index")
+    p.add_argument("--mask", choices=("none", "causal"), help="replace the scene's mask")
+    p.add_argument("--unscaled", action="store_true", help="skip the division by √d_k")
+
+
+def _window_parser() -> _Parser:
+    p = _Parser(
+        prog=PROG,
+        description="QKV Studio: see, touch and show self-attention.",
+        epilog="commands: 'qkv-studio export …', 'qkv-studio screenshot …', 'qkv-studio presets' "
+               "(add --help to any of them)",
+    )
+    _add_source(p)
+    p.add_argument("--presentation", action="store_true", help="start in presentation mode (projector)")
+    p.add_argument("--deck", metavar="FILE", help="a slide deck to present")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    return p
+
+
+def _export_parser() -> _Parser:
+    p = _Parser(prog=f"{PROG} export",
+                description="Write a stage as an image (.png/.svg/.pdf) or the numbers (.csv/.json).")
+    _add_source(p)
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="output file; its suffix picks the format: .png .svg .pdf .csv .json")
+    _add_scene_options(p)
+    p.add_argument("--width", type=_int_in(*WIDTH_RANGE), metavar="PX",
+                   help=f"image width in pixels ({WIDTH_RANGE[0]}–{WIDTH_RANGE[1]}); the height follows")
+    p.add_argument("--theme", choices=THEMES, default="light", help="colours of the figure (default light)")
+    p.add_argument("--colormap", choices=COLORMAPS, default="viridis",
+                   help="colour map for weights (default viridis)")
+    return p
+
+
+def _screenshot_parser() -> _Parser:
+    p = _Parser(prog=f"{PROG} screenshot", description="Render the window to a PNG without showing it.")
+    _add_source(p)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.png", help="the PNG to write")
+    p.add_argument("--size", type=_size, default=DEFAULT_SIZE, metavar="WxH",
+                   help=f"window size (default {DEFAULT_SIZE[0]}x{DEFAULT_SIZE[1]}; each {SIZE_RANGE[0]}–"
+                        f"{SIZE_RANGE[1]})")
+    _add_scene_options(p)
+    p.add_argument("--presentation", action="store_true", help="presentation mode")
+    p.add_argument("--theme", choices=THEMES, help="the window's theme")
+    return p
+
+
+def _presets_parser() -> _Parser:
+    return _Parser(prog=f"{PROG} presets", description="List the built-in scenes.")
+
+
+# ---- scene preparation ---------------------------------------------------------------------------------
+def _load(args: argparse.Namespace) -> tuple[Scene, str]:
+    """The scene named by FILE or --preset (the lesson when neither) and its path ("" for a preset)."""
+    if args.file is not None and args.preset is not None:
+        raise CliError("give a FILE or --preset NAME, not both")
+    if args.file is not None:
+        return read_session(args.file), args.file
+    return load_preset(args.preset if args.preset is not None else DEFAULT_PRESET), ""
+
+
+def _prepare(args: argparse.Namespace) -> tuple[Scene, str]:
+    """Load, then apply --stage, --query, --mask and --unscaled."""
+    scene, path = _load(args)
+    if args.stage is not None:
+        scene = scene.with_stage(args.stage)
+    if args.query is not None:
+        scene = scene.with_query(scene.find_token(args.query))
+    if args.mask is not None:
+        scene = scene.with_mask(args.mask)
+    if args.unscaled:
+        scene = scene.with_scale(False)
+    return scene, path
+
+
+def _check_output(out: str, suffixes: Sequence[str]) -> Path:
+    """Refuse an output name with the wrong suffix or in a folder that cannot take it, before any work."""
+    p = Path(out)
+    suffix = p.suffix.lower()
+    if suffix not in suffixes:
+        names = ", ".join(suffixes[:-1]) + (" or " if len(suffixes) > 1 else "") + suffixes[-1]
+        raise CliError(f"cannot write {out!r}: the name must end in {names}")
+    if p.is_dir():
+        raise CliError(f"cannot write {out!r}: it is a folder")
+    folder = p.parent if str(p.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        raise CliError(f"cannot write {out!r}: {str(folder)!r} is a file, not a folder")
+    if not folder.is_dir():
+        raise CliError(f"cannot write {out!r}: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CliError(f"cannot write {out!r}: permission denied")
+    return p
+
+
+def _os_message(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _run_foreign(write, out: Path, what: str) -> None:
+    """Run an image writer; on failure report one line and remove a half-written new file."""
+    existed = out.exists()
+    try:
+        write()
+    except BaseException as exc:
+        if not existed:
+            try:
+                out.unlink()
+            except OSError:
+                pass
+        if isinstance(exc, OSError):
+            # errno-style errors get the file name added; others already say what failed
+            message = f"cannot write {str(out)!r}: {exc.strerror}" if exc.strerror else str(exc)
+            raise CliError(message or f"cannot write {str(out)!r}") from None
+        if isinstance(exc, ValueError):
+            raise CliError(f"{what} failed: {exc}") from None
+        raise
+
+
+# ---- commands ------------------------------------------------------------------------------------------
+def _cmd_window(argv: list[str]) -> int:
+    args = _window_parser().parse_args(argv)
+    scene, path = _load(args)
+    if args.deck is not None and not Path(args.deck).is_file():
+        raise CliError(f"{args.deck}: no such deck file")
+    try:
+        from qkv_studio.app import run_gui
+    except ImportError as exc:
+        raise CliError(f"the window cannot start: {exc}", 1) from None
+    return int(run_gui(scene, path, presentation=args.presentation, deck=args.deck) or 0)
+
+
+def _cmd_export(argv: list[str]) -> int:
+    args = _export_parser().parse_args(argv)
+    out = _check_output(args.output, IMAGE_SUFFIXES + NUMBER_SUFFIXES)
+    scene, _ = _prepare(args)
+    suffix = out.suffix.lower()
+    if suffix in NUMBER_SUFFIXES:
+        text = stage_csv(scene, scene.stage) if suffix == ".csv" else json_text(scene)
+        try:
+            atomic_write(out, text.encode("utf-8"))
+        except OSError as exc:
+            raise CliError(f"cannot write {args.output!r}: {_os_message(exc)}") from None
+        return 0
+    try:
+        from qkv_studio.export import export_file
+    except ImportError:
+        raise CliError("image export is not available yet") from None
+    _run_foreign(lambda: export_file(scene, str(out), width=args.width, theme=args.theme,
+                                     colormap=args.colormap), out, "export")
+    return 0
+
+
+def _cmd_screenshot(argv: list[str]) -> int:
+    args = _screenshot_parser().parse_args(argv)
+    out = _check_output(args.output, (".png",))
+    scene, _ = _prepare(args)
+    try:
+        from qkv_studio.app import screenshot
+    except ImportError:
+        raise CliError("screenshots are not available yet") from None
+    _run_foreign(lambda: screenshot(scene, str(out), size=args.size, presentation=args.presentation,
+                                    theme=args.theme), out, "screenshot")
+    return 0
+
+
+def _cmd_presets(argv: list[str]) -> int:
+    _presets_parser().parse_args(argv)
+    presets = list_presets()
+    width = max((len(p.name) for p in presets), default=0)
+    for p in presets:
+        print(f"{p.name:<{width}}  {p.description}")
+    return 0
+
+
+_DISPATCH = {"export": _cmd_export, "screenshot": _cmd_screenshot, "presets": _cmd_presets}
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split()) or "unknown error"
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"{PROG}: error: {_one_line(message)}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (never raises, never prints a traceback)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in _DISPATCH:
+            return _DISPATCH[argv[0]](argv[1:])
+        return _cmd_window(argv)
+    except CliError as exc:
+        return _fail(str(exc), exc.code)
+    except (SessionFileError, SceneError) as exc:
+        return _fail(str(exc), 2)
+    except SystemExit as exc:  # --help / --version print, then argparse exits: turn it into a status
+        return exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except BrokenPipeError:  # `qkv-studio presets | head -1`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, no traceback
+        return _fail(f"unexpected {type(exc).__name__}: {exc}", 1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,371 @@
+"""The command line: exports, the preset list, one-line errors with exit 2, nothing left behind."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import qkv_studio
+from qkv_studio.cli import main
+from qkv_studio.core import load_preset, write_session
+
+from .core.bad_files import BAD, BAD_IDS
+
+LESSON_SAT = [0.06, 0.54, 0.13, 0.27]  # the, cat, sat, mat
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code: int, out: str, err: str, *fragments: str, expected_code: int = 2) -> None:
+    assert code == expected_code, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("qkv-studio: error: "), err
+    assert "Traceback" not in err and "usage:" not in err
+    for frag in fragments:
+        assert frag in lines[0], f"{frag!r} not in {lines[0]!r}"
+    assert out == ""
+
+
+def sat_row(path: Path) -> list[float]:
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    assert rows[0] == ["", "the", "cat", "sat", "mat"]
+    (row,) = [r for r in rows[1:] if r[0] == "sat"]
+    return [float(x) for x in row[1:]]
+
+
+# ---- the issue's acceptance command ------------------------------------------------------------------
+def test_export_lesson_weights_csv(tmp_path, capsys):
+    out = tmp_path / "w.csv"
+    code, stdout, stderr = run(capsys, "export", "--preset", "lesson", "--stage", "weights", "--query", "sat",
+                               "-o", str(out))
+    assert (code, stderr) == (0, "")
+    assert [round(x, 2) for x in sat_row(out)] == LESSON_SAT
+    np.testing.assert_array_equal(sat_row(out), load_preset("lesson").result().weights[2])
+
+
+def test_export_lesson_weights_csv_in_a_real_process(tmp_path):
+    out = tmp_path / "w.csv"
+    proc = subprocess.run([sys.executable, "-m", "qkv_studio", "export", "--preset", "lesson", "--stage", "weights",
+                           "--query", "sat", "-o", "w.csv"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert [round(x, 2) for x in sat_row(out)] == LESSON_SAT
+
+
+def test_a_bad_file_in_a_real_process_is_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "bad.qkv.json"
+    bad.write_text('{"format": "qkv-studio-session", "version": 1, "tokens": ["a"], "Q": [[NaN]]')
+    proc = subprocess.run([sys.executable, "-m", "qkv_studio", "export", str(bad), "-o", "out.csv"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("qkv-studio: error: ")
+    assert str(bad) in proc.stderr and proc.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.qkv.json"]
+
+
+# ---- export options -----------------------------------------------------------------------------------
+def test_export_from_a_file_with_every_scene_option(tmp_path, capsys):
+    src = tmp_path / "mine.qkv.json"
+    write_session(load_preset("lesson"), src)
+    out = tmp_path / "s.csv"
+    code, _, err = run(capsys, "export", str(src), "-o", str(out), "--stage", "scores", "--mask", "causal",
+                       "--unscaled", "--query", "1")
+    assert (code, err) == (0, "")
+    rows = list(csv.reader(io.StringIO(out.read_text())))
+    assert rows[1][1:] == ["0.0", "-inf", "-inf", "-inf"]  # the's scores under the causal mask
+    assert rows[3][1:] == ["1.0", "4.0", "2.0", "-inf"]
+
+
+def test_export_unscaled_changes_the_weights(tmp_path, capsys):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    assert run(capsys, "export", "-o", str(a))[0] == 0  # the lesson by default
+    assert run(capsys, "export", "-o", str(b), "--unscaled")[0] == 0
+    assert sat_row(a) != sat_row(b) and max(sat_row(b)) > max(sat_row(a))
+
+
+def test_export_json(tmp_path, capsys):
+    out = tmp_path / "all.JSON"  # the suffix is case-insensitive
+    code, _, err = run(capsys, "export", "--preset", "padding", "--query", "tea", "--stage", "scaled",
+                       "-o", str(out))
+    assert (code, err) == (0, "")
+    obj = json.loads(out.read_text(encoding="utf-8"))
+    scene = load_preset("padding")
+    assert obj["tokens"] == list(scene.tokens)
+    assert obj["query"] == {"index": 3, "token": "tea"} and obj["stage"] == "scaled"
+    np.testing.assert_array_equal(np.array(obj["weights"]), scene.result().weights)
+    assert obj["scores"][0][-1] is None
+
+
+def test_export_overwrites_an_existing_file_atomically(tmp_path, capsys):
+    out = tmp_path / "w.csv"
+    out.write_text("old")
+    assert run(capsys, "export", "-o", str(out))[0] == 0
+    assert out.read_text().startswith(",the,cat")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.csv"]
+
+
+# ---- presets, version, help ---------------------------------------------------------------------------
+def test_presets_lists_names_and_descriptions_in_order(capsys):
+    code, out, err = run(capsys, "presets")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    names = [line.split()[0] for line in lines]
+    assert names == ["lesson", "causal", "padding", "saturation", "projection", "long"]
+    for line, name in zip(lines, names):
+        assert load_preset(name).description in line
+
+
+def test_version_and_help(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"qkv-studio {qkv_studio.__version__}"
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "usage: qkv-studio" in out and "export" in out
+    code, out, _ = run(capsys, "export", "--help")
+    assert code == 0 and "--unscaled" in out and "--colormap" in out
+
+
+# ---- bad input: one line, exit 2, nothing written -----------------------------------------------------
+@pytest.mark.parametrize("make,fragment", [(m, f) for _, m, f in BAD], ids=BAD_IDS)
+def test_every_bad_file_exits_2_with_one_line_and_writes_nothing(tmp_path, capsys, make, fragment):
+    src = make(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, out, err = run(capsys, "export", str(src), "-o", str(tmp_path / "out.csv"))
+    assert_one_line_error(code, out, err, str(src), fragment)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("args,fragments", [
+    (["export", "-o", "x.csv", "--frobnicate"], ["unrecognized arguments: --frobnicate"]),
+    (["--frobnicate"], ["unrecognized arguments: --frobnicate"]),
+    (["export", "--preset", "lesson"], ["required", "-o"]),
+    (["export", "--preset", "lecture", "-o", "x.csv"], ["no such preset", "lesson"]),
+    (["export", "missing.qkv.json", "-o", "x.csv"], ["missing.qkv.json", "no such file"]),
+    (["export", "--query", "dog", "-o", "x.csv"], ["no token named 'dog'"]),
+    (["export", "--query", "9", "-o", "x.csv"], ["out of range"]),
+    (["export", "--stage", "blend", "-o", "x.csv"], ["--stage", "blend"]),
+    (["export", "--mask", "future", "-o", "x.csv"], ["--mask"]),
+    (["export", "-o", "x.txt"], [".png, .svg, .pdf, .csv or .json"]),
+    (["export", "-o", "x"], [".csv or .json"]),
+    (["export", "-o", "x.png", "--width", "50"], ["--width", "100–7680"]),
+    (["export", "-o", "x.png", "--width", "wide"], ["--width", "whole number"]),
+    (["export", "-o", "x.png", "--theme", "neon"], ["--theme"]),
+    (["export", "-o", "x.png", "--colormap", "jet"], ["--colormap"]),
+    (["export", "a.qkv.json", "--preset", "lesson", "-o", "x.csv"], ["not both"]),
+    (["screenshot", "-o", "x.jpg"], ["must end in .png"]),
+    (["screenshot", "-o", "x.png", "--size", "100x100"], ["--size", "200–7680"]),
+    (["screenshot", "-o", "x.png", "--size", "big"], ["--size", "1600x900"]),
+    (["screenshot"], ["required", "-o"]),
+    (["presets", "extra"], ["unrecognized arguments: extra"]),
+    (["missing.qkv.json"], ["missing.qkv.json", "no such file"]),
+    (["--preset", "nope"], ["no such preset"]),
+    (["--deck", "nowhere.deck"], ["nowhere.deck"]),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, monkeypatch, args, fragments):
+    monkeypatch.chdir(tmp_path)
+    # the window must never open here: a fake run_gui would record it
+    opened = []
+    monkeypatch.setitem(sys.modules, "qkv_studio.app",
+                        types.SimpleNamespace(run_gui=lambda *a, **k: opened.append(a) or 0))
+    code, out, err = run(capsys, *args)
+    assert_one_line_error(code, out, err, *fragments)
+    assert list(tmp_path.iterdir()) == [] and opened == []
+
+
+# ---- unwritable outputs ------------------------------------------------------------------------------
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".png"])
+def test_output_in_a_missing_folder(tmp_path, capsys, suffix):
+    out = tmp_path / "no" / "such" / f"w{suffix}"
+    code, o, err = run(capsys, "export", "-o", str(out))
+    assert_one_line_error(code, o, err, "does not exist")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_whose_folder_is_a_file(tmp_path, capsys):
+    (tmp_path / "plain").write_text("x")
+    code, o, err = run(capsys, "export", "-o", str(tmp_path / "plain" / "w.csv"))
+    assert_one_line_error(code, o, err, "cannot write", "is a file, not a folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"]
+
+
+def test_output_that_is_a_folder(tmp_path, capsys):
+    (tmp_path / "w.csv").mkdir()
+    code, o, err = run(capsys, "export", "-o", str(tmp_path / "w.csv"))
+    assert_one_line_error(code, o, err, "is a folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.csv"] and not list((tmp_path / "w.csv").iterdir())
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can write into read-only folders")
+def test_output_in_a_read_only_folder(tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        code, o, err = run(capsys, "export", "-o", str(ro / "w.csv"))
+        assert_one_line_error(code, o, err, "permission denied")
+        assert list(ro.iterdir()) == []
+    finally:
+        ro.chmod(0o755)
+
+
+def test_a_write_that_fails_midway_leaves_nothing(tmp_path, capsys, monkeypatch):
+    def full(*_a):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    code, o, err = run(capsys, "export", "-o", str(tmp_path / "w.json"))
+    assert_one_line_error(code, o, err, "No space left on device", "w.json")
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- image export and screenshots (their writers are stood in for) -------------------------------------
+@pytest.fixture
+def fake_export(monkeypatch):
+    calls = []
+    module = types.ModuleType("qkv_studio.export")
+
+    def export_file(scene, out_path, *, width=None, theme="light", colormap="viridis"):
+        calls.append(dict(scene=scene, out=out_path, width=width, theme=theme, colormap=colormap))
+        if module.fail is not None:
+            Path(out_path).write_bytes(b"half a pic")
+            raise module.fail
+        Path(out_path).write_bytes(b"\x89PNG fake")
+
+    module.export_file = export_file
+    module.fail = None
+    monkeypatch.setitem(sys.modules, "qkv_studio.export", module)
+    return module, calls
+
+
+def test_image_export_passes_the_scene_and_options(tmp_path, capsys, fake_export):
+    _, calls = fake_export
+    out = tmp_path / "fig.svg"
+    code, _, err = run(capsys, "export", "--preset", "causal", "--stage", "scores", "--query", "dog", "-o", str(out),
+                       "--width", "2400", "--theme", "projector", "--colormap", "cividis")
+    assert (code, err) == (0, "")
+    (call,) = calls
+    assert call["out"] == str(out) and call["width"] == 2400
+    assert call["theme"] == "projector" and call["colormap"] == "cividis"
+    assert call["scene"].stage == "scores" and call["scene"].tokens[call["scene"].query] == "dog"
+    assert out.exists()
+
+
+def test_image_export_defaults(tmp_path, capsys, fake_export):
+    _, calls = fake_export
+    assert run(capsys, "export", "-o", str(tmp_path / "f.pdf"))[0] == 0
+    assert (calls[0]["width"], calls[0]["theme"], calls[0]["colormap"]) == (None, "light", "viridis")
+    assert calls[0]["scene"].same_as(load_preset("lesson"))
+
+
+@pytest.mark.parametrize("failure,fragment", [(ValueError("the figure is too large"), "too large"),
+                                              (OSError(28, "No space left on device"), "No space left")])
+def test_image_export_failure_is_one_line_and_removes_the_half_file(tmp_path, capsys, fake_export, failure, fragment):
+    module, _ = fake_export
+    module.fail = failure
+    code, o, err = run(capsys, "export", "-o", str(tmp_path / "f.png"))
+    assert_one_line_error(code, o, err, fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unexpected_crash_is_one_line_and_exit_1(tmp_path, capsys, fake_export):
+    module, _ = fake_export
+    module.fail = RuntimeError("boom\nsecond line")
+    code, o, err = run(capsys, "export", "-o", str(tmp_path / "f.png"))
+    assert_one_line_error(code, o, err, "unexpected RuntimeError", "boom second line", expected_code=1)
+
+
+def test_image_export_not_available(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "qkv_studio.export", None)  # makes the import raise ImportError
+    code, o, err = run(capsys, "export", "-o", str(tmp_path / "f.png"))
+    assert_one_line_error(code, o, err, "image export is not available yet")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def fake_app(monkeypatch):
+    module = types.ModuleType("qkv_studio.app")
+    module.calls = []
+
+    def screenshot(scene, out_path, *, size=(1600, 900), presentation=False, theme=None):
+        module.calls.append(("screenshot", scene, out_path, size, presentation, theme))
+        Path(out_path).write_bytes(b"\x89PNG fake")
+
+    def run_gui(scene, path, *, presentation=False, deck=None):
+        module.calls.append(("window", scene, path, presentation, deck))
+        return 0
+
+    module.screenshot, module.run_gui = screenshot, run_gui
+    monkeypatch.setitem(sys.modules, "qkv_studio.app", module)
+    return module
+
+
+def test_screenshot_options(tmp_path, capsys, fake_app):
+    out = tmp_path / "s.png"
+    code, _, err = run(capsys, "screenshot", "--preset", "long", "-o", str(out), "--size", "1920x1080",
+                       "--presentation", "--theme", "dark", "--stage", "scaled", "--query", "pronoun")
+    assert (code, err) == (0, "")
+    (_, scene, path, size, presentation, theme), = fake_app.calls
+    assert path == str(out) and size == (1920, 1080) and presentation is True and theme == "dark"
+    assert scene.n == 64 and scene.stage == "scaled" and scene.tokens[scene.query] == "pronoun"
+
+
+def test_screenshot_defaults(tmp_path, capsys, fake_app):
+    assert run(capsys, "screenshot", "-o", str(tmp_path / "s.png"))[0] == 0
+    (_, scene, _, size, presentation, theme), = fake_app.calls
+    assert size == (1600, 900) and presentation is False and theme is None
+    assert scene.same_as(load_preset("lesson"))
+
+
+def test_window_opens_on_the_lesson_by_default(capsys, fake_app):
+    assert run(capsys)[0] == 0
+    (_, scene, path, presentation, deck), = fake_app.calls
+    assert scene.same_as(load_preset("lesson")) and path == "" and presentation is False and deck is None
+
+
+def test_window_opens_a_file_or_a_preset(tmp_path, capsys, fake_app):
+    src = tmp_path / "mine.qkv.json"
+    write_session(load_preset("causal"), src)
+    deck = tmp_path / "talk.deck"
+    deck.write_text("{}")
+    assert run(capsys, str(src), "--presentation", "--deck", str(deck))[0] == 0
+    assert run(capsys, "--preset", "saturation")[0] == 0
+    (_, s1, p1, pres1, deck1), (_, s2, p2, _, _) = fake_app.calls
+    assert s1.same_as(load_preset("causal")) and p1 == str(src) and pres1 is True and deck1 == str(deck)
+    assert s2.same_as(load_preset("saturation")) and p2 == ""
+
+
+def test_window_exit_status_is_passed_on(capsys, fake_app):
+    fake_app.run_gui = lambda *a, **k: 3
+    assert run(capsys)[0] == 3
+
+
+def test_interrupt_is_one_line(capsys, fake_app):
+    def interrupted(*_a, **_k):
+        raise KeyboardInterrupt
+
+    fake_app.run_gui = interrupted
+    code, out, err = run(capsys)
+    assert_one_line_error(code, out, err, "interrupted", expected_code=130)
+
+
+def test_a_folder_without_write_permission_is_refused_up_front(tmp_path, capsys, monkeypatch):
+    # the real check above needs a non-root user; this one runs everywhere
+    import qkv_studio.cli as cli
+
+    monkeypatch.setattr(cli.os, "access", lambda *_a, **_k: False)
+    code, o, err = run(capsys, "export", "-o", str(tmp_path / "w.csv"))
+    assert_one_line_error(code, o, err, "permission denied")
+    assert list(tmp_path.iterdir()) == []
