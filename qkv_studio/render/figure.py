@@ -52,7 +52,10 @@ MAX_WIDTH_PX = 16384
 
 _CELL_MAX = 64.0
 _CELL_MIN = 4.0
+_MIN_HATCH_CELL = 5.0  # the window hatches from 6 screen px
 _GRID_TARGET = 768.0  # cells shrink so that n·cell ≈ this, between the two bounds
+_GRID_ZOOM_FROM = 960.0  # a grid larger than this scales text and lines up with it
+_HIGHLIGHT_WIDTH = 2.5  # the query row's outline, before the theme's line scale
 _MARGIN = 18.0
 _LABEL_MAX_CHARS = 18
 _DARK_TEXT = "#111111"
@@ -148,6 +151,7 @@ class FigureLayout:
     col_label_ticks: list[int] = field(default_factory=list)
     label_ticks: bool = False
     gap: float = 0.0
+    zoom: float = 1.0  # text/line multiplier for very large grids (see _layout)
 
     # ---- target-coordinate accessors -----------------------------------------------------------
     @property
@@ -167,6 +171,21 @@ class FigureLayout:
         """Cell (query i, key j) in target coordinates (its painted area, without the gap)."""
         r = self.logical_cell(i, j).adjusted(self.gap, self.gap, -self.gap, -self.gap)
         return self.transform.mapRect(r)
+
+    def logical_query_rect(self) -> QRectF:
+        """The selected query row's outline (the pen's centre line), in logical units."""
+        w = _HIGHLIGHT_WIDTH * self.theme.line_scale * self.zoom
+        c = self.cell
+        row = QRectF(self.origin.x(), self.origin.y() + self.scene.query * c, self.n * c, c)
+        return row.adjusted(-w / 2, -w / 2, w / 2, w / 2)
+
+    def query_rect(self) -> QRectF:
+        """The selected query row's outline in target coordinates (drawn only if highlighted)."""
+        return self.transform.mapRect(self.logical_query_rect())
+
+    def query_pen_width(self) -> float:
+        """Width of the query outline in target units."""
+        return _HIGHLIGHT_WIDTH * self.theme.line_scale * self.zoom * self.transform.m11()
 
     def grid_rect(self) -> QRectF:
         return self.transform.mapRect(self.logical_grid())
@@ -373,11 +392,15 @@ def _layout(scene: Scene, options: FigureOptions) -> FigureLayout:
     scale = stage_scale(scene, options)
     n = scene.n
     c = _cell_size(n)
-    fs = float(options.font_scale)
-    lw = theme.line_scale
+    g = n * c
+    # Past ~240 tokens the 4 px cells make the grid outgrow a page: everything else grows with it
+    # (text, gaps, lines) so the figure keeps its proportions at any size it is rendered.
+    u = max(1.0, g / _GRID_ZOOM_FROM)
+    fs = float(options.font_scale) * u
+    lw = theme.line_scale * u
     text, muted = theme.text, theme.muted
 
-    label_px = max(9.0, min(15.0, c / 1.25)) * fs  # c / 1.25: one label per row while ≥ 9 px
+    label_px = max(9.0 * fs, min(15.0 * fs, c / 1.25))  # c / 1.25: one label per row while ≥ 9 px
     axis_px = 14.0 * fs
     title_px = 19.0 * fs
     sub_px = 13.0 * fs
@@ -385,12 +408,12 @@ def _layout(scene: Scene, options: FigureOptions) -> FigureLayout:
 
     lay = FigureLayout(scene=scene, options=options, theme=theme, scale=scale, matrix=matrix,
                        blocked=result.blocked, n=n, cell=c, logical_size=QSizeF(), origin=QPointF())
+    lay.zoom = u
     lay.gap = 0.0 if c < 16 else min(1.5, c * 0.025)
-    g = n * c
     items: list[TextItem] = []
     bounds = QRectF(0, 0, g, g)
     if options.highlight_query:
-        pad = 2.5 * lw
+        pad = _HIGHLIGHT_WIDTH * lw
         bounds = bounds.united(QRectF(-pad, -pad, g + 2 * pad, g + 2 * pad))
 
     # values in the cells
@@ -405,116 +428,108 @@ def _layout(scene: Scene, options: FigureOptions) -> FigureLayout:
 
     # row labels (queries), left of the grid
     left = 0.0
+    bottom = g
     if options.token_labels:
         lh = _line(label_px)
         step = max(1, math.ceil(lh * 1.05 / c))
         rows = _thin(n, step, scene.query if options.highlight_query else None)
         max_w = 12 * label_px
-        labels = {i: _elide(scene.token_label(i), label_px, max_w) for i in rows}
-        wlab = max(_width(t, label_px, True) for t in labels.values())
+        names = [_elide(scene.token_label(i), label_px, max_w) for i in range(n)]
+        wlab = max(_width(names[i], label_px, True) for i in rows)
         lay.label_ticks = step > 1
-        tick = 5.0 if lay.label_ticks else 0.0
-        x0 = -8.0 - tick - wlab
+        tick = 5.0 * u if lay.label_ticks else 0.0
+        x0 = -8.0 * u - tick - wlab
         for i in rows:
             is_q = options.highlight_query and i == scene.query
-            items.append(TextItem(labels[i], QRectF(x0, (i + 0.5) * c - lh / 2, wlab, lh), label_px,
+            items.append(TextItem(names[i], QRectF(x0, (i + 0.5) * c - lh / 2, wlab, lh), label_px,
                                   theme.highlight if is_q else text, Qt.AlignmentFlag.AlignRight
                                   | Qt.AlignmentFlag.AlignVCenter, bold=is_q))
         lay.row_label_ticks = rows
         left = x0
 
-        # column labels (keys), below the grid
-        widths = {j: _width(labels.get(j) or _elide(scene.token_label(j), label_px, max_w), label_px)
-                  for j in range(n)}
-        horizontal = max(widths.values()) + 6 <= c
-        step_c = step if not horizontal else max(1, math.ceil((max(widths.values()) + 6) / c))
-        cols = _thin(n, step_c, None)
-        y0 = g + 8.0 + tick
+        # column labels (keys), below the grid: horizontal when every one fits its column
+        widths = [_width(t, label_px) for t in names]
+        horizontal = max(widths) + 6 * u <= c
+        cols = _thin(n, step, None)
+        y0 = g + 8.0 * u + tick
         if horizontal:
             for j in cols:
-                t = labels.get(j) or _elide(scene.token_label(j), label_px, max_w)
-                items.append(TextItem(t, QRectF(j * c, y0, c, lh), label_px, text))
+                items.append(TextItem(names[j], QRectF(j * c, y0, c, lh), label_px, text))
             bottom = y0 + lh
         else:
-            wmax = 0.0
             for j in cols:
-                t = labels.get(j) or _elide(scene.token_label(j), label_px, max_w)
-                w = _width(t, label_px)
-                wmax = max(wmax, w)
+                w = widths[j]
                 # rotated −90° about (centre of column, y0): the text runs upwards and ends at y0
-                items.append(TextItem(t, QRectF(-w, -lh / 2, w, lh), label_px, text,
+                items.append(TextItem(names[j], QRectF(-w, -lh / 2, w, lh), label_px, text,
                                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                                       rotate=-90.0, anchor=QPointF((j + 0.5) * c, y0)))
-            bottom = y0 + wmax
+            bottom = y0 + max(widths[j] for j in cols)
         lay.col_label_ticks = cols
-    else:
-        bottom = g
 
     # axis titles
     alh = _line(axis_px)
     xa = "attending to (key)"
     xw = _width(xa, axis_px)
-    items.append(TextItem(xa, QRectF(g / 2 - xw / 2 - 2, bottom + 8, xw + 4, alh), axis_px, muted))
-    bottom += 8 + alh
+    items.append(TextItem(xa, QRectF(g / 2 - xw / 2 - 2 * u, bottom + 8 * u, xw + 4 * u, alh), axis_px, muted))
     ya = "attending from (query)"
     yw = _width(ya, axis_px)
-    items.append(TextItem(ya, QRectF(-yw / 2 - 2, -alh / 2, yw + 4, alh), axis_px, muted, rotate=-90.0,
-                          anchor=QPointF(left - 10 - alh / 2, g / 2)))
+    items.append(TextItem(ya, QRectF(-yw / 2 - 2 * u, -alh / 2, yw + 4 * u, alh), axis_px, muted, rotate=-90.0,
+                          anchor=QPointF(left - 10 * u - alh / 2, g / 2)))
 
-    # row sums (weights stage)
-    right = g + (2.5 * lw if options.highlight_query else 0)
+    # row sums (weights stage), when a row is tall enough for a line of text
+    right = g + (_HIGHLIGHT_WIDTH * lw if options.highlight_query else 0)
     if options.stage == "weights":
-        spx = min(14.0 * fs, max(lay.value_px, 0.0) or 14.0 * fs)
+        spx = min(14.0 * fs, lay.value_px or 14.0 * fs)
         if _line(spx) <= c * 1.05:
             sums = result.weights.sum(axis=1)
             texts = [("Σ = 0" if result.fully_masked[i] else f"Σ = {sums[i]:.2f}") for i in range(n)]
             sw = max(_width(t, spx) for t in texts)
-            x = right + 10
+            x = right + 10 * u
             for i, t in enumerate(texts):
                 items.append(TextItem(t, QRectF(x, (i + 0.5) * c - _line(spx) / 2, sw + 2, _line(spx)), spx,
                                       muted, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter))
             right = x + sw + 2
 
-    # colour bar
+    # colour bar: as tall as the grid (at least 140 px), its ticks spanning exactly the scale
     if options.colorbar:
         bar_h = max(g, 140.0 * fs)
-        bar = QRectF(right + 22, (g - bar_h) / 2, 18 * max(1.0, fs), bar_h)
+        bar = QRectF(right + 22 * u, (g - bar_h) / 2, 18 * fs, bar_h)
         lay.colorbar_logical = bar
         ticks = _colorbar_ticks(scale, bar_h, tick_px)
         lay.colorbar_ticks = ticks
         tlh = _line(tick_px)
         tw = max(_width(t, tick_px) for _, t in ticks)
-        tx = bar.right() + 4 + 5
+        tx = bar.right() + 9 * u
         for v, t in ticks:
             y = bar.bottom() - (v - scale.lo) / (scale.hi - scale.lo) * bar_h
             items.append(TextItem(t, QRectF(tx, y - tlh / 2, tw + 2, tlh), tick_px, text,
                                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter))
         lw_ = _width(scale.label, axis_px)
         items.append(TextItem(scale.label, QRectF(-lw_ / 2 - 2, -alh / 2, lw_ + 4, alh), axis_px, muted,
-                              rotate=-90.0, anchor=QPointF(tx + tw + 10 + alh / 2, bar.center().y())))
+                              rotate=-90.0, anchor=QPointF(tx + tw + 10 * u + alh / 2, bar.center().y())))
         bounds = bounds.united(bar)
 
     for it in items:
         bounds = bounds.united(_text_bounds(it))
 
-    # title and subtitle above everything, left-aligned with the content
+    # title and subtitle above everything, left-aligned with the content, subtitle wrapped to it
     if options.title:
         title, meaning = figure_title(scene, options)
         tlh, slh = _line(title_px), _line(sub_px)
         tw_ = _width(title, title_px, True)
         lines = _wrap(meaning, sub_px, max(bounds.width(), tw_))
-        top = bounds.top() - 14 - len(lines) * slh - 4 - tlh
+        top = bounds.top() - 14 * u - len(lines) * slh - 4 * u - tlh
         left_ = bounds.left()
         items.append(TextItem(title, QRectF(left_, top, tw_ + 4, tlh), title_px, text,
                               Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, bold=True))
         bounds = bounds.united(items[-1].rect)
         for k, line in enumerate(lines):
-            items.append(TextItem(line, QRectF(left_, top + tlh + 4 + k * slh, _width(line, sub_px) + 4, slh),
-                                  sub_px, muted, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter))
-            bounds = bounds.united(items[-1].rect)
+            r = QRectF(left_, top + tlh + 4 * u + k * slh, _width(line, sub_px) + 4, slh)
+            items.append(TextItem(line, r, sub_px, muted, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter))
+            bounds = bounds.united(r)
 
     # move everything so the figure starts at (margin, margin)
-    m = _MARGIN * max(1.0, fs ** 0.5)
+    m = _MARGIN * u * max(1.0, options.font_scale ** 0.5)
     dx, dy = m - bounds.left(), m - bounds.top()
     for it in items:
         if it.anchor is not None:
@@ -637,14 +652,15 @@ def _paint_cells(painter: QPainter, lay: FigureLayout) -> None:
                 col = rgba[i, j]
                 painter.fillRect(r, QColor(int(col[0]), int(col[1]), int(col[2])))
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    if masked_cells and c >= 10:
+    if masked_cells and c >= _MIN_HATCH_CELL:
         pen = QPen(QColor(lay.theme.muted), max(0.6, c / 48) * lay.theme.line_scale)
         pen.setCapStyle(Qt.PenCapStyle.FlatCap)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.save()
         painter.setOpacity(0.45)
-        painter.drawPath(_hatch_path(masked_cells, max(4.0, c / 6)))
+        # a spacing that divides the cell, so the hatch runs on unbroken across neighbouring cells
+        painter.drawPath(_hatch_path(masked_cells, c / max(1, round(c / max(5.0, c / 6)))))
         painter.restore()
 
     if lay.show_values:
@@ -677,13 +693,14 @@ def _paint_colorbar(painter: QPainter, lay: FigureLayout) -> None:
         grad.setColorAt(t, QColor(int(col[0]), int(col[1]), int(col[2])))
     painter.setPen(Qt.PenStyle.NoPen)
     painter.fillRect(bar, grad)
-    pen = QPen(QColor(lay.theme.text), 1.0 * lay.theme.line_scale)
+    u = lay.zoom
+    pen = QPen(QColor(lay.theme.text), 1.0 * lay.theme.line_scale * u)
     painter.setPen(pen)
     painter.setBrush(Qt.BrushStyle.NoBrush)
     painter.drawRect(bar)
     for v, _ in lay.colorbar_ticks:
         y = bar.bottom() - (v - lay.scale.lo) / (lay.scale.hi - lay.scale.lo) * bar.height()
-        painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 5, y))
+        painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 5 * u, y))
 
 
 def paint_figure(painter: QPainter, rect: QRectF, scene: Scene, options: FigureOptions) -> FigureLayout:
@@ -705,22 +722,21 @@ def paint_figure(painter: QPainter, rect: QRectF, scene: Scene, options: FigureO
 
     c = lay.cell
     theme = lay.theme
+    u = lay.zoom
     if lay.label_ticks:
-        painter.setPen(QPen(QColor(theme.muted), 1.0 * theme.line_scale))
+        painter.setPen(QPen(QColor(theme.muted), 1.0 * theme.line_scale * u))
         gx, gy = lay.origin.x(), lay.origin.y()
         g = lay.n * c
         for i in lay.row_label_ticks:
             y = gy + (i + 0.5) * c
-            painter.drawLine(QPointF(gx - 7, y), QPointF(gx - 2, y))
+            painter.drawLine(QPointF(gx - 7 * u, y), QPointF(gx - 2 * u, y))
         for j in lay.col_label_ticks:
             x = gx + (j + 0.5) * c
-            painter.drawLine(QPointF(x, gy + g + 2), QPointF(x, gy + g + 7))
+            painter.drawLine(QPointF(x, gy + g + 2 * u), QPointF(x, gy + g + 7 * u))
 
     if lay.options.highlight_query:
-        q = lay.scene.query
-        w = 2.5 * theme.line_scale
-        row = QRectF(lay.origin.x(), lay.origin.y() + q * c, lay.n * c, c).adjusted(-w / 2, -w / 2, w / 2, w / 2)
-        pen = QPen(QColor(theme.highlight), w)
+        pen = QPen(QColor(theme.highlight), _HIGHLIGHT_WIDTH * theme.line_scale * u)
+        row = lay.logical_query_rect()
         pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
