@@ -22,6 +22,7 @@ nearest-neighbour image instead of up to a million rectangles (a 1024-token SVG 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -39,9 +40,12 @@ from PySide6.QtGui import (
     QTransform,
 )
 
-from ..core import Scene
-from .colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
-from .theme import THEMES, Theme, get_theme
+# colormaps.lut imports pyqtgraph, which would pick PyQt6 over PySide6 if both were installed.
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+from ..core import Scene  # noqa: E402
+from .colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark  # noqa: E402
+from .theme import THEMES, Theme, get_theme  # noqa: E402
 
 FONT_FAMILY = "DejaVu Sans"
 BACKGROUNDS = ("theme", "white", "transparent")
@@ -289,7 +293,7 @@ def _colorbar_ticks(scale: ColorScale, height: float, px: float) -> list[tuple[f
     ticks = [(-m, _format_tick(-m, True)), (0.0, "0"), (m, _format_tick(m, True))]
     if m > 0 and math.isfinite(m) and m < 1e300:
         step = _nice_step(m)
-        min_gap = _line(px) * 1.15 / height * (2 * m)  # in data units
+        min_gap = _line(px) * 1.8 / height * (2 * m)  # in data units: keep labels well apart
         k = 1
         while k * step < m - min_gap and k < 50:
             v = k * step
@@ -449,13 +453,15 @@ def _layout(scene: Scene, options: FigureOptions) -> FigureLayout:
 
         # column labels (keys), below the grid: horizontal when every one fits its column
         widths = [_width(t, label_px) for t in names]
-        horizontal = max(widths) + 6 * u <= c
+        # horizontal when every label fits its column with a clear gap, at up to 20 % smaller type
+        col_px = min(label_px, (c - 12 * u) / (max(widths) / label_px))
+        horizontal = col_px >= max(0.8 * label_px, 9.0 * fs)
         cols = _thin(n, step, None)
         y0 = g + 8.0 * u + tick
         if horizontal:
             for j in cols:
-                items.append(TextItem(names[j], QRectF(j * c, y0, c, lh), label_px, text))
-            bottom = y0 + lh
+                items.append(TextItem(names[j], QRectF(j * c, y0, c, _line(col_px)), col_px, text))
+            bottom = y0 + _line(col_px)
         else:
             for j in cols:
                 w = widths[j]

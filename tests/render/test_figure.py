@@ -364,3 +364,26 @@ def test_paint_figure_fits_any_rect_of_any_painter(lesson_scene):
     c = lay.cell_rect(2, 1).center()
     assert close(rgb(img, c.x(), c.y()), expected_sequential(lesson_scene.result().weights[2, 1], "viridis"))
     assert rgb(img, 1, 1)[:3] == (0x12, 0x34, 0x56)
+
+
+def test_key_labels_never_touch_their_neighbours():
+    """Long-ish names under 64 px columns get slightly smaller type or turn vertical, never collide."""
+    from qkv_studio.render.figure import _width
+
+    for tokens in (["I", "like", "green", "tea", "[PAD]", "[PAD]"], ["a", "bb", "attention", "x"],
+                   ["supercalifragilistic", "b", "c"]):
+        n = len(tokens)
+        scene = Scene.create(tokens, q=np.eye(n, 2), k=np.eye(n, 2), v=np.eye(n, 2))
+        lay = figure_layout(scene, FigureOptions())
+        grid = lay.logical_grid()
+        cols = [t for t in lay.texts if t.anchor is None and t.rect.top() > grid.bottom()
+                and t.text != "attending to (key)"]
+        if cols:  # horizontal: each label's ink stays inside its column with a gap
+            assert len(cols) == n
+            for t in cols:
+                ink = _width(t.text, t.px)
+                assert ink <= lay.cell - 11, (tokens, t.text, ink)
+                assert t.px >= 9
+        else:  # vertical labels, one per column
+            rotated = [t for t in lay.texts if t.rotate == -90.0 and t.anchor.y() > grid.bottom()]
+            assert len(rotated) == n
