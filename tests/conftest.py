@@ -29,3 +29,14 @@ def lesson_scene():
     from qkv_studio.core import load_preset
 
     return load_preset("lesson")
+
+
+@pytest.fixture(autouse=True)
+def _no_modal_dialogs(monkeypatch):
+    """A modal dialog would block an offscreen test forever: answer them (tests can override)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "exec", lambda self: QMessageBox.Discard)
+    for name in ("warning", "information", "critical", "question", "about"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+    yield
