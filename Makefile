@@ -22,6 +22,7 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/run.py
 
 clean:
