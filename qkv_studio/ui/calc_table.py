@@ -138,6 +138,9 @@ class CalcTable(QTableView):
         self.setSelectionMode(QAbstractItemView.NoSelection)
         self.setFocusPolicy(Qt.NoFocus)
         self.verticalHeader().hide()
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setStretchLastSection(True)
+        header.setResizeContentsPrecision(64)  # measure a screenful of rows, not all 1024
         self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setWordWrap(False)

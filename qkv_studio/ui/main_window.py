@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session, write_session
+from ..core.deck import Deck, read_deck
 from ..render.colormaps import SEQUENTIAL
 from ..render.theme import THEMES, Theme, get_theme
 from ..session import Session
@@ -25,6 +26,7 @@ from .blend_view import BlendView
 from .calc_table import CalcTable
 from .heatmap_view import HeatmapView
 from .matrix_editor import MatrixEditor
+from .overlays import BlankOverlay, ShortcutsOverlay
 from .stage_stepper import StageStepper
 from .tokens_panel import TokensPanel
 from .vector_plane import VectorPlane
@@ -81,9 +83,13 @@ class MainWindow(QMainWindow):
         self._presentation = False
         self._saved_state: QByteArray | None = None
         self._restored_state = False
+        self.deck: Deck | None = None
+        self.deck_index = 0
         self.setDockNestingEnabled(True)
         self.resize(1600, 950)
         self._build_widgets()
+        self.blank_overlay = BlankOverlay(self)
+        self.shortcuts_overlay = ShortcutsOverlay(self)
         self._build_actions()
         self._build_menus()
         self.session.path_changed.connect(self._update_title)
@@ -135,6 +141,10 @@ class MainWindow(QMainWindow):
     def layout_docks(self) -> None:
         """Share the width and height between the panels in proportion to the window (default layout)."""
         w, h = max(self.width(), 800), max(self.height(), 500)
+        if self._presentation:
+            self.resizeDocks([self.dock_calc], [int(w * 0.40)], Qt.Horizontal)
+            self.resizeDocks([self.dock_calc, self.dock_blend], [int(h * 0.40), int(h * 0.60)], Qt.Vertical)
+            return
         if h < 900:
             # Too short for editors and plane one above the other: make them tabs of one column.
             self.tabifyDockWidget(self.dock_editors, self.dock_plane)
@@ -183,8 +193,9 @@ class MainWindow(QMainWindow):
         self.act_undo.setShortcuts([QKeySequence.Undo])
         self.act_redo = s.undo_stack.createRedoAction(self, "&Redo")
         self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.Redo])
-        self.act_next = self._action("&Next stage", lambda: s.step_stage(+1), tip="→, PageDown or Space")
-        self.act_back = self._action("&Previous stage", lambda: s.step_stage(-1), tip="←, PageUp")
+        self.act_next = self._action("&Next stage", self.next_step, tip="→, PageDown or Space")
+        self.act_back = self._action("&Previous stage", self.back_step, tip="←, PageUp")
+        self.stepper.set_navigator(self.next_step, self.back_step, self.can_step)
         self.stage_group = QActionGroup(self)
         self.stage_actions: dict[str, QAction] = {}
         from .stage_stepper import STEP_NAMES
@@ -214,6 +225,9 @@ class MainWindow(QMainWindow):
         self.act_leave = self._action("Leave presentation", lambda: self.set_presentation(False), "Esc")
         self.act_leave.setEnabled(False)  # Esc keeps its usual meaning (cancel an edit) outside presentations
         self.act_shortcuts = self._action("&Keyboard shortcuts", self.show_shortcuts, "F1")
+        self.act_open_deck = self._action("Open &deck…", self.open_deck_dialog, tip="An ordered list of scenes for a lecture")
+        self.act_blank = self._action("&Blank screen", self.blank_overlay.toggle, tip="B or . (a clicker's blank button)")
+        self.act_plane = self._action("Show vector &plane", self.toggle_plane, tip="P (brings the plane back in presentation mode)")
         self.act_about = self._action("&About QKV Studio", self.show_about)
         s.scene_changed.connect(self._sync_toggles)
         self._sync_toggles()
@@ -227,6 +241,7 @@ class MainWindow(QMainWindow):
         for preset in list_presets():
             act = self.preset_menu.addAction(f"{preset.name} — {preset.description[:60]}")
             act.triggered.connect(lambda _=False, name=preset.name: self.open_preset(name))
+        m.addAction(self.act_open_deck)
         self.recent_menu = m.addMenu("Open &recent")
         self._rebuild_recent()
         m.addSeparator()
@@ -282,6 +297,8 @@ class MainWindow(QMainWindow):
             m.addAction(a)
         m.addSeparator()
         m.addAction(self.act_presentation)
+        m.addAction(self.act_plane)
+        m.addAction(self.act_blank)
 
         m = mb.addMenu("&Help")
         m.addAction(self.act_shortcuts)
@@ -311,10 +328,22 @@ class MainWindow(QMainWindow):
     def handle_lecture_key(self, key: int, text: str) -> bool:
         """A lecture key pressed anywhere but in a text field; returns True if it was used."""
         s = self.session
+        if self.shortcuts_overlay.isVisible():
+            self.shortcuts_overlay.hide()
+            return True
+        if key in (Qt.Key_B, Qt.Key_Period):
+            self.blank_overlay.toggle()
+            return True
+        if self.blank_overlay.isVisible():
+            return True  # a black screen ignores everything but B / . (and Esc through its action)
         if key in (Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space):
-            s.step_stage(+1)
+            self.next_step()
         elif key in (Qt.Key_Left, Qt.Key_PageUp):
-            s.step_stage(-1)
+            self.back_step()
+        elif key == Qt.Key_P:
+            self.toggle_plane()
+        elif text == "?":
+            self.show_shortcuts()
         elif key == Qt.Key_Home:
             s.set_stage(STAGES[0])
         elif key == Qt.Key_End:
@@ -375,7 +404,7 @@ class MainWindow(QMainWindow):
         for dock in (self.dock_editors, self.dock_plane, self.dock_calc, self.dock_blend):
             dock.widget().setFont(font)
         big = QFont(font)
-        big.setPointSizeF(BASE_POINT_SIZE * f * 1.45)
+        big.setPointSizeF(BASE_POINT_SIZE * f * (1.15 if self._presentation else 1.45))
         self.stepper.caption.setFont(big)
         self.stepper.formula.setFont(big)
         self.stepper.stage_formula.setFont(big)
@@ -401,11 +430,11 @@ class MainWindow(QMainWindow):
             self._saved_state = self.saveState()
             self.dock_editors.hide()
             self.dock_plane.hide()
-            self.dock_blend.hide()
             self.dock_calc.show()
+            self.dock_blend.show()
             self.menuBar().hide()
             self.statusBar().hide()
-            self.resizeDocks([self.dock_calc], [int(self.width() * 0.42)], Qt.Horizontal)
+            self.layout_docks()
             if fullscreen:
                 self.showFullScreen()
         else:
@@ -433,11 +462,18 @@ class MainWindow(QMainWindow):
 
     def new_scene(self) -> None:
         if self.confirm_discard():
+            self._leave_deck()
             self.session.load(load_preset("lesson"), "")
 
     def open_preset(self, name: str) -> None:
         if self.confirm_discard():
+            self._leave_deck()
             self.session.load(load_preset(name), "")
+
+    def _leave_deck(self) -> None:
+        self.deck = None
+        self.deck_index = 0
+        self.stepper.set_deck_position(0, 0)
 
     def open_dialog(self) -> None:
         if not self.confirm_discard():
@@ -455,6 +491,7 @@ class MainWindow(QMainWindow):
         except SessionFileError as exc:
             QMessageBox.warning(self, APP_NAME, f"Could not open the file.\n\n{exc}")
             return False
+        self._leave_deck()
         self.session.load(scene, os.path.abspath(path))
         self._add_recent(os.path.abspath(path))
         self._store("last_folder", str(Path(path).resolve().parent))
@@ -556,7 +593,69 @@ class MainWindow(QMainWindow):
 
     # ---- help -------------------------------------------------------------------------------------
     def show_shortcuts(self) -> None:
-        QMessageBox.information(self, "Keyboard shortcuts", SHORTCUTS_HTML)
+        self.shortcuts_overlay.set_font_scale(self._font_scale())
+        if not self.shortcuts_overlay.isVisible():
+            self.shortcuts_overlay.toggle()
+        self.shortcuts_overlay.setFocus()
+
+    def toggle_plane(self) -> None:
+        """Show or hide the vector plane (in presentation mode it comes back beside the heatmap)."""
+        self.dock_plane.setVisible(not self.dock_plane.isVisible())
+        if self.dock_plane.isVisible() and self._presentation:
+            self.dock_plane.setFloating(False)
+            self.resizeDocks([self.dock_plane], [int(self.width() * 0.3)], Qt.Horizontal)
+
+    # ---- stepping, across the scenes of a deck -----------------------------------------------------
+    def next_step(self) -> None:
+        """Next stage; after the last stage of a deck's scene, the next scene's first stage."""
+        if self.session.step_stage(+1):
+            return
+        if self.deck is not None and self.deck_index + 1 < len(self.deck):
+            self._show_deck_scene(self.deck_index + 1, STAGES[0])
+
+    def back_step(self) -> None:
+        if self.session.step_stage(-1):
+            return
+        if self.deck is not None and self.deck_index > 0:
+            self._show_deck_scene(self.deck_index - 1, STAGES[-1])
+
+    def can_step(self, delta: int) -> bool:
+        i = STAGES.index(self.session.stage) + delta
+        if 0 <= i < len(STAGES):
+            return True
+        if self.deck is None:
+            return False
+        return 0 <= self.deck_index + delta < len(self.deck)
+
+    def open_deck(self, path: str, *, ask: bool = True) -> bool:
+        """Open a lecture deck and show its first scene; a bad deck is refused with its message."""
+        if ask and not self.confirm_discard():
+            return False
+        try:
+            deck = read_deck(path)
+        except SessionFileError as exc:
+            QMessageBox.warning(self, APP_NAME, f"Could not open the deck.\n\n{exc}")
+            return False
+        self.deck = deck
+        self._show_deck_scene(0, STAGES[0])
+        return True
+
+    def open_deck_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open lecture deck", self._last_folder(),
+                                              "QKV Studio decks (*.qkvdeck.json *.json);;All files (*)")
+        if path:
+            self.open_deck(path, ask=False)
+
+    def _show_deck_scene(self, index: int, stage: str) -> None:
+        if self.session.modified and not self.confirm_discard():
+            return
+        self.deck_index = index
+        scene = self.deck.scenes[index]
+        self.session.load(scene._evolve(stage=stage), self.deck.path_of(index))
+        self.statusBar().showMessage(f"Deck: scene {index + 1} of {len(self.deck)}", 4000)
+        self.stepper.set_deck_position(index, len(self.deck))
 
     def show_about(self) -> None:
         from .. import __version__
@@ -564,18 +663,3 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, APP_NAME, f"<b>QKV Studio {__version__}</b><p>Self-attention you can see, "
                                           "touch and show: queries, keys, values, scaled dot-product, softmax "
                                           "and the weighted blend.</p>")
-
-
-SHORTCUTS_HTML = """<table cellspacing=6>
-<tr><td><b>→ PageDown Space</b></td><td>next stage</td></tr>
-<tr><td><b>← PageUp</b></td><td>previous stage</td></tr>
-<tr><td><b>Home / End</b></td><td>first / last stage</td></tr>
-<tr><td><b>↑ / ↓</b></td><td>previous / next query token</td></tr>
-<tr><td><b>1 – 9</b></td><td>pick query token</td></tr>
-<tr><td><b>Click a heatmap row</b></td><td>select that query; Ctrl+click blocks/unblocks a key</td></tr>
-<tr><td><b>Alt+↑ / Alt+↓</b></td><td>nudge a cell by ±0.1 (Shift: ±1); Ctrl+wheel too</td></tr>
-<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>undo / redo</td></tr>
-<tr><td><b>Ctrl+M</b></td><td>causal mask on/off</td></tr>
-<tr><td><b>F5 / Esc</b></td><td>presentation mode on / off</td></tr>
-<tr><td><b>Ctrl++ / Ctrl+− / Ctrl+0</b></td><td>zoom</td></tr>
-<tr><td><b>F1</b></td><td>this list</td></tr></table>"""

@@ -101,13 +101,27 @@ class StageStepper(QWidget):
         lay.addLayout(row)
         lay.addLayout(formulas)
         lay.addWidget(self.caption)
-        self.back_button.clicked.connect(lambda: session.step_stage(-1))
-        self.next_button.clicked.connect(lambda: session.step_stage(+1))
+        self._next = lambda: session.step_stage(+1)
+        self._back = lambda: session.step_stage(-1)
+        self._can_step = lambda delta: 0 <= STAGES.index(session.stage) + delta < len(STAGES)
+        self._deck = (0, 0)
+        self.back_button.clicked.connect(lambda: self._back())
+        self.next_button.clicked.connect(lambda: self._next())
         self.group.idClicked.connect(lambda i: session.set_stage(STAGES[i]))
         session.stage_changed.connect(self._sync)
         session.query_changed.connect(self._sync)
         session.result_changed.connect(self._sync)
         session.tokens_changed.connect(self._sync)
+        self._sync()
+
+    def set_navigator(self, next_step, back_step, can_step) -> None:
+        """Let the window decide what Next/Back do (a lecture deck goes on to the next scene)."""
+        self._next, self._back, self._can_step = next_step, back_step, can_step
+        self._sync()
+
+    def set_deck_position(self, index: int, count: int) -> None:
+        """Show "scene i of n" while a deck is open (count 0: no deck)."""
+        self._deck = (index, count)
         self._sync()
 
     def set_accent(self, color: str) -> None:
@@ -117,12 +131,17 @@ class StageStepper(QWidget):
     def _sync(self, *_: object) -> None:
         stage = self._session.stage
         self.stage_buttons[stage].setChecked(True)
-        i = STAGES.index(stage)
-        self.back_button.setEnabled(i > 0)
-        self.next_button.setEnabled(i < len(STAGES) - 1)
+        self.back_button.setEnabled(self._can_step(-1))
+        self.next_button.setEnabled(self._can_step(+1))
+        index, count = self._deck
+        at_end = STAGES.index(stage) == len(STAGES) - 1
+        self.next_button.setText("Next scene ▶" if count and at_end and index + 1 < count else "Next ▶")
         self.formula.setText(full_formula_html(stage, self._accent))
         self.stage_formula.setText(_STAGE_FORMULA[stage])
-        self.caption.setText(self.caption_text())
+        caption = self.caption_text()
+        if count:
+            caption = f"<span style='color:#888'>[{index + 1}/{count}]</span> " + caption
+        self.caption.setText(caption)
 
     def caption_text(self) -> str:
         """Plain words for the current stage, with the selected query's own numbers."""

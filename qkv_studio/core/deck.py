@@ -1,0 +1,103 @@
+"""Lecture decks: an ordered list of scenes (presets or session files) saved as a small JSON file.
+
+```json
+{"format": "qkv-studio-deck", "version": 1,
+ "scenes": ["preset:lesson", "preset:causal", "my-example.qkv.json"]}
+```
+
+File entries are relative to the deck's folder (absolute paths are allowed).  Reading checks every
+entry up front, so a lecture never stops on a missing slide half-way through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .presets import load_preset
+from .scene import Scene
+from .sessionfile import MAX_BYTES, SessionFileError, read_session
+
+DECK_FORMAT = "qkv-studio-deck"
+DECK_VERSION = 1
+MAX_ENTRIES = 200
+
+
+@dataclass(frozen=True)
+class Deck:
+    """Entries as written in the file and the scenes they load to (same order)."""
+
+    entries: tuple[str, ...]
+    scenes: tuple[Scene, ...]
+    folder: str
+
+    def __len__(self) -> int:
+        return len(self.scenes)
+
+    def path_of(self, i: int) -> str:
+        """The file behind entry i ("" for a preset)."""
+        entry = self.entries[i]
+        if entry.startswith("preset:"):
+            return ""
+        p = Path(entry)
+        return str(p if p.is_absolute() else Path(self.folder) / p)
+
+
+def load_entry(entry: str, folder: str) -> Scene:
+    """One deck entry: ``preset:NAME`` or a session file path (relative to the deck's folder)."""
+    if entry.startswith("preset:"):
+        return load_preset(entry[len("preset:"):])
+    p = Path(entry)
+    return read_session(p if p.is_absolute() else Path(folder) / p)
+
+
+def read_deck(path: str | os.PathLike) -> Deck:
+    """Read and check a deck file; raises :class:`SessionFileError` naming the file and the problem."""
+    p = Path(path)
+    source = str(p)
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            raise SessionFileError(source, "the deck file is larger than 64 MB")
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise SessionFileError(source, "no such file") from None
+    except OSError as exc:
+        raise SessionFileError(source, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        obj = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise SessionFileError(source, "not a QKV Studio deck: the file is not valid JSON") from None
+    if not isinstance(obj, dict) or obj.get("format") != DECK_FORMAT:
+        raise SessionFileError(source, f"not a QKV Studio deck: 'format' must be {DECK_FORMAT!r}")
+    if obj.get("version") != DECK_VERSION:
+        raise SessionFileError(source, f"deck version {obj.get('version')!r} is not supported (this QKV Studio "
+                                       f"reads version {DECK_VERSION})")
+    entries = obj.get("scenes")
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, str) and e for e in entries):
+        raise SessionFileError(source, "'scenes' must be a non-empty list of preset names (\"preset:lesson\") "
+                                       "or session file paths")
+    if len(entries) > MAX_ENTRIES:
+        raise SessionFileError(source, f"a deck holds at most {MAX_ENTRIES} scenes")
+    folder = str(p.resolve().parent)
+    scenes = []
+    for i, entry in enumerate(entries):
+        try:
+            scenes.append(load_entry(entry, folder))
+        except SessionFileError as exc:
+            raise SessionFileError(source, f"scene {i + 1} ({entry}): {exc.problem}") from None
+    return Deck(tuple(entries), tuple(scenes), folder)
+
+
+def write_deck(entries: list[str], path: str | os.PathLike) -> None:
+    """Write a deck file atomically (temporary file, then rename)."""
+    p = Path(path)
+    text = json.dumps({"format": DECK_FORMAT, "version": DECK_VERSION, "scenes": list(entries)}, indent=2) + "\n"
+    tmp = p.with_name(f".{p.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SessionFileError(str(p), f"cannot be written ({exc.strerror or exc})") from None
