@@ -129,9 +129,12 @@ class BlendView(QWidget):
                                 pen=pg.mkPen(t.value_color, width=2 * t.line_scale * self._font_scale))
         self.values_plot.addItem(lines)
         self._value_items.append(lines)
+        font = QFont()
+        font.setPointSizeF(10 * self._font_scale)
         if s.n <= 16:
             for j in range(s.n):
                 label = pg.TextItem(f"v {s.token_label(j)}", color=t.value_color, anchor=(0, 1))
+                label.setFont(font)
                 label.setPos(float(v2[j, 0]), float(v2[j, 1]))
                 self.values_plot.addItem(label)
                 self._value_items.append(label)
@@ -140,15 +143,18 @@ class BlendView(QWidget):
         head = pg.ScatterPlotItem([out2[0]], [out2[1]], size=12 * self._font_scale, brush=pg.mkBrush(t.output_color),
                                   pen=pg.mkPen(None))
         label = pg.TextItem("output", color=t.output_color, anchor=(0, 0))
-        font = QFont()
+        font = QFont(font)
         font.setBold(True)
         label.setFont(font)
         label.setPos(float(out2[0]), float(out2[1]))
         for item in (arrow, head, label):
             self.values_plot.addItem(item)
             self._value_items.append(item)
-        self.values_plot.getAxis("bottom").setLabel("value dim 1" + (f" of {v.shape[1]}" if v.shape[1] > 2 else ""))
-        self.values_plot.getAxis("left").setLabel("value dim 2" if v.shape[1] >= 2 else "")
+        style = {"font-size": f"{10 * self._font_scale:.0f}pt", "color": t.text}
+        self.values_plot.getAxis("bottom").setLabel("value dim 1" + (f" of {v.shape[1]}" if v.shape[1] > 2 else ""),
+                                                    **style)
+        self.values_plot.getAxis("left").setLabel("value dim 2" if v.shape[1] >= 2 else "", **style)
+        self.bars_plot.getAxis("left").setLabel("weight", **style)
         self.values_plot.autoRange(padding=0.3)
 
     def showEvent(self, event) -> None:  # noqa: N802
