@@ -440,3 +440,38 @@ class Scene:
     def to_projection(self, x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> "Scene":
         """Direct → projection with the given X and W matrices (Q, K, V are then derived)."""
         return self._evolve(q=None, k=None, v=None, x=x, wq=wq, wk=wk, wv=wv)
+
+
+def projection_of(scene: Scene) -> Scene:
+    """Direct → projection keeping every number: X = [Q | K | V] and W^Q, W^K, W^V select its parts.
+
+    Q = X·W^Q reproduces the user's Q exactly (likewise K, V); editing a W then mixes the columns.
+    """
+    if scene.mode == "projection":
+        return scene
+    q, k, v = scene.qkv()
+    d_k, d_v = q.shape[1], v.shape[1]
+    d_model = 2 * d_k + d_v
+    if d_model > MAX_WIDTH:
+        raise SceneError("X", f"X = [Q | K | V] would be {d_model} wide; widths are at most {MAX_WIDTH}")
+    x = np.hstack([q, k, v])
+    eye = np.eye(d_model)
+    return scene.to_projection(x, eye[:, :d_k], eye[:, d_k:2 * d_k], eye[:, 2 * d_k:])
+
+
+def with_random_projections(scene: Scene, seed: int) -> Scene:
+    """Projection mode with W^Q, W^K, W^V drawn at random (seeded, variance 1/d_model, as at initialisation)."""
+    s = projection_of(scene)
+    rng = np.random.default_rng(seed)
+    d_model = s.x.shape[1]
+    std = 1.0 / np.sqrt(d_model)
+    shapes = (s.wq.shape, s.wk.shape, s.wv.shape)
+    wq, wk, wv = (np.round(rng.normal(0.0, std, size=shape), 3) for shape in shapes)
+    return s._evolve(wq=wq, wk=wk, wv=wv)
+
+
+def shape_equation(scene: Scene, which: str) -> str:
+    """"4×3 · 3×2 = 4×2" for Q, K or V of a projection scene."""
+    w = {"Q": scene.wq, "K": scene.wk, "V": scene.wv}[which]
+    n, d_model = scene.x.shape
+    return f"{n}×{d_model} · {w.shape[0]}×{w.shape[1]} = {n}×{w.shape[1]}"

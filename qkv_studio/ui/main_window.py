@@ -13,12 +13,13 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QVBoxLayout,
+    QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout,
     QWidget, QAbstractItemView, QAbstractSpinBox, QLineEdit, QTextEdit,
 )
 
 from ..core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session, write_session
 from ..core.deck import Deck, read_deck
+from ..core.scene import SceneError, projection_of, with_random_projections
 from ..render.colormaps import SEQUENTIAL
 from ..render.theme import THEMES, Theme, get_theme
 from ..session import Session
@@ -119,10 +120,21 @@ class MainWindow(QMainWindow):
 
         self.tokens_panel = TokensPanel(s)
         self.editors = {name: MatrixEditor(s, name) for name in ("Q", "K", "V", "X", "Wq", "Wk", "Wv")}
+        qkv_page = QSplitter(Qt.Vertical)
+        for name in ("Q", "K", "V"):
+            qkv_page.addWidget(self.editors[name])
+        proj_page = QSplitter(Qt.Vertical)
+        for name in ("X", "Wq", "Wk", "Wv"):
+            proj_page.addWidget(self.editors[name])
+        self.editor_tabs = QTabWidget()
+        self.editor_tabs.addTab(qkv_page, "Q, K, V")
+        self.editor_tabs.addTab(proj_page, "X and W (learned)")
+        self.editor_tabs.setTabVisible(1, False)
         editors = QSplitter(Qt.Vertical)
         editors.addWidget(self.tokens_panel)
-        for name in ("X", "Wq", "Wk", "Wv", "Q", "K", "V"):
-            editors.addWidget(self.editors[name])
+        editors.addWidget(self.editor_tabs)
+        editors.setStretchFactor(0, 1)
+        editors.setStretchFactor(1, 4)
         self.editor_splitter = editors
         self.dock_editors = self._dock("Tokens and vectors", "dock_editors", editors, Qt.LeftDockWidgetArea)
 
@@ -208,6 +220,11 @@ class MainWindow(QMainWindow):
         self._sync_stage_actions()
         self.act_causal = self._action("&Causal mask", lambda on: s.set_mask("causal" if on else "none"),
                                        "Ctrl+M", checkable=True, tip="Each token may only attend to itself and earlier tokens")
+        self.act_projection = self._action("&Projection mode (Q = X·W^Q …)", self.set_projection_mode, "Ctrl+Shift+P",
+                                           checkable=True, tip="Edit embeddings X and learned W^Q, W^K, W^V; "
+                                                               "Q, K, V are derived")
+        self.act_randomise = self._action("&Randomise W^Q, W^K, W^V", self.randomise_projections, "Ctrl+R",
+                                          tip="Seeded random learned matrices (switches to projection mode)")
         self.act_scale = self._action("Divide by √dₖ", lambda on: s.set_scale(on), checkable=True,
                                       tip="Scale the scores by 1/√dₖ before the softmax")
         self.act_add_token = self._action("Add token", self.tokens_panel.add_token, "Ctrl+T")
@@ -269,6 +286,9 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         m.addAction(self.act_causal)
         m.addAction(self.act_scale)
+        m.addSeparator()
+        m.addAction(self.act_projection)
+        m.addAction(self.act_randomise)
 
         m = mb.addMenu("&View")
         for dock in (self.dock_editors, self.dock_plane, self.dock_calc, self.dock_blend):
@@ -312,17 +332,43 @@ class MainWindow(QMainWindow):
         s = self.session.scene
         self.act_causal.setChecked(isinstance(s.mask, str) and s.mask == "causal")
         self.act_scale.setChecked(s.scale)
+        self.act_projection.setChecked(s.mode == "projection")
 
     def _sync_mode(self) -> None:
         projection = self.session.scene.mode == "projection"
-        for name in ("X", "Wq", "Wk", "Wv"):
-            self.editors[name].setVisible(projection)
+        was = self.editor_tabs.isTabVisible(1)
+        self.editor_tabs.setTabVisible(1, projection)
+        self.editor_tabs.tabBar().setVisible(projection)
+        if projection and not was:
+            self.editor_tabs.setCurrentIndex(1)
+        elif not projection:
+            self.editor_tabs.setCurrentIndex(0)
 
     def _update_title(self, *_: object) -> None:
         path = self.session.path
         name = Path(path).name if path else (self.session.scene.title or "untitled")
         self.setWindowTitle(f"{name}[*] — {APP_NAME}")
         self.setWindowModified(self.session.modified)
+
+    def set_projection_mode(self, on: bool) -> None:
+        """Switch direct ⇄ projection; the numbers are kept both ways (one undo step)."""
+        s = self.session
+        try:
+            scene = projection_of(s.scene) if on else s.scene.to_direct()
+        except SceneError as exc:
+            s.message.emit(str(exc))
+            self._sync_toggles()
+            return
+        s.replace_scene(scene, "Projection mode" if on else "Direct Q, K, V")
+
+    def randomise_projections(self) -> None:
+        self._seed = getattr(self, "_seed", 0) + 1
+        try:
+            scene = with_random_projections(self.session.scene, self._seed)
+        except SceneError as exc:
+            self.session.message.emit(str(exc))
+            return
+        self.session.replace_scene(scene, f"Randomise W (seed {self._seed})")
 
     # ---- keys -------------------------------------------------------------------------------------
     def handle_lecture_key(self, key: int, text: str) -> bool:

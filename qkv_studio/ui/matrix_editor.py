@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableView, QToolButton, QVBoxLayout, QWidget,
 )
 
+from ..core.scene import shape_equation
 from ..session import Session
 from .formatting import fmt, parse_number
 
@@ -271,6 +272,10 @@ class MatrixEditor(QWidget):
         self.add_button.setVisible(editable)
         self.remove_button.setVisible(editable)
         rows, cols = self.model.rowCount(), self.model.columnCount()
-        self.shape_label.setText(f"{rows}×{cols}" + ("" if editable else "  (derived)"))
+        scene = self._session.scene
+        if not editable and scene.mode == "projection" and self.name in ("Q", "K", "V"):
+            self.shape_label.setText(f"X·W{self.name.lower()}: {shape_equation(scene, self.name)}  (derived)")
+        else:
+            self.shape_label.setText(f"{rows}×{cols}")
         if self.message.isVisible():
             self.message.hide()
