@@ -116,6 +116,23 @@ def test_ctrl_click_toggles_a_mask_cell(qtbot, session):
     assert dict(((r, c), t) for r, c, t in view.cell_texts())[(2, 3)] == "0"
 
 
+def test_clicking_labels_selects_a_query_and_ctrl_click_on_a_key_blocks_its_column(qtbot, session):
+    view = _show(qtbot, session)
+    vp = view.graphics.viewport()
+    left = view.plot.getAxis("left").sceneBoundingRect()
+    row_y = view.plot.vb.mapViewToScene(QPointF(0, 1)).y()
+    qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     view.graphics.mapFromScene(QPointF(left.center().x(), row_y)))
+    assert session.query == 1
+    top = view.plot.getAxis("top").sceneBoundingRect()
+    col_x = view.plot.vb.mapViewToScene(QPointF(3, 0)).x()
+    qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                     view.graphics.mapFromScene(QPointF(col_x, top.center().y())))
+    mask = session.scene.mask_matrix()
+    assert mask[:, 3].all() and mask.sum() == 4
+    assert session.undo_stack.count() == 1
+
+
 def test_rendered_pixels_match_the_colour_scale(qtbot, session):
     view = _show(qtbot, session)
     scale = scale_for("weights", session.result.weights)
