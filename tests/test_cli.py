@@ -124,7 +124,7 @@ def test_presets_lists_names_and_descriptions_in_order(capsys):
     assert (code, err) == (0, "")
     lines = out.splitlines()
     names = [line.split()[0] for line in lines]
-    assert names == ["lesson", "causal", "padding", "saturation", "projection", "long"]
+    assert names == ["lesson", "causal", "padding", "saturation", "projection", "multihead", "long"]
     for line, name in zip(lines, names):
         assert load_preset(name).description in line
 

@@ -8,7 +8,7 @@ import pytest
 from qkv_studio.core import SessionFileError, list_presets, load_preset, read_session
 from qkv_studio.core.presets import _ORDER, preset_path
 
-EXPECTED = ["lesson", "causal", "padding", "saturation", "projection", "long"]
+EXPECTED = ["lesson", "causal", "padding", "saturation", "projection", "multihead", "long"]
 
 
 def test_the_presets_and_their_order():
@@ -73,6 +73,20 @@ def test_projection_derives_qkv_from_x():
     assert s.wq.shape == (3, 2) and s.wk.shape == (3, 2) and s.wv.shape == (3, 2)
     assert s.tokens == ("the", "cat", "sat", "mat")
     np.testing.assert_array_equal(s.qkv()[0], s.x @ s.wq)
+
+
+def test_multihead_splits_d_model_8_into_two_differing_heads():
+    from qkv_studio.core.multihead import multihead_scene
+
+    s = load_preset("multihead")
+    assert s.mode == "projection" and s.x.shape == (6, 8) and s.d_model == 8
+    assert s.wq.shape == s.wk.shape == s.wv.shape == (8, 8)
+    assert s.tokens == ("the", "cat", "sat", "on", "the", "mat")
+    assert "2 heads" in s.description
+    r = multihead_scene(s, 2)
+    assert r.d_head_k == 4
+    best = r.weights().argmax(axis=2)
+    assert (best[0] != best[1]).sum() >= 5  # the two heads look at different tokens
 
 
 def test_long_has_64_tokens():
