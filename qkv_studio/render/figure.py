@@ -252,7 +252,10 @@ def _line(px: float) -> float:
 
 
 def format_value(value: float, stage: str) -> str:
-    """How a cell's number is printed: weights with 2 decimals, scores with up to 3 significant digits."""
+    """How a cell's number is printed (window and figures alike): weights with 2 decimals, scores with
+    up to 3 significant digits, −∞ for a masked score."""
+    if math.isinf(value):
+        return "−∞" if value < 0 else "∞"
     if not is_signed(stage):
         return f"{value:.2f}"
     a = abs(value)
@@ -260,6 +263,9 @@ def format_value(value: float, stage: str) -> str:
         return "0"
     if a >= 1:
         text = f"{value:.3g}"
+        if "e" in text:
+            mant, exp = text.split("e")
+            text = f"{mant}e{int(exp)}"
     elif a >= 0.001:  # 3 decimals at most, so small scores stay short: 0.0819 → 0.082
         text = f"{value:.3f}".rstrip("0").rstrip(".")
     else:

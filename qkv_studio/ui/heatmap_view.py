@@ -24,6 +24,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalet
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..core import row_stats
+from ..render.figure import format_value as figure_format_value
 from ..render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
@@ -44,22 +45,10 @@ def _minus(s: str) -> str:
 
 
 def format_value(x: float, stage: str) -> str:
-    """A cell's number as printed: weights with two decimals, scores trimmed, −∞ for masked."""
-    if math.isinf(x):
-        return "\u2212\u221e" if x < 0 else "\u221e"
-    if stage in ("weights", "output"):
-        return "0" if x == 0 else f"{x:.2f}"
-    a = abs(x)
-    if a >= 1000 or (0 < a < 0.005):
-        s = f"{x:.2g}"
-        if "e" in s:
-            mant, exp = s.split("e")
-            s = f"{mant}e{int(exp)}"
-    else:
-        s = f"{x:.2f}".rstrip("0").rstrip(".")
-        if s in ("-0", ""):
-            s = "0"
-    return _minus(s)
+    """A cell's number as printed: the figure's rule (so screen and exports agree); "0" for a blocked weight."""
+    if stage in ("weights", "output") and x == 0:
+        return "0"
+    return figure_format_value(x, stage)
 
 
 def _elide(name: str) -> str:

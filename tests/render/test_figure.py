@@ -213,7 +213,7 @@ def test_values_are_formatted_like_the_lesson():
     assert format_value(-0.0819, "scores") == "−0.082"
     assert format_value(0.0, "scores") == "0"
     assert format_value(-0.0, "scores") == "0"
-    assert format_value(1234.5, "scores") == "1.23e+03"
+    assert format_value(1234.5, "scores") == "1.23e3"
 
 
 def test_row_sums_only_at_the_weights_stage(lesson_scene):

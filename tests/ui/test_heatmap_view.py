@@ -211,7 +211,7 @@ def test_1024_tokens_render_without_per_cell_items(qtbot):
 
 @pytest.mark.parametrize("value, stage, text", [
     (0.5412, "weights", "0.54"), (0.0, "weights", "0"), (-np.inf, "scores", "−∞"),
-    (4.0, "scores", "4"), (-1.25, "scaled", "−1.25"), (12345.0, "scores", "1.2e4"),
+    (4.0, "scores", "4"), (-1.25, "scaled", "−1.25"), (12345.0, "scores", "1.23e4"), (-1e300, "scores", "−1e300"),
 ])
 def test_format_value(value, stage, text):
     assert format_value(value, stage) == text
