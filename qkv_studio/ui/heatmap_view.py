@@ -205,7 +205,7 @@ class HeatmapView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.invertY(True)
         self.plot.setDefaultPadding(0.0)
-        self.plot.setAspectLocked(True, 1.0)
+        self.plot.setAspectLocked(False)  # cells fill the panel: labels hug the matrix, no empty bands
         self.plot.disableAutoRange()
         self.plot.showAxis("top")
         self.plot.hideAxis("bottom")
