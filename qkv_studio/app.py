@@ -76,6 +76,9 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
     try:
         if not image.save(tmp, "PNG"):
             raise OSError(f"cannot write {out}")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a screenshot is an ordinary file
         os.replace(tmp, out)
     except OSError:
         if os.path.exists(tmp):
