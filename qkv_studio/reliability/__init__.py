@@ -1,0 +1,87 @@
+"""No lost work, no crash, no traceback: autosave and recovery, the exception hook.
+
+Wiring (see ``app.run_gui``)::
+
+    reliability.install_excepthook()
+    recovered = reliability.offer_recovery(None)
+    window = MainWindow(scene, path)
+    reliability.attach(window)
+    if recovered is not None:
+        reliability.restore(window, recovered)
+
+``attach(window)`` autosaves ``window.session`` and removes the autosave when the window is closed
+cleanly (after its unsaved-changes prompt) or the application quits with the window closed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication
+
+from .autosave import Autosave, Recovered, _forget, claimed, pending_recovery
+from .excepthook import ExceptionHook, install_excepthook, setup_logging
+from .paths import autosave_dir, data_dir, log_path
+from .recovery import offer_recovery, restore
+
+__all__ = [
+    "Autosave", "ExceptionHook", "Recovered", "attach", "autosave_dir", "claimed", "data_dir",
+    "install_excepthook", "log_path", "offer_recovery", "pending_recovery", "restore", "setup_logging",
+]
+
+_ATTR = "_qkv_reliability_autosave"
+
+
+class _CloseWatcher(QObject):
+    """Notices that the window really closed (its close event was accepted, so it hid)."""
+
+    def __init__(self, window, autosave: Autosave) -> None:
+        super().__init__(autosave)
+        self._window = window
+        self._autosave = autosave
+        self._closing = False
+        window.installEventFilter(self)
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self._on_quit)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        t = event.type()
+        if t == QEvent.Type.Close:
+            # The window's closeEvent (and its unsaved-changes prompt) runs after this filter; if it
+            # accepts, the window hides at once, before this zero timer fires.
+            self._closing = True
+            QTimer.singleShot(0, self._end_close)
+        elif t == QEvent.Type.Hide and self._closing:
+            self._closing = False
+            self._autosave.discard()
+        return False
+
+    def _end_close(self) -> None:
+        self._closing = False
+
+    def _on_quit(self) -> None:
+        try:
+            visible = self._window.isVisible()
+        except RuntimeError:  # the window is already gone
+            visible = False
+        if not visible:
+            self._autosave.discard()
+
+
+def attach(window, *, folder=None) -> Autosave:
+    """Autosave ``window.session``; calling it again for the same window returns the same Autosave.
+
+    Recovered work this process claimed (:func:`offer_recovery`) is adopted when the window holds it.
+    """
+    autosave = getattr(window, _ATTR, None)
+    if autosave is None:
+        autosave = Autosave(window.session, folder=folder)
+        autosave._close_watcher = _CloseWatcher(window, autosave)
+        setattr(window, _ATTR, autosave)
+    for rec in claimed():
+        if rec.scene.same_as(window.session.scene):
+            if not window.session.modified:
+                window.session.undo_stack.resetClean()
+            _forget(rec)
+            autosave.adopt(rec.entry)
+    return autosave

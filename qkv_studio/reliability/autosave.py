@@ -1,0 +1,413 @@
+"""Autosave: unsaved work survives a crash, a ``kill -9`` or a power cut.
+
+A couple of seconds after the scene changes (debounced, but never postponed for more than
+``MAX_DELAY_MS`` while edits keep coming) the current scene is written atomically with
+:func:`~qkv_studio.core.write_session` to ``<data>/autosave/<id>.qkv.json``, next to a small
+``<id>.meta.json`` naming the file the scene belongs to.  ``<id>.lock`` is a :class:`QLockFile` held
+for as long as the window lives: the next start finds entries whose owner died (the lock is stale)
+and offers them back (:func:`pending_recovery`), while a second running instance leaves them alone.
+
+Nothing is kept while the scene has no unsaved changes: saving, undoing back to the saved state,
+opening another file, or closing the window cleanly removes the entry.
+
+The writing happens on one background thread (Scene is immutable, so a snapshot can be handed over
+as is): a 1024-token scene takes a second or two to serialise and the window must not freeze for it.
+Writes queue in order and a newer request supersedes a queued older one.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, QLockFile, QObject, QTimer
+
+from ..core import Scene, SessionFileError, read_session, write_session
+from ..core.sessionfile import atomic_write
+from .paths import autosave_dir
+
+log = logging.getLogger("qkv_studio.autosave")
+
+DELAY_MS = 2000
+MAX_DELAY_MS = 10000
+SCENE_SUFFIX = ".qkv.json"
+META_SUFFIX = ".meta.json"
+LOCK_SUFFIX = ".lock"
+META_FORMAT = "qkv-studio-autosave"
+
+
+# ---- the background writer -------------------------------------------------------------------------
+_pool: ThreadPoolExecutor | None = None
+_pool_guard = threading.Lock()
+
+
+def _submit(fn, *args) -> Future:
+    """Run ``fn`` on the one autosave thread (jobs run in submission order)."""
+    global _pool
+    with _pool_guard:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qkv-autosave")
+        return _pool.submit(fn, *args)
+
+
+@atexit.register
+def _shutdown() -> None:  # pragma: no cover - interpreter exit
+    if _pool is not None:
+        _pool.shutdown(wait=True)
+
+
+# ---- one autosave entry on disk --------------------------------------------------------------------
+class Entry:
+    """``<id>.qkv.json`` + ``<id>.meta.json`` + ``<id>.lock`` in the autosave folder."""
+
+    def __init__(self, folder: Path, ident: str) -> None:
+        self.folder = Path(folder)
+        self.ident = ident
+        self._lock: QLockFile | None = None
+
+    def __repr__(self) -> str:
+        return f"Entry({str(self.folder)!r}, {self.ident!r})"
+
+    @property
+    def scene_file(self) -> Path:
+        return self.folder / (self.ident + SCENE_SUFFIX)
+
+    @property
+    def meta_file(self) -> Path:
+        return self.folder / (self.ident + META_SUFFIX)
+
+    @property
+    def lock_file(self) -> Path:
+        return self.folder / (self.ident + LOCK_SUFFIX)
+
+    @classmethod
+    def create(cls, folder: Path) -> "Entry":
+        """A new entry owned (locked) by this process; raises OSError if the folder is unusable."""
+        folder.mkdir(parents=True, exist_ok=True)
+        entry = cls(folder, f"{os.getpid()}-{uuid.uuid4().hex[:10]}")
+        if not entry.claim():
+            raise OSError(f"cannot create an autosave lock in {folder}")
+        return entry
+
+    def claim(self) -> bool:
+        """Take the lock: succeeds when no living process holds it (a crashed owner's lock is stale)."""
+        if self._lock is not None:
+            return True
+        lock = QLockFile(str(self.lock_file))
+        lock.setStaleLockTime(0)  # stale only when the owner is gone, never because of its age
+        if not lock.tryLock(0):
+            return False
+        self._lock = lock
+        return True
+
+    @property
+    def claimed(self) -> bool:
+        return self._lock is not None
+
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.unlock()
+            self._lock = None
+
+    def write(self, scene: Scene, original_path: str) -> None:
+        """Write the scene, then its metadata, each atomically (raises SessionFileError/OSError)."""
+        write_session(scene, self.scene_file)
+        meta = {"format": META_FORMAT, "version": 1, "path": original_path, "saved": time.time(),
+                "pid": os.getpid()}
+        atomic_write(self.meta_file, json.dumps(meta, ensure_ascii=False).encode("utf-8"))
+
+    def read_meta(self) -> dict:
+        try:
+            meta = json.loads(self.meta_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return meta if isinstance(meta, dict) else {}
+
+    def remove_files(self) -> None:
+        for f in (self.scene_file, self.meta_file):
+            try:
+                f.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:  # pragma: no cover - a read-only folder
+                log.warning("cannot remove %s: %s", f, exc)
+
+    def drop(self) -> None:
+        """Remove the files and give up the lock (the lock file goes with it)."""
+        self.remove_files()
+        self.release()
+
+
+# ---- the Autosave object --------------------------------------------------------------------------
+class _State:
+    """What the writer thread shares with the Autosave (plain Python: no Qt object across threads)."""
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.error: str | None = None
+        self.writes = 0
+
+
+class Autosave(QObject):
+    """Writes the Session's scene to the autosave folder a moment after each change.
+
+    ``folder`` defaults to :func:`~qkv_studio.reliability.paths.autosave_dir`.  Methods: ``save_now``,
+    ``wait``, ``discard`` (clean exit), ``adopt`` (take over an entry recovered after a crash),
+    ``file()`` (the autosave file, or None when nothing is kept).
+    """
+
+    def __init__(self, session, parent: QObject | None = None, *, folder: str | os.PathLike | None = None,
+                 delay_ms: int = DELAY_MS, max_delay_ms: int = MAX_DELAY_MS) -> None:
+        super().__init__(parent if parent is not None else session)
+        self._session = session
+        self._folder = Path(folder) if folder is not None else autosave_dir()
+        self._max_delay_ms = max_delay_ms
+        self._entry: Entry | None = None
+        self._adopted: list[Entry] = []
+        self._state = _State()
+        self._last: Future | None = None
+        self._reported: str | None = None
+        self._disabled_reason: str | None = None
+        self._since = QElapsedTimer()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(delay_ms)
+        self._timer.timeout.connect(self._fire)
+        session.scene_changed.connect(self._changed)
+        session.query_changed.connect(self._changed)
+        session.stage_changed.connect(self._changed)
+        session.path_changed.connect(self._changed)
+        session.modified_changed.connect(self._on_modified)
+        if session.modified:
+            self._changed()
+
+    # ---- public -----------------------------------------------------------------------------------
+    @property
+    def folder(self) -> Path:
+        return self._folder
+
+    def file(self) -> Path | None:
+        """The autosave file currently kept for this session (None when there is nothing unsaved)."""
+        return self._entry.scene_file if self._entry is not None else None
+
+    def pending(self) -> bool:
+        """A change is waiting for its autosave."""
+        return self._timer.isActive()
+
+    def last_error(self) -> str | None:
+        return self._state.error
+
+    def save_now(self, *, wait: bool = True) -> bool:
+        """Write the current scene now (if it has unsaved changes); returns False if the write failed."""
+        self._timer.stop()
+        if not self._session.modified:
+            return True
+        if self._entry is None:
+            try:
+                self._entry = Entry.create(self._folder)
+            except OSError as exc:
+                self._fail(f"the folder {self._folder} cannot be used ({exc.strerror or exc})")
+                return False
+        self._state.generation += 1
+        self._last = _submit(_write_job, self._state, self._state.generation, self._entry,
+                             self._session.scene, self._session.path)
+        if wait:
+            return self.wait()
+        return True
+
+    def wait(self, timeout: float | None = 30.0) -> bool:
+        """Block until queued writes are done; True when the last one succeeded."""
+        if self._last is not None:
+            try:
+                self._last.result(timeout)
+            except Exception:  # noqa: BLE001 - the job records its own errors
+                pass
+        self._check_errors()
+        return self._state.error is None
+
+    def discard(self, *, wait: bool = True) -> None:
+        """Nothing left to protect (saved, or the user closed the window): remove the entry."""
+        self._timer.stop()
+        self._state.generation += 1  # a queued write of the old scene is now pointless
+        entries = ([self._entry] if self._entry is not None else []) + self._adopted
+        self._entry = None
+        self._adopted = []
+        for entry in entries:
+            self._last = _submit(_drop_job, entry)
+        if wait:
+            self.wait()
+
+    def adopt(self, entry: Entry) -> None:
+        """Take over an entry recovered after a crash: it is removed once this session's own autosave
+        holds the work (or when the session is saved or closed)."""
+        if entry in self._adopted:
+            return
+        self._adopted.append(entry)
+        if self._session.modified and self.save_now(wait=True):
+            self._drop_adopted()
+
+    # ---- reacting to the session ------------------------------------------------------------------
+    def _changed(self, *_: object) -> None:
+        if not self._session.modified:
+            return
+        if not self._timer.isActive():
+            self._since.start()
+            self._timer.start()
+        elif self._since.elapsed() < self._max_delay_ms:
+            self._timer.start()  # debounce: restart the countdown while edits keep coming
+
+    def _on_modified(self, modified: bool) -> None:
+        if modified:
+            self._changed()
+        else:
+            self.discard(wait=False)
+
+    def _fire(self) -> None:
+        self._check_errors()
+        self.save_now(wait=False)
+
+    def _drop_adopted(self) -> None:
+        for entry in self._adopted:
+            self._last = _submit(_drop_job, entry)
+        self._adopted = []
+
+    # ---- errors -----------------------------------------------------------------------------------
+    def _check_errors(self) -> None:
+        error = self._state.error
+        if error is None:
+            self._reported = None
+        elif error != self._reported:
+            self._reported = error
+            self._session.message.emit(f"Autosave failed: {error}. Save your work (Ctrl+S) to keep it safe.")
+
+    def _fail(self, reason: str) -> None:
+        log.warning("autosave: %s", reason)
+        self._state.error = reason
+        self._check_errors()
+
+
+def _write_job(state: _State, generation: int, entry: Entry, scene: Scene, path: str) -> None:
+    if generation != state.generation:
+        return  # a newer write (or a discard) came in while this one waited
+    try:
+        entry.write(scene, path)
+    except (SessionFileError, OSError) as exc:
+        state.error = str(exc)
+        log.warning("autosave failed: %s", exc)
+        return
+    except Exception as exc:  # noqa: BLE001 - never let the writer thread die
+        state.error = f"{type(exc).__name__}: {exc}"
+        log.exception("autosave failed")
+        return
+    state.error = None
+    state.writes += 1
+
+
+def _drop_job(entry: Entry) -> None:
+    try:
+        entry.drop()
+    except Exception:  # noqa: BLE001
+        log.exception("cannot remove autosave %s", entry)
+
+
+# ---- finding work to recover ------------------------------------------------------------------------
+class Recovered(tuple):
+    """``(scene, original_path)`` of autosaved work whose owner died, with the entry it came from.
+
+    Unpacks like the plain tuple; ``discard()`` deletes it, ``release()`` leaves it for the next start.
+    """
+
+    entry: Entry
+    saved_at: float
+
+    def __new__(cls, scene: Scene, path: str, entry: Entry, saved_at: float) -> "Recovered":
+        self = super().__new__(cls, (scene, path))
+        self.entry = entry
+        self.saved_at = saved_at
+        return self
+
+    @property
+    def scene(self) -> Scene:
+        return self[0]
+
+    @property
+    def path(self) -> str:
+        return self[1]
+
+    def discard(self) -> None:
+        self.entry.drop()
+        _forget(self)
+
+    def release(self) -> None:
+        self.entry.release()
+        _forget(self)
+
+
+_CLAIMED: list[Recovered] = []
+
+
+def _forget(rec: Recovered) -> None:
+    if rec in _CLAIMED:
+        _CLAIMED.remove(rec)
+
+
+def claimed() -> list[Recovered]:
+    """Recovered entries this process holds and has not yet discarded or handed to a window."""
+    return list(_CLAIMED)
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def pending_recovery(folder: str | os.PathLike | None = None) -> Recovered | None:
+    """The newest autosaved scene left behind by a process that did not exit cleanly, or None.
+
+    The entry is claimed (its lock is held) so another instance does not offer it too; unreadable or
+    empty entries are cleaned up on the way.  Returns ``(scene, original_path)`` (a :class:`Recovered`).
+    """
+    root = Path(folder) if folder is not None else autosave_dir()
+    try:
+        names = [p.name for p in root.iterdir()] if root.is_dir() else []
+    except OSError:
+        return None
+    idents = set()
+    for name in names:
+        for suffix in (SCENE_SUFFIX, META_SUFFIX, LOCK_SUFFIX):
+            if name.endswith(suffix) and not name.startswith("."):
+                idents.add(name[: -len(suffix)])
+    mine = {rec.entry.ident for rec in _CLAIMED}
+    for ident in sorted(idents, key=lambda i: _mtime(root / (i + SCENE_SUFFIX)), reverse=True):
+        if ident in mine:
+            continue
+        entry = Entry(root, ident)
+        if not entry.claim():
+            continue  # a running instance owns it
+        if not entry.scene_file.exists():
+            entry.drop()  # it died before its first autosave, or only debris is left
+            continue
+        try:
+            scene = read_session(entry.scene_file)
+        except SessionFileError as exc:
+            log.warning("dropping an unreadable autosave: %s", exc)
+            entry.drop()
+            continue
+        meta = entry.read_meta()
+        path = meta.get("path") if isinstance(meta.get("path"), str) else ""
+        saved = meta.get("saved")
+        saved_at = float(saved) if isinstance(saved, (int, float)) and not isinstance(saved, bool) \
+            else _mtime(entry.scene_file)
+        rec = Recovered(scene, path, entry, saved_at)
+        _CLAIMED.append(rec)
+        return rec
+    return None

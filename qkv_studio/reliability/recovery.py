@@ -1,0 +1,84 @@
+"""Offering autosaved work back after a crash, and putting it into a window."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from ..core import Scene, SessionFileError, read_session
+from .autosave import Recovered, _forget, pending_recovery
+
+APP_NAME = "QKV Studio"
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)) if stamp else "an earlier session"
+
+
+def offer_recovery(parent: QWidget | None = None, folder: str | os.PathLike | None = None
+                   ) -> tuple[Scene, str] | None:
+    """Ask whether to restore work left behind by a crash; returns ``(scene, original_path)`` or None.
+
+    *Restore* returns the work (hand it to :func:`restore`); *Discard* deletes it; *Not now* (or
+    closing the box) keeps it for the next start.
+    """
+    rec = pending_recovery(folder)
+    if rec is None:
+        return None
+    scene, path = rec
+    name = Path(path).name if path else (scene.title or "an untitled scene")
+    box = QMessageBox(QMessageBox.Icon.Question, APP_NAME,
+                      "QKV Studio did not close normally last time. Your unsaved work was kept.", 
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Discard
+                      | QMessageBox.StandardButton.Cancel, parent)
+    box.button(QMessageBox.StandardButton.Yes).setText("Restore")
+    box.button(QMessageBox.StandardButton.Cancel).setText("Not now")
+    box.setDefaultButton(QMessageBox.StandardButton.Yes)
+    box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+    box.setInformativeText(f"{name} — {scene.n} token{'s' if scene.n != 1 else ''}, autosaved "
+                           f"{_when(rec.saved_at)}.\n\nRestore it? (Discard deletes it for good; "
+                           "Not now asks again next time.)")
+    choice = box.exec()
+    if choice == QMessageBox.StandardButton.Yes:
+        return rec
+    if choice == QMessageBox.StandardButton.Discard:
+        rec.discard()
+    else:
+        rec.release()
+    return None
+
+
+def restore(window, recovered: tuple[Scene, str]) -> None:
+    """Put recovered work into ``window`` as unsaved changes, then let its autosave take over.
+
+    When the original file can still be read, the window opens it and the recovered scene is one
+    undoable step on top ("Restore unsaved work"), so Ctrl+Z shows what is on disk.  Otherwise the
+    recovered scene is loaded and marked modified.  Either way closing the window asks to save.
+    """
+    from . import attach
+
+    scene, path = recovered
+    session = window.session
+    base = None
+    if path:
+        try:
+            base = read_session(path)
+        except SessionFileError:
+            base = None
+    if base is not None:
+        session.load(base, path)
+        session.replace_scene(scene, "Restore unsaved work")
+        session.set_query(scene.query)
+        session.set_stage(scene.stage)
+    else:
+        session.load(scene, path)
+    if not session.modified:
+        session.undo_stack.resetClean()
+    if isinstance(recovered, Recovered):
+        _forget(recovered)  # this window takes it over (attach must not adopt it a second time)
+    autosave = attach(window)
+    if isinstance(recovered, Recovered):
+        autosave.adopt(recovered.entry)

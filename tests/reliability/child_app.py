@@ -1,0 +1,43 @@
+"""A real QKV Studio process for the crash tests: edits, autosaves, then waits to be killed or quits.
+
+python -m tests.reliability.child_app FOLDER (crash|clean)
+Prints "ready <autosave file>" once the edit is autosaved.
+"""
+
+import sys
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QMessageBox
+
+from qkv_studio import reliability
+from qkv_studio.app import ensure_qapp
+from qkv_studio.core import load_preset
+
+
+def main() -> int:
+    folder, mode = sys.argv[1], sys.argv[2]
+    app = ensure_qapp(offscreen_if_headless=True)
+    from qkv_studio.ui.main_window import MainWindow
+
+    QMessageBox.exec = lambda self: QMessageBox.Discard  # the close prompt: discard (no one to answer)
+    window = MainWindow(load_preset("lesson"), use_settings=False)
+    auto = reliability.attach(window, folder=folder)
+    window.show()
+    window.session.set_value("Q", 2, 0, 42.0)
+    window.session.rename_token(0, "crash")
+
+    def ready() -> None:
+        if auto.file() is None or not auto.file().exists():
+            QTimer.singleShot(50, ready)
+            return
+        auto.wait()
+        print("ready", auto.file(), flush=True)
+        if mode == "clean":
+            QTimer.singleShot(0, window.close)
+
+    QTimer.singleShot(0, ready)
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
