@@ -24,6 +24,12 @@ HEADERS = {
     "weight": "weight w",
     "weighted": "w · vⱼ",
 }
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
+_FONT = int(Qt.ItemDataRole.FontRole.value)
+_BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
+_ALIGN_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
+_ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 # The stage at which each column first appears.
 APPEARS = {"token": "vectors", "key": "vectors", "value": "vectors", "score": "scores", "scaled": "scaled",
            "weight": "weights", "weighted": "output"}
@@ -39,6 +45,11 @@ class CalcModel(QAbstractTableModel):
         self._rows = session.scene.n
         self._bold = QFont()
         self._bold.setBold(True)
+        self._total_brush = QBrush(QColor(0, 0, 0, 18))
+        self._texts: dict[tuple[int, int], str] = {}  # (row, column) -> text, until the next refresh
+        self._best_row: int | None = None
+        self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
+        session.scene_changed.connect(self._forget)
         session.result_changed.connect(self._refresh)
         session.query_changed.connect(self._refresh)
         session.stage_changed.connect(self._refresh)
@@ -66,23 +77,34 @@ class CalcModel(QAbstractTableModel):
         return None
 
     def _best(self) -> int:
-        r = self._session.result
-        return int(r.weights[self._session.query].argmax())
+        if self._best_row is None:
+            r = self._session.result
+            self._best_row = int(r.weights[self._session.query].argmax())
+        return self._best_row
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=_DISPLAY):
+        # Called for every visible cell and role on each repaint and column sizing: roles are compared
+        # as plain ints and texts are formatted once per refresh (PySide's enum lookups cost µs each).
+        if role == _DISPLAY:
+            key = (index.row(), index.column())
+            text = self._texts.get(key)
+            if text is None:
+                if not index.isValid():
+                    return None
+                col = self._columns[key[1]]
+                text = self._total_text(col) if key[0] == self._rows else self._cell_text(key[0], col)
+                self._texts[key] = text
+            return text
         if not index.isValid():
             return None
-        col = self._columns[index.column()]
+        if role == _ALIGNMENT:
+            return _ALIGN_LEFT if self._columns[index.column()] == "token" else _ALIGN_RIGHT
         j = index.row()
         total = j == self._rows
-        if role == Qt.DisplayRole:
-            return self._total_text(col) if total else self._cell_text(j, col)
-        if role == Qt.TextAlignmentRole:
-            return int((Qt.AlignLeft if col == "token" else Qt.AlignRight) | Qt.AlignVCenter)
-        if role == Qt.FontRole and (total or (j == self._best() and STAGES.index(self._session.stage) >= 1)):
+        if role == _FONT and (total or (j == self._best() and STAGES.index(self._session.stage) >= 1)):
             return self._bold
-        if role == Qt.BackgroundRole and total:
-            return QBrush(QColor(0, 0, 0, 18))
+        if role == _BACKGROUND and total:
+            return self._total_brush
         return None
 
     def _cell_text(self, j: int, col: str) -> str:
@@ -102,7 +124,9 @@ class CalcModel(QAbstractTableModel):
             return fmt(float(r.scaled[qi, j]), 3)
         if col == "weight":
             return fmt_fixed(float(r.weights[qi, j]))
-        return fmt_vector(contributions(r, v, qi)[j])
+        if self._contrib is None:
+            self._contrib = contributions(r, v, qi)
+        return fmt_vector(self._contrib[j])
 
     def _total_text(self, col: str) -> str:
         r = self._session.result
@@ -115,7 +139,14 @@ class CalcModel(QAbstractTableModel):
             return f"o = {fmt_vector(r.output[qi])}"
         return ""
 
+    def _forget(self) -> None:
+        """Drop the texts and numbers kept since the last refresh (the scene or result changed)."""
+        self._texts.clear()
+        self._best_row = None
+        self._contrib = None
+
     def _refresh(self, *_: object) -> None:
+        self._forget()
         cols = self._visible()
         rows = self._session.scene.n
         if cols != self._columns or rows != self._rows:

@@ -29,6 +29,17 @@ _MATRIX_TITLES = {
     "Wk": ("W^K", "learned: d_model × dₖ"),
     "Wv": ("W^V", "learned: d_model × dᵥ"),
 }
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+_EDIT = int(Qt.ItemDataRole.EditRole.value)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
+_BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+_FONT = int(Qt.ItemDataRole.FontRole.value)
+_ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+_HORIZONTAL, _VERTICAL = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
+_READ_ONLY_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_EDITABLE_FLAGS = _READ_ONLY_FLAGS | Qt.ItemFlag.ItemIsEditable
 _DIM_GROUP = {"Q": "qk", "K": "qk", "V": "v", "X": "model", "Wq": "qk", "Wk": "qk", "Wv": "v"}
 
 
@@ -46,12 +57,25 @@ class MatrixModel(QAbstractTableModel):
         self.name = name
         self._shape = self._current_shape()
         self._highlight = QColor(255, 214, 230)
+        self._highlight_brush = QBrush(self._highlight)
+        self._dark_brush = QBrush(QColor("#111111"))
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._shown = self._current_matrix()  # what the view was last told about (to signal only changes)
+        self._tokens = session.scene.tokens
+        self._query_row = session.query
         session.scene_changed.connect(self._on_scene_changed)
         session.query_changed.connect(self._on_query_changed)
 
     # ---- reading ----------------------------------------------------------------------------------
     def matrix(self) -> np.ndarray:
         return self._session.scene.matrix(self.name)
+
+    def _current_matrix(self) -> np.ndarray | None:
+        try:
+            return self._session.scene.matrix(self.name)
+        except KeyError:
+            return None
 
     def _current_shape(self) -> tuple[int, int]:
         try:
@@ -71,39 +95,38 @@ class MatrixModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else self._shape[1]
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=_DISPLAY):
+        # Called per visible cell and role on every repaint: roles are compared as plain ints
+        # (PySide's enum lookups cost microseconds each).
         if not index.isValid():
             return None
-        if role == Qt.DisplayRole:
+        if role == _DISPLAY:
             return fmt(float(self.matrix()[index.row(), index.column()]))
-        if role == Qt.EditRole:
+        if role == _EDIT:
             return repr(float(self.matrix()[index.row(), index.column()]))
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.BackgroundRole and self._per_token() and index.row() == self._session.query:
-            return QBrush(self._highlight)
-        if role == Qt.ForegroundRole and self._per_token() and index.row() == self._session.query:
-            return QBrush(QColor("#111111"))
-        if role == Qt.ToolTipRole:
+        if role == _ALIGNMENT:
+            return _ALIGN_RIGHT
+        if role == _BACKGROUND and self._per_token() and index.row() == self._session.query:
+            return self._highlight_brush
+        if role == _FOREGROUND and self._per_token() and index.row() == self._session.query:
+            return self._dark_brush
+        if role == _TOOLTIP:
             return repr(float(self.matrix()[index.row(), index.column()]))
         return None
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
-        if role == Qt.DisplayRole:
-            if orientation == Qt.Horizontal:
+    def headerData(self, section, orientation, role=_DISPLAY):  # noqa: N802
+        if role == _DISPLAY:
+            if orientation == _HORIZONTAL:
                 return str(section + 1)
             if self._per_token():
                 return self._session.scene.token_label(section) if section < self._session.scene.n else ""
             return f"{section + 1}"
-        if role == Qt.FontRole and orientation == Qt.Vertical and self._per_token() and section == self._session.query:
-            f = QFont()
-            f.setBold(True)
-            return f
+        if role == _FONT and orientation == _VERTICAL and self._per_token() and section == self._session.query:
+            return self._bold
         return None
 
     def flags(self, index):
-        base = Qt.ItemIsEnabled | Qt.ItemIsSelectable
-        return base | Qt.ItemIsEditable if self.editable() else base
+        return _EDITABLE_FLAGS if self.editable() else _READ_ONLY_FLAGS
 
     # ---- writing (through the Session, never directly) ---------------------------------------------
     def setData(self, index, value, role=Qt.EditRole) -> bool:  # noqa: N802
@@ -153,19 +176,36 @@ class MatrixModel(QAbstractTableModel):
     # ---- following the Session ---------------------------------------------------------------------
     def _on_scene_changed(self) -> None:
         shape = self._current_shape()
+        old, new = self._shown, self._current_matrix()
+        self._shown = new
+        tokens_changed = self._session.scene.tokens != self._tokens
+        self._tokens = self._session.scene.tokens
         if shape != self._shape:
             self.beginResetModel()
             self._shape = shape
             self.endResetModel()
         elif shape[0] and shape[1]:
-            self.dataChanged.emit(self.index(0, 0), self.index(shape[0] - 1, shape[1] - 1))
-            self.headerDataChanged.emit(Qt.Vertical, 0, shape[0] - 1)
+            # Tell the view only what changed: one edited cell repaints one cell, not the matrix.
+            if old is None or new is None or old.shape != new.shape:
+                self.dataChanged.emit(self.index(0, 0), self.index(shape[0] - 1, shape[1] - 1))
+            elif old is not new:
+                changed = old != new
+                rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+                if rows.size:
+                    self.dataChanged.emit(self.index(int(rows[0]), int(cols[0])),
+                                          self.index(int(rows[-1]), int(cols[-1])))
+            if tokens_changed:
+                self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, shape[0] - 1)
 
     def _on_query_changed(self, row: int) -> None:
+        previous, self._query_row = self._query_row, row
         if self._per_token() and self._shape[0] and self._shape[1]:
-            self.dataChanged.emit(self.index(0, 0), self.index(self._shape[0] - 1, self._shape[1] - 1),
-                                  [Qt.BackgroundRole, Qt.ForegroundRole])
-            self.headerDataChanged.emit(Qt.Vertical, 0, self._shape[0] - 1)
+            last = self._shape[1] - 1
+            for r in {previous, row}:  # only the rows that gain or lose the highlight
+                if 0 <= r < self._shape[0]:
+                    self.dataChanged.emit(self.index(r, 0), self.index(r, last),
+                                          [Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole])
+                    self.headerDataChanged.emit(Qt.Orientation.Vertical, r, r)
 
 
 class MatrixTable(QTableView):
