@@ -1,0 +1,41 @@
+"""Child process for the memory benchmark: open an n-token scene in the window, edit it, report peak RSS.
+
+Usage: ``python rss_child.py N EDITS``.  Prints ``PEAK_RSS_MB <megabytes>`` (``ru_maxrss`` of this
+process: the high-water mark of its resident memory, interpreter and Qt included).
+"""
+
+import os
+import resource
+import sys
+
+
+def main() -> None:
+    n, edits = int(sys.argv[1]), int(sys.argv[2])
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from scenes import random_scene
+    from qkv_studio.app import ensure_qapp
+
+    app = ensure_qapp()
+    from qkv_studio.ui.main_window import MainWindow
+
+    window = MainWindow(random_scene(n), use_settings=False)
+    window.resize(1600, 950)
+    window.show()
+    app.processEvents()
+    s = window.session
+    for i in range(edits):
+        s.set_value("Q", (7 * i) % n, i % s.scene.d_k, 1.25 if i % 2 else -0.75)
+        s.flush()
+        app.processEvents()
+        if i % 10 == 9:
+            s.step_stage(-1 if s.stage == "output" else +1)
+            s.set_query((s.query + 13) % n)
+            app.processEvents()
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
+    print(f"PEAK_RSS_MB {peak_kb / 1024:.1f}", flush=True)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
