@@ -13,6 +13,20 @@ ORG = "QKV Studio"
 APP = "QKV Studio"
 
 
+_HARMLESS = ("This plugin does not support propagateSizeHints",)
+
+
+def _quiet_harmless_qt_messages() -> None:
+    """The offscreen platform warns that it cannot resize windows to their hints: harmless, not news."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message: str) -> None:
+        if not message.startswith(_HARMLESS):
+            sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
+
+
 def ensure_qapp(*, offscreen_if_headless: bool = False):
     """The QApplication (created once, with the names QSettings and QStandardPaths use)."""
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -47,6 +61,8 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
     Raises OSError with a one-line message when the file cannot be written.
     """
     app = ensure_qapp(offscreen_if_headless=True)
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        _quiet_harmless_qt_messages()
     from PySide6.QtCore import Qt
     from .ui.main_window import MainWindow
 

@@ -208,17 +208,20 @@ def test_output_that_is_a_folder(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.csv"] and not list((tmp_path / "w.csv").iterdir())
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can write into read-only folders")
-def test_output_in_a_read_only_folder(tmp_path, capsys):
+def test_output_in_a_read_only_folder(tmp_path, capsys, monkeypatch):
+    # Simulated (CI runs as root, which may write anywhere): the folder refuses new files.
     ro = tmp_path / "ro"
     ro.mkdir()
-    ro.chmod(0o555)
-    try:
-        code, o, err = run(capsys, "export", "-o", str(ro / "w.csv"))
-        assert_one_line_error(code, o, err, "permission denied")
-        assert list(ro.iterdir()) == []
-    finally:
-        ro.chmod(0o755)
+    monkeypatch.setattr(os, "access", lambda path, mode, *a, **k: False if str(path).startswith(str(ro)) else True)
+
+    def denied(*_a, **_k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("tempfile.mkstemp", denied)
+    code, o, err = run(capsys, "export", "-o", str(ro / "w.csv"))
+    assert_one_line_error(code, o, err)
+    assert "permission denied" in err.lower()
+    assert list(ro.iterdir()) == []
 
 
 def test_a_write_that_fails_midway_leaves_nothing(tmp_path, capsys, monkeypatch):

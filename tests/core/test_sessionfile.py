@@ -50,13 +50,19 @@ def test_missing_file_and_folder(tmp_path):
         read_session(tmp_path)
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")
-def test_unreadable_file(tmp_path):
+def test_unreadable_file(tmp_path, monkeypatch):
+    # Simulated: the tests run as root in CI, and root can read a chmod 0 file.
+    import qkv_studio.core.sessionfile as sessionfile
+
+    def denied(*_a, **_k):
+        raise PermissionError(13, "Permission denied")
+
     p = tmp_path / "secret.qkv.json"
     p.write_text(GOOD_TEXT)
-    p.chmod(0)
-    with pytest.raises(SessionFileError, match="permission denied"):
+    monkeypatch.setattr(sessionfile, "open", denied, raising=False)
+    with pytest.raises(SessionFileError, match="permission denied") as info:
         read_session(p)
+    assert str(p) in str(info.value)
 
 
 def test_nothing_is_executed_reading_a_pickle(tmp_path):
