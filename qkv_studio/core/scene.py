@@ -30,6 +30,10 @@ MAX_TOKENS = 1024
 MAX_WIDTH = 1024
 MAX_TOKEN_CHARS = 64
 _INDEX = re.compile(r"\s*-?[0-9]+\s*")
+# C0/C1 controls and the Unicode line/paragraph separators break labels; lone surrogates are not text
+# at all (a file may spell one as "\\ud800") and could never be saved as UTF-8.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Mask = Union[Literal["none", "causal"], np.ndarray]
 
@@ -212,8 +216,15 @@ class Scene:
             if not 1 <= len(t) <= MAX_TOKEN_CHARS:
                 raise SceneError("tokens", f"token {i + 1} must be 1–{MAX_TOKEN_CHARS} characters long, "
                                            f"it has {len(t)}")
-            if any(ord(c) < 32 or ord(c) == 127 for c in t):
+            if _CONTROL.search(t):
                 raise SceneError("tokens", f"token {i + 1} contains a control character")
+            if _SURROGATE.search(t):
+                raise SceneError("tokens", f"token {i + 1} contains an invalid character (a lone surrogate)")
+        for name in ("title", "description"):
+            if not isinstance(getattr(self, name), str):
+                raise SceneError(name, f"the {name} must be text")
+            if _SURROGATE.search(getattr(self, name)):
+                raise SceneError(name, f"the {name} contains an invalid character (a lone surrogate)")
         direct = [self.q, self.k, self.v]
         proj = [self.x, self.wq, self.wk, self.wv]
         if self.x is not None:

@@ -126,6 +126,12 @@ def _number(v: Any, where: str, source: str) -> float:
     return f
 
 
+def _brief(number: int) -> str:
+    """A whole number for a message, shortened when a file holds hundreds of digits."""
+    text = str(number)
+    return text if len(text) <= 20 else f"{text[:8]}…({len(text)} digits)"
+
+
 def _matrix(obj: dict, name: str, source: str, rows_expected: int | None) -> np.ndarray:
     rows = obj[name]
     if not isinstance(rows, list) or not rows:
@@ -163,7 +169,7 @@ def scene_from_dict(obj: Any, source: str = "<data>") -> Scene:
     if isinstance(version, bool) or not isinstance(version, int):
         raise SessionFileError(source, f"'version' must be a whole number, found {json.dumps(version)[:30]}")
     if version != VERSION:
-        raise SessionFileError(source, f"session file version {version} is not supported (this QKV Studio reads "
+        raise SessionFileError(source, f"session file version {_brief(version)} is not supported (this QKV Studio reads "
                                        f"version {VERSION}); it may come from a newer release")
     if "tokens" not in obj:
         raise SessionFileError(source, "missing field 'tokens'")
@@ -207,7 +213,7 @@ def scene_from_dict(obj: Any, source: str = "<data>") -> Scene:
     if isinstance(query, bool) or not isinstance(query, int):
         raise SessionFileError(source, f"'query' must be a token index, found {json.dumps(query)[:30]}")
     if not 0 <= query < n:
-        raise SessionFileError(source, f"'query' {query} is out of range: there are {n} tokens (0–{n - 1})")
+        raise SessionFileError(source, f"'query' {_brief(query)} is out of range: there are {n} tokens (0–{n - 1})")
     stage = obj.get("stage", "weights")
     if stage not in STAGES:
         raise SessionFileError(source, f"unknown stage {json.dumps(stage)[:30]}: use one of {', '.join(STAGES)}")
