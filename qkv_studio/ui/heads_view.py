@@ -90,6 +90,9 @@ class HeadsView(QWidget):
         self._selected = 0
         self._result: MultiHeadResult | None = None
         self._error = ""
+        self._query = 0
+        self._stale = False  # a scene arrived while hidden: computed when shown (or asked for)
+        self._built: tuple | None = None  # (heads, tokens, with W^O) the plots were made for
         self.small_boxes: list[pg.ViewBox] = []
         self.small_images: list[pg.ImageItem] = []
         self._frames: list[QGraphicsRectItem] = []
@@ -192,7 +195,17 @@ class HeadsView(QWidget):
         self.heads_spin.blockSignals(True)
         self.heads_spin.setValue(self._heads)
         self.heads_spin.blockSignals(False)
-        self._compute()
+        self._query = scene.query
+        if self.isVisible():
+            self._compute()
+        else:  # a hidden dock does no work on every edit
+            self._stale = True
+
+    def set_query(self, index: int) -> None:
+        """Outline query row ``index`` in the large heatmap (the window's selected token)."""
+        self._query = int(index)
+        if self._result is not None and not self._stale:
+            self._place_query_box()
 
     def set_heads(self, heads: int) -> None:
         """Split into ``heads`` heads; a count that does not divide the widths is explained, not shown."""
@@ -224,6 +237,8 @@ class HeadsView(QWidget):
         return self._heads
 
     def result(self) -> MultiHeadResult | None:
+        if self._stale:
+            self._compute()
         return self._result
 
     def set_theme(self, theme: Theme) -> None:
@@ -273,9 +288,25 @@ class HeadsView(QWidget):
                 self._error = ""
             except ValueError as exc:  # e.g. 3 heads typed for d_k = 8: say why, keep showing the last split
                 self._error = str(exc)
+        self._stale = False
         if self._result is not None:
             self._selected = min(self._selected, self._result.h - 1)
-        self._rebuild()
+        r = self._result
+        key = None if r is None else (r.h, r.heads[0].weights.shape, r.wo is not None)
+        if key is not None and key == self._built:  # same plots: only new numbers (an edit, a drag)
+            self._show_message()
+            self._draw_all()
+        else:
+            self._rebuild()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._stale:
+            self._compute()
+
+    def _show_message(self) -> None:
+        self.message.setVisible(bool(self._error))
+        self.message.setText(self._error)
 
     # ---- drawing ------------------------------------------------------------------------------------
     def _font(self, factor: float = 1.0, bold: bool = False) -> QFont:
@@ -310,8 +341,8 @@ class HeadsView(QWidget):
         """(Re)create the small multiples and detail plots for the current head count, then draw."""
         self.graphics.clear()
         self.small_boxes, self.small_images, self._small_labels, self._frames = [], [], [], []
-        self.message.setVisible(bool(self._error))
-        self.message.setText(self._error)
+        self._built = None
+        self._show_message()
         r = self._result
         if r is None:
             self.big_image.clear()
@@ -339,6 +370,7 @@ class HeadsView(QWidget):
             self.small_images.append(img)
             self._small_labels.append(label)
         self._place_detail(5 if r.wo is not None else 4)
+        self._built = (r.h, r.heads[0].weights.shape, r.wo is not None)
         self._draw_all()
 
     def _place_detail(self, count: int) -> None:
@@ -398,7 +430,6 @@ class HeadsView(QWidget):
 
     def _draw_big(self) -> None:
         r = self._result
-        s = self._scene
         t = self._theme
         w = r.heads[self._selected].weights
         n, m = w.shape
@@ -412,9 +443,15 @@ class HeadsView(QWidget):
         self.big_title.setText(f"<span style='color:{t.highlight}'><b>head {self._selected + 1}</b></span>"
                                f"<span style='color:{t.text}'>: softmax(Q{k}K{k}ᵀ / √{r.d_head_k}), "
                                f"rows sum to 1</span>")
-        qi = s.query
-        self._query_box.setRect(QRectF(-0.5, qi - 0.5, m, 1.0))
-        self._query_box.show()
+        self._place_query_box()
+
+    def _place_query_box(self) -> None:
+        n, m = self._result.heads[self._selected].weights.shape
+        if 0 <= self._query < n:
+            self._query_box.setRect(QRectF(-0.5, self._query - 0.5, m, 1.0))
+            self._query_box.show()
+        else:
+            self._query_box.hide()
 
     def _cell_font(self) -> QFont | None:
         """The largest of two fonts whose "0.00" fits a cell of the large heatmap, or None."""

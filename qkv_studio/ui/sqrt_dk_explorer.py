@@ -321,10 +321,12 @@ class SqrtDkExplorer(QWidget):
         groove = max(4, round(5 * f))
         handle = max(12, round(16 * f))
         slider_css = (
-            f"QSlider::groove:horizontal {{ height: {groove}px; background: {t.grid}; border-radius: {groove // 2}px; }}"
+            f"QSlider::groove:horizontal {{ height: {groove}px; background: {t.grid}; "
+            f"border-radius: {groove // 2}px; }}"
             f"QSlider::sub-page:horizontal {{ background: {t.accent}; border-radius: {groove // 2}px; }}"
             f"QSlider::handle:horizontal {{ background: {t.text}; border: {max(1, round(t.line_scale))}px solid "
-            f"{t.background}; width: {handle}px; margin: -{(handle - groove) // 2}px 0; border-radius: {handle // 2}px; }}")
+            f"{t.background}; width: {handle}px; margin: -{(handle - groove) // 2}px 0; "
+            f"border-radius: {handle // 2}px; }}")
         box = max(12, round(14 * f))
         self.scale_box.setStyleSheet(
             f"QCheckBox {{ color: {t.text}; spacing: {round(6 * f)}px; }}"
@@ -409,7 +411,8 @@ class SqrtDkExplorer(QWidget):
         which = "÷ √dₖ" if on else "raw q·k"
         other = "raw" if on else "÷ √dₖ"
         self.hist_plot.setTitle(
-            f"<span style='color:{cur_colour}'>■</span> {which} &nbsp;<span style='color:{ghost_colour}'>┄ {other}</span>",
+            f"<span style='color:{cur_colour}'>■</span> {which} &nbsp;"
+            f"<span style='color:{ghost_colour}'>┄ {other}</span>",
             color=t.text, size=f"{_BASE_PT * f:.0f}pt")
         self.hist_plot.getAxis("bottom").setLabel("score")
         self.hist_plot.setToolTip(f"{SAMPLES * N_KEYS:,} scores: {SAMPLES:,} random queries × {N_KEYS} random keys, "

@@ -144,3 +144,23 @@ def test_theme_font_scale_colormap(view):
         view.set_colormap("nope")
     with pytest.raises(ValueError):
         view.set_font_scale(20)
+
+
+def test_edits_redraw_without_rebuilding_and_hidden_views_wait(qtbot, view, scene):
+    boxes = list(view.small_boxes)
+    edited = scene.with_value("X", 0, 0, 3.0)
+    view.set_scene(edited)
+    assert view.small_boxes == boxes  # same plots, new numbers
+    want = multihead(edited.x, edited.wq, edited.wk, edited.wv, 2)
+    np.testing.assert_array_equal(view.small_images[0].image, want.heads[0].weights)
+    view.hide()
+    view.set_scene(scene)
+    assert view._stale
+    assert view.result().heads[0].weights.tolist() == multihead(scene.x, scene.wq, scene.wk, scene.wv, 2) \
+        .heads[0].weights.tolist()
+
+
+def test_set_query_moves_the_outline(view):
+    view.set_query(4)
+    rect = view._query_box.rect()
+    assert rect.top() == 3.5 and view._query_box.isVisible()
