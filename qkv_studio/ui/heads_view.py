@@ -24,6 +24,7 @@ from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette, QPen
 from PySide6.QtWidgets import (
     QGraphicsRectItem,
+    QBoxLayout,
     QHBoxLayout,
     QLabel,
     QSizePolicy,
@@ -161,7 +162,7 @@ class HeadsView(QWidget):
         big.setSpacing(0)
         big.addWidget(self.big_title)
         big.addWidget(self.big_graphics, 1)
-        middle = QHBoxLayout()
+        middle = self._middle = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         middle.setSpacing(4)
         middle.addLayout(big, 3)
         middle.addWidget(self.graphics, 2)
@@ -324,6 +325,7 @@ class HeadsView(QWidget):
         self.message.setStyleSheet(f"color: {t.highlight}; font-weight: bold;")
         fm = QFontMetricsF(base)
         self.detail.setMinimumHeight(int(fm.height() * 1.6 + 70 * f))
+        self._adapt()
         self.heads_spin.setMinimumSize(int(fm.horizontalAdvance("16") + 40 * f), int(fm.height() + 10 * f))
         tick_font = self._font(0.95)
         for ax in ("left", "top"):
@@ -535,6 +537,19 @@ class HeadsView(QWidget):
         if obj is self.graphics and event.type() == QEvent.Type.Resize and self._result is not None:
             QTimer.singleShot(0, self._maybe_relayout)
         return super().eventFilter(obj, event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._adapt()
+
+    def _adapt(self) -> None:
+        """Fit the dock's shape: heads beside the large one when wide, below it when tall and narrow; the
+        Q/K/V strip only when there is height to spare (the weights come first)."""
+        w, h = self.width(), self.height()
+        direction = (QBoxLayout.Direction.TopToBottom if w < 0.9 * h else QBoxLayout.Direction.LeftToRight)
+        if self._middle.direction() != direction:
+            self._middle.setDirection(direction)
+        self.detail.setVisible(h >= 480 * self._font_scale)
 
     def _maybe_relayout(self) -> None:
         if self._result is not None and self._best_columns(self._result.h) != self._columns:

@@ -155,6 +155,11 @@ class SqrtDkExplorer(QWidget):
         self._cards = QGridLayout()
         self._cards.setSpacing(6)
         self._card_columns = 0
+        self._compact = False
+        self.summary = QLabel(self)  # the four readouts on one line, for a short dock
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setWordWrap(True)
+        self.summary.hide()
         self._reflow_cards()
 
         # ---- plots ---------------------------------------------------------------------------------
@@ -205,6 +210,7 @@ class SqrtDkExplorer(QWidget):
         layout.addWidget(self.caption)
         layout.addLayout(controls)
         layout.addLayout(self._cards)
+        layout.addWidget(self.summary)
         layout.addWidget(self.graphics, 1)
 
         self._throttled = qthrottled(self._recompute, timeout=_THROTTLE_MS, leading=True, parent=self)
@@ -310,7 +316,7 @@ class SqrtDkExplorer(QWidget):
         t = self._theme
         f = self._font_scale
         base = self._font()
-        for w in (self.caption, self.d_k_label, self.t_label, self.scale_box, self.d_k_slider,
+        for w in (self.caption, self.summary, self.d_k_label, self.t_label, self.scale_box, self.d_k_slider,
                   self.temperature_slider, *self.quick_buttons):
             w.setFont(base)
         for b in self.quick_buttons:
@@ -467,7 +473,14 @@ class SqrtDkExplorer(QWidget):
         return width / N_KEYS if width > 10 else 60.0
 
     def _reflow_cards(self) -> None:
-        """Four readouts in a row, or 2 × 2 when the widget is narrow for its font (a slim dock)."""
+        """Four readouts in a row, or 2 × 2 when the widget is narrow for its font (a slim dock), or one
+        line of text when it is short (the histogram and the bars come first)."""
+        compact = self.height() < 620 * self._font_scale
+        if compact != self._compact:
+            self._compact = compact
+            for r in self._readouts:
+                r.setVisible(not compact)
+            self.summary.setVisible(compact)
         need = 4 * max(r.minimumSizeHint().width() for r in self._readouts) + 3 * self._cards.spacing() + 12
         columns = 4 if self.width() >= need else 2
         if columns == self._card_columns:
@@ -504,6 +517,13 @@ class SqrtDkExplorer(QWidget):
         self.gradient_readout.value.setText(f"{cur.gradient:.3f}")
         self.gradient_readout.unit.setText("0 = flat")
         self.gradient_readout.note.setText(f"{other} {oth.gradient:.3f}")
+        t = self._theme
+        self.summary.setText(
+            f"<span style='color:{t.text}'>σ <b>{cur.score_std:.2f}</b> (theory {self._cur.expected_std:.3g}) · "
+            f"top weight <b>{cur.max_weight:.2f}</b> · entropy <b>{cur.entropy_bits:.2f}</b> of "
+            f"{cur.entropy_max_bits:g} bits · gradient <b>{cur.gradient:.3f}</b></span> "
+            f"<span style='color:{t.muted}'>({other}: {oth.score_std:.2f} · {oth.max_weight:.2f} · "
+            f"{oth.entropy_bits:.2f} · {oth.gradient:.3f})</span>")
         self.std_readout.setToolTip("standard deviation of the scores that reach the softmax "
                                     "(theory: √d_k raw, 1 after ÷√d_k, both ÷ temperature)")
         self.max_readout.setToolTip(f"the largest softmax weight, averaged over {SAMPLES:,} random queries "

@@ -164,3 +164,14 @@ def test_set_query_moves_the_outline(view):
     view.set_query(4)
     rect = view._query_box.rect()
     assert rect.top() == 3.5 and view._query_box.isVisible()
+
+
+def test_the_layout_follows_the_dock_shape(qtbot, view):
+    from PySide6.QtWidgets import QBoxLayout
+
+    view.resize(420, 900)  # tall and narrow: heads under the large one
+    qtbot.waitUntil(lambda: view._middle.direction() == QBoxLayout.Direction.TopToBottom, timeout=1000)
+    assert view.detail.isVisible()
+    view.resize(1200, 300)  # short: the Q/K/V strip gives way to the weights
+    qtbot.waitUntil(lambda: not view.detail.isVisible(), timeout=1000)
+    assert view._middle.direction() == QBoxLayout.Direction.LeftToRight

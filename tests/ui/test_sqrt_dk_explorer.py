@@ -128,3 +128,14 @@ def test_theme_and_font_scale(explorer):
 def test_changed_is_emitted(qtbot, explorer):
     with qtbot.waitSignal(explorer.changed, timeout=1000):
         explorer.set_scaled(True)
+
+
+def test_a_short_slim_dock_keeps_the_plots(qtbot, explorer):
+    explorer.resize(440, 480)
+    qtbot.waitUntil(lambda: explorer.summary.isVisible(), timeout=1000)
+    assert not explorer.std_readout.isVisible()
+    assert "σ <b>" in explorer.summary.text() and "gradient" in explorer.summary.text()
+    assert explorer.graphics.height() > 200
+    explorer.resize(1000, 700)
+    qtbot.waitUntil(lambda: explorer.std_readout.isVisible(), timeout=1000)
+    assert not explorer.summary.isVisible()
