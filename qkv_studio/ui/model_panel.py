@@ -35,7 +35,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QKeyEvent, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (
-    QApplication, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QSpinBox, QVBoxLayout,
+    QApplication, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QSpinBox, QSplitter, QVBoxLayout,
     QWidget,
 )
 
@@ -87,7 +87,7 @@ class HeadGrid(QWidget):
         self._n_heads = 12
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(240, 150)
+        self.setMinimumSize(200, 110)
 
     # ---- data ------------------------------------------------------------------------------------
     def set_weights(self, weights: np.ndarray | None) -> None:
@@ -198,7 +198,9 @@ class HeadGrid(QWidget):
             f = p.font()
             f.setBold(sel)
             p.setFont(f)
-            p.drawText(label_rect, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, f"head {h}")
+            fm = QFontMetricsF(p.font())
+            text = f"head {h}" if fm.horizontalAdvance(f"head {h}") <= rect.width() + 4 else str(h)
+            p.drawText(label_rect, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, text)
             if h < len(self._images):
                 p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
                 p.drawImage(rect, self._images[h])
@@ -236,7 +238,7 @@ class QKProjection(QWidget):
         self._labelled: list[int] = []
         self._extent = 1.0
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(220, 160)
+        self.setMinimumSize(200, 120)
 
     def set_head(self, q: np.ndarray, k: np.ndarray, tokens: tuple[str, ...], weights: np.ndarray) -> None:
         """A head's Q, K (n×d), token labels and its n×n weights; projects them once here."""
@@ -311,12 +313,13 @@ class QKProjection(QWidget):
         e1, e2 = (100 * self._explained).round().astype(int) if self._tokens else (0, 0)
         p.setPen(QColor(t.text))
         p.drawText(QRectF(centre.x() - half, centre.y() + half, 2 * half, pad),
-                   Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, f"PCA direction 1 (keeps {e1}%)")
+                   Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
+                   fm.elidedText(f"PCA axis 1 · keeps {e1}%", Qt.TextElideMode.ElideRight, 2 * half))
         p.save()
         p.translate(centre.x() - half - pad * 0.55, centre.y())
         p.rotate(-90)
         p.drawText(QRectF(-half, -pad / 2, 2 * half, pad), Qt.AlignmentFlag.AlignCenter,
-                   f"PCA direction 2 (keeps {e2}%)")
+                   fm.elidedText(f"PCA axis 2 · keeps {e2}%", Qt.TextElideMode.ElideRight, 2 * half))
         p.restore()
         if not self._tokens:
             p.setPen(QColor(t.muted))
@@ -415,8 +418,8 @@ class ModelPanel(QWidget):
         self._shown: Scene | None = None  # the head scene this panel last put into the session
         self.available = minilm_available()
 
-        self.title = QLabel(f"<b>{MODEL_NAME}</b> — a real pretrained transformer (BERT, 6 layers × 12 heads, "
-                            f"d<sub>k</sub> = 32), run with NumPy on your sentence")
+        self.title = QLabel(f"<b>{MODEL_NAME}</b>: a real pretrained transformer (BERT, 6 layers × 12 heads, "
+                            f"d<sub>k</sub> = 32) on your sentence")
         self.title.setWordWrap(True)
         self.sentence = QLineEdit(text)
         self.sentence.setPlaceholderText("Type a sentence and press Enter")
@@ -453,24 +456,26 @@ class ModelPanel(QWidget):
         row2.addWidget(self.head_box)
         row2.addStretch(1)
         row2.addWidget(self.edit_button)
-        views = QGridLayout()
         self.grid_caption = QLabel()
         self.proj_caption = QLabel()
-        for c in (self.grid_caption, self.proj_caption):
-            c.setWordWrap(True)
-        views.addWidget(self.grid_caption, 0, 0)
-        views.addWidget(self.grid, 1, 0)
-        views.addWidget(self.proj_caption, 2, 0)
-        views.addWidget(self.projection, 3, 0)
-        views.setRowStretch(1, 3)
-        views.setRowStretch(3, 3)
+        self.views = QSplitter(Qt.Orientation.Vertical)
+        self.views.setChildrenCollapsible(False)
+        for caption, view in ((self.grid_caption, self.grid), (self.proj_caption, self.projection)):
+            caption.setWordWrap(True)
+            box = QWidget()
+            box_lay = QVBoxLayout(box)
+            box_lay.setContentsMargins(0, 2, 0, 0)
+            box_lay.setSpacing(2)
+            box_lay.addWidget(caption)
+            box_lay.addWidget(view, 1)
+            self.views.addWidget(box)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addWidget(self.title)
         lay.addWidget(self.install_label)
         lay.addLayout(row1)
         lay.addLayout(row2)
-        lay.addLayout(views, 1)
+        lay.addWidget(self.views, 1)
         lay.addWidget(self.status)
 
         self.sentence.returnPressed.connect(self.run_text)
@@ -618,6 +623,15 @@ class ModelPanel(QWidget):
         self.grid.set_font_scale(f)
         self.projection.set_font_scale(f)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        """Small multiples and projection side by side in a wide panel, stacked in a tall one."""
+        super().resizeEvent(event)
+        size = self.views.size()
+        wide = size.width() > 1.25 * size.height()
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.views.orientation() != orientation:
+            self.views.setOrientation(orientation)
+
     # ---- internals -------------------------------------------------------------------------------
     def _load_into_session(self, scene: Scene) -> bool:
         """Show a head in the session like a preset (clean history); ask first if edits would be lost."""
@@ -673,13 +687,13 @@ class ModelPanel(QWidget):
         q = self._query_for_projection()
         kept = int(round(100 * float(self.projection.explained().sum())))
         self.grid_caption.setText(
-            f'<span style="color:{t.text}"><b>Layer {self._layer}: its {self._run.n_heads} heads</b> '
-            f'(rows attend from, columns to; weights 0–1) — click one</span>')
+            f'<span style="color:{t.text}"><b>Layer {self._layer}, all {self._run.n_heads} heads</b> '
+            f'(weights 0–1; rows attend from, columns to) — click one</span>')
         self.proj_caption.setText(
-            f'<span style="color:{t.text}"><b>Head {self._head}: q and k in 2-D</b> — the 2 PCA directions of '
-            f'its 32-dim q and k keep {kept}% of their squared length; arrow: '
-            f'<span style="color:{t.query_color}">q {html.escape(self._run.scene_tokens()[q])}</span>, dots: '
-            f'<span style="color:{t.key_color}">keys</span>, larger = more weight</span>')
+            f'<span style="color:{t.text}"><b>Head {self._head}: q and k in 2-D</b> (PCA of the 32 dimensions, '
+            f'keeps {kept}%) — arrow <span style="color:{t.query_color}">q '
+            f'{html.escape(self._run.scene_tokens()[q])}</span>, dots <span style="color:{t.key_color}">keys</span>, '
+            f'bigger = more weight</span>')
 
     def _set_status(self, text: str, *, error: bool = False) -> None:
         color = "#c0392b" if error else self._theme.muted
