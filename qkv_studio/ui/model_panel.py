@@ -129,7 +129,6 @@ class HeadGrid(QWidget):
 
     def _label_font(self) -> QFont:
         f = QFont(self.font())
-        f.setPointSizeF(max(6.0, f.pointSizeF() * self._font_scale))
         return f
 
     def _grid(self) -> tuple[int, int, float]:
@@ -206,7 +205,7 @@ class HeadGrid(QWidget):
                 p.drawImage(rect, self._images[h])
             else:
                 p.fillRect(rect, QColor(t.panel))
-            pen = QPen(QColor(t.highlight if sel else t.grid), (3.0 if sel else 1.0) * line)
+            pen = QPen(QColor(t.highlight if sel else t.grid), (3.0 if sel else 1.0) * min(line, 2.0))
             pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
             p.setPen(pen)
             p.setBrush(Qt.BrushStyle.NoBrush)
@@ -236,7 +235,7 @@ class QKProjection(QWidget):
         self._query = 0
         self._row = np.zeros(0)
         self._labelled: list[int] = []
-        self._extent = 1.0
+        self._extents = (1.0, 1.0)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(200, 120)
 
@@ -247,8 +246,11 @@ class QKProjection(QWidget):
         self._k2 = np.asarray(k) @ basis
         self._tokens = tuple(tokens)
         self._weights = np.asarray(weights)
-        m = float(np.max(np.abs(np.concatenate([self._q2, self._k2])))) if len(self._q2) else 1.0
-        self._extent = m if m > 0 else 1.0
+        both = np.abs(np.concatenate([self._q2, self._k2]))
+        ext = both.max(axis=0) if len(both) else np.ones(2)
+        top = float(ext.max()) if ext.max() > 0 else 1.0
+        # an axis with almost nothing on it still gets a tenth of the other's room
+        self._extents = tuple(float(max(e, 0.1 * top)) for e in ext)
         self.set_query(min(self._query, len(self._tokens) - 1) if self._tokens else 0)
 
     def clear(self) -> None:
@@ -293,34 +295,38 @@ class QKProjection(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         p.fillRect(self.rect(), QColor(t.background))
         font = QFont(self.font())
-        font.setPointSizeF(max(6.0, font.pointSizeF() * self._font_scale))
         p.setFont(font)
         fm = QFontMetricsF(font)
-        line = max(1.0, self._font_scale * t.line_scale)
-        pad = fm.height() * 1.6
-        area = QRectF(self.rect()).adjusted(pad, fm.height() * 0.6, -fm.height() * 0.6, -pad)
-        half = min(area.width(), area.height()) / 2
+        line = max(1.0, min(self._font_scale * t.line_scale, 2.5))
+        pad = fm.height() * 1.4
+        area = QRectF(self.rect()).adjusted(pad, fm.height() * 0.4, -fm.height() * 0.4, -pad)
+        # equal units on both axes (dot products are about angles and lengths), fitted to the data
+        ext_x, ext_y = self._extents
+        scale = min(area.width() / 2 / ext_x, area.height() / 2 / ext_y) / 1.08
         centre = area.center()
-        scale = half / (self._extent * 1.08)
 
         def to_px(xy: np.ndarray) -> QPointF:
             return QPointF(centre.x() + xy[0] * scale, centre.y() - xy[1] * scale)
 
         # axes through the origin, labelled with the share of Σ‖q‖²+‖k‖² each keeps
         p.setPen(QPen(QColor(t.muted), line))
-        p.drawLine(QPointF(centre.x() - half, centre.y()), QPointF(centre.x() + half, centre.y()))
-        p.drawLine(QPointF(centre.x(), centre.y() - half), QPointF(centre.x(), centre.y() + half))
+        p.drawLine(QPointF(area.left(), centre.y()), QPointF(area.right(), centre.y()))
+        p.drawLine(QPointF(centre.x(), area.top()), QPointF(centre.x(), area.bottom()))
         e1, e2 = (100 * self._explained).round().astype(int) if self._tokens else (0, 0)
         p.setPen(QColor(t.text))
-        p.drawText(QRectF(centre.x() - half, centre.y() + half, 2 * half, pad),
-                   Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter,
-                   fm.elidedText(f"PCA axis 1 · keeps {e1}%", Qt.TextElideMode.ElideRight, 2 * half))
+        x_text = fm.elidedText(f"PCA axis 1 · keeps {e1}%", Qt.TextElideMode.ElideRight, area.width())
+        x_box = QRectF(area.left(), area.bottom(), area.width(), pad)
+        p.drawText(x_box, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, x_text)
+        y_text = fm.elidedText(f"PCA axis 2 · keeps {e2}%", Qt.TextElideMode.ElideRight, area.height())
         p.save()
-        p.translate(centre.x() - half - pad * 0.55, centre.y())
+        p.translate(area.left() - pad / 2, centre.y())
         p.rotate(-90)
-        p.drawText(QRectF(-half, -pad / 2, 2 * half, pad), Qt.AlignmentFlag.AlignCenter,
-                   fm.elidedText(f"PCA axis 2 · keeps {e2}%", Qt.TextElideMode.ElideRight, 2 * half))
+        p.drawText(QRectF(-area.height() / 2, -pad / 2, area.height(), pad), Qt.AlignmentFlag.AlignCenter, y_text)
         p.restore()
+        y_w = fm.horizontalAdvance(y_text)
+        x_w = fm.horizontalAdvance(x_text)
+        axis_boxes = [QRectF(area.left() - pad, centre.y() - y_w / 2, pad, y_w),
+                      QRectF(centre.x() - x_w / 2, area.bottom(), x_w, pad)]
         if not self._tokens:
             p.setPen(QColor(t.muted))
             p.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
@@ -334,7 +340,7 @@ class QKProjection(QWidget):
             w = float(self._row[j]) / rmax
             c = QColor(key)
             c.setAlphaF(0.35 + 0.65 * w)
-            r = (2.5 + 6.5 * w ** 0.5) * line
+            r = (2.5 + 6.0 * w ** 0.5) * min(line, 2.0)
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(c)
             p.drawEllipse(to_px(self._k2[j]), r, r)
@@ -363,10 +369,15 @@ class QKProjection(QWidget):
         q_box = QFontMetricsF(bold).boundingRect(q_text)
         ux, uy = (d.x() / length, d.y() / length) if length > 1 else (1.0, 0.0)
         beyond = tip + QPointF(ux * 10 * line, uy * 10 * line)
-        q_at = QPointF(beyond.x() - (q_box.width() if ux < 0 else 0) - q_box.left(),
-                       beyond.y() + (fm.ascent() if uy > 0 else -fm.descent()) * (abs(uy) > 0.3)
-                       + (fm.ascent() / 2 - fm.descent() / 2) * (abs(uy) <= 0.3))
-        taken = [q_box.translated(q_at)]
+        dy = (fm.ascent() if uy > 0 else -fm.descent()) * (abs(uy) > 0.3) \
+            + (fm.ascent() / 2 - fm.descent() / 2) * (abs(uy) <= 0.3)
+        q_at = QPointF(beyond.x() - (q_box.width() if ux < 0 else 0) - q_box.left(), beyond.y() + dy)
+        inside = QRectF(self.rect())
+        if any(q_box.translated(q_at).intersects(r) for r in axis_boxes) \
+                or not inside.contains(q_box.translated(q_at)):
+            # no room beyond the head: put the name on the other side of it
+            q_at = QPointF(tip.x() + (8 * line if ux < 0 else -8 * line - q_box.width()) - q_box.left(), tip.y() + dy)
+        taken = axis_boxes + [q_box.translated(q_at)]
         p.setFont(font)
         gap = 6 * line
         for j in sorted(self._labelled, key=lambda j: -self._row[j]):
@@ -377,7 +388,7 @@ class QKProjection(QWidget):
                        QPointF(dot.x() - box.width() / 2, dot.y() - gap - fm.descent()),
                        QPointF(dot.x() - box.width() / 2, dot.y() + gap + fm.ascent())):
                 placed = box.translated(at)
-                if not any(placed.intersects(r) for r in taken):
+                if inside.contains(placed) and not any(placed.intersects(r) for r in taken):
                     break
             else:
                 continue
@@ -399,6 +410,13 @@ class ModelPanel(QWidget):
     the Session (the window may show the Q/K/V editors).
 
     ``confirm`` (optional) is called before a head replaces a modified scene; return False to cancel.
+
+    Public API: ``run_text(text=None)``, ``select(layer, head)``, ``edit_head()``, ``run``, ``layer``,
+    ``head``, ``head_scene()``, ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``,
+    ``set_theme(theme)``, ``set_colormap(name)``, ``set_font_scale(f)``; ``available`` is False when the
+    model package is missing.  Test hooks: ``sentence``, ``run_button``, ``layer_box``, ``head_box``,
+    ``edit_button``, ``grid`` (``head_rect(h)``, ``selected()``), ``projection``, ``status``,
+    ``install_label``, ``grid_caption``, ``proj_caption``.
     """
 
     run_changed = Signal()
@@ -616,6 +634,7 @@ class ModelPanel(QWidget):
         self.grid.set_colormap(name)
 
     def set_font_scale(self, f: float) -> None:
+        """Scale pen widths (zoom, projector).  Text follows the widget's font, which the window scales."""
         f = float(f)
         if not (0.25 <= f <= 8):
             raise ValueError("font scale must be between 0.25 and 8")
