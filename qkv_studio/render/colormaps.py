@@ -69,14 +69,20 @@ class ColorScale:
         return out
 
 
+LEGEND_LIMIT = 1e300
+
+
 def scale_for(stage: str, matrix: np.ndarray, sequential: str = DEFAULT_SEQUENTIAL) -> ColorScale:
     """The honest scale for a stage's matrix: weights 0–1; scores symmetric about 0 at the data's max."""
     if not is_signed(stage):
         return ColorScale(sequential, 0.0, 1.0, "softmax weight (0–1)")
     finite = matrix[np.isfinite(matrix)]
     m = float(np.max(np.abs(finite))) if finite.size else 1.0
-    if m == 0 or not np.isfinite(m):
-        m = 1.0 if m == 0 else float(np.finfo(np.float64).max)
+    if m == 0:
+        m = 1.0
+    # Beyond this the legend's span (2m) and the axis arithmetic of the colour bar overflow; the few
+    # cells past it take the end colours (their numbers are still printed exactly).
+    m = min(m, LEGEND_LIMIT)
     label = {"scores": "score q·k", "scaled": "score q·k / √dₖ", "vectors": "score q·k"}[stage]
     return ColorScale(DIVERGING, -m, m, label)
 

@@ -39,10 +39,11 @@ def _arrow_xy(vecs: np.ndarray, head_px: float, px: tuple[float, float]) -> tupl
     if len(vecs) == 0:
         return np.zeros(0), np.zeros(0)
     sx, sy = px
-    X, Y = vecs[:, 0] / sx, vecs[:, 1] / sy
-    length = np.hypot(X, Y)
-    safe = np.where(length > 0, length, 1.0)
-    ux, uy = X / safe, Y / safe
+    with np.errstate(over="ignore", invalid="ignore"):  # a vector near 1e308 draws off the plane, no warning
+        X, Y = vecs[:, 0] / sx, vecs[:, 1] / sy
+        length = np.hypot(X, Y)
+        safe = np.where(length > 0, length, 1.0)
+        ux, uy = X / safe, Y / safe
     h = np.minimum(head_px, 0.45 * length)
     c, s = math.cos(_HEAD_ANGLE), math.sin(_HEAD_ANGLE)
     b1x, b1y = X - h * (ux * c - uy * s), Y - h * (uy * c + ux * s)
@@ -441,7 +442,7 @@ class VectorPlane(QWidget):
 
     def _fit(self) -> None:
         """Range over every shown head and the origin, with room for labels."""
-        pts = self._shown_heads()
+        pts = np.clip(self._shown_heads(), -1e300, 1e300)  # vectors near 1e308: keep pyqtgraph's range finite
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         span = float(max(hi[0] - lo[0], hi[1] - lo[1], 1e-9))
         if not math.isfinite(span):
