@@ -150,6 +150,9 @@ class MatrixModel(QAbstractTableModel):
     def paste(self, index, text: str) -> bool:
         """Paste tab/space/comma-separated rows (from a spreadsheet) with its top-left at ``index``."""
         rows = [r for r in text.strip().splitlines() if r.strip()]
+        if not rows:
+            self.rejected.emit(f"paste into {self.name}: the clipboard holds no numbers")
+            return False
         try:
             cells = [[parse_number(c) for c in (r.split("\t") if "\t" in r else r.replace(",", " ").split())]
                      for r in rows]

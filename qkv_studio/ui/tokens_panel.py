@@ -44,9 +44,19 @@ class TokensModel(QAbstractListModel):
         if role != Qt.EditRole or not index.isValid():
             return False
         name = str(value)
-        ok = self._session.rename_token(index.row(), name)
-        if not ok:
-            self.rejected.emit(f"token {index.row() + 1}: the name stays “{self._session.scene.tokens[index.row()]}”")
+        reasons: list[str] = []
+
+        def keep(text: str) -> None:
+            reasons.append(text)
+
+        self._session.message.connect(keep)
+        try:
+            ok = self._session.rename_token(index.row(), name)
+        finally:
+            self._session.message.disconnect(keep)
+        if not ok:  # say why, not only that it was refused
+            why = reasons[-1] if reasons else f"token {index.row() + 1} cannot be renamed"
+            self.rejected.emit(f"{why} — the name stays “{self._session.scene.tokens[index.row()]}”")
         return ok
 
     def _refresh(self) -> None:
