@@ -10,7 +10,8 @@ Wiring (see ``app.run_gui``)::
         reliability.restore(window, recovered)
 
 ``attach(window)`` autosaves ``window.session`` and removes the autosave when the window is closed
-cleanly (after its unsaved-changes prompt) or the application quits with the window closed.
+cleanly (after its unsaved-changes prompt) or the application quits with the window closed; it also
+watches the open file and says so in the status bar when another program changes or deletes it.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from .autosave import Autosave, Recovered, _forget, claimed, pending_recovery
+from .diskwatch import DiskWatch
 from .excepthook import ExceptionHook, install_excepthook, setup_logging
 from .paths import autosave_dir, data_dir, log_path
 from .recovery import offer_recovery, restore
 
 __all__ = [
-    "Autosave", "ExceptionHook", "Recovered", "attach", "autosave_dir", "claimed", "data_dir",
+    "Autosave", "DiskWatch", "ExceptionHook", "Recovered", "attach", "autosave_dir", "claimed", "data_dir",
     "install_excepthook", "log_path", "offer_recovery", "pending_recovery", "restore", "setup_logging",
 ]
 
@@ -76,7 +78,8 @@ def attach(window, *, folder=None) -> Autosave:
     autosave = getattr(window, _ATTR, None)
     if autosave is None:
         autosave = Autosave(window.session, folder=folder)
-        autosave._close_watcher = _CloseWatcher(window, autosave)
+        autosave.close_watcher = _CloseWatcher(window, autosave)
+        autosave.disk_watch = DiskWatch(window.session, autosave)
         setattr(window, _ATTR, autosave)
     for rec in claimed():
         if rec.scene.same_as(window.session.scene):
