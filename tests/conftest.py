@@ -21,6 +21,11 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    # Qt reads the settings folder once per process, so point QSettings at this test's folder explicitly.
+    from PySide6.QtCore import QSettings
+
+    for fmt in (QSettings.NativeFormat, QSettings.IniFormat):
+        QSettings.setPath(fmt, QSettings.UserScope, str(home / "config"))
     yield
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ..render.theme import THEMES, Theme
@@ -17,6 +17,7 @@ from ..session import Session
 from .formatting import fmt_fixed, fmt_vector
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
+_NO_PEN = pg.mkPen(None)
 
 
 class BlendView(QWidget):
@@ -45,6 +46,16 @@ class BlendView(QWidget):
         self.bars_plot.addItem(self.bars)
         self._bar_labels: list[pg.TextItem] = []
         self._value_items: list = []
+        self._value_labels: list[pg.TextItem] = []
+        # What the items show now, so an update touches only what changed.
+        self._drawn = False
+        self._stale = False
+        self._ticks: list[str] | None = None
+        self._bars_n = -1
+        self._bar_style: tuple | None = None
+        self._values_style: tuple | None = None
+        self._values_key: tuple | None = None
+        self._axis_labels: tuple | None = None
         row = QHBoxLayout()
         row.addWidget(self.bars_plot, 1)
         row.addWidget(self.values_plot, 1)
@@ -73,91 +84,150 @@ class BlendView(QWidget):
         for p in (self.bars_plot, self.values_plot):
             for ax in ("left", "bottom"):
                 p.getAxis(ax).setStyle(tickFont=font)
+            # fixed width: an axis sized by its labels can oscillate with an aspect-locked range
+            p.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("−0.55") + 2.2 * QFontMetricsF(font).height()))
         self._sync()
 
     def _sync(self, *_: object) -> None:
-        if not self.isVisible() and self._bar_labels:
+        # Every edit and drag step lands here: items are made once and updated in place, and axes,
+        # ranges and labels are touched only when what they show changed (a pyqtgraph axis that is
+        # told anything redraws its ticks, ~10 ms).  A hidden view catches up when it is shown.
+        if not self.isVisible() and self._drawn:
             self._stale = True
             return
         self._stale = False
+        self._drawn = True
         s = self._session.scene
         r = self._session.result
         qi = s.query
         w = r.weights[qi]
         best = int(np.argmax(w))
         t = self._theme
-        brushes = [pg.mkBrush(t.query_color if j == best else t.key_color) for j in range(s.n)]
-        self.bars.setOpts(x=np.arange(s.n), height=w, width=0.7, brushes=brushes, pen=pg.mkPen(None))
-        for item in self._bar_labels:
-            self.bars_plot.removeItem(item)
-        self._bar_labels = []
-        axis = self.bars_plot.getAxis("bottom")
-        if s.n <= _MAX_BARS:
-            axis.setTicks([[(j, s.token_label(j)) for j in range(s.n)]])
-            if s.n <= 16:
-                font = QFont()
-                font.setPointSizeF(9 * self._font_scale)
-                for j in range(s.n):
-                    label = pg.TextItem(fmt_fixed(float(w[j])), color=t.text, anchor=(0.5, 1.0))
-                    label.setFont(font)
-                    label.setPos(j, float(w[j]))
-                    self.bars_plot.addItem(label)
-                    self._bar_labels.append(label)
-        else:
-            axis.setTicks(None)
-        self.bars_plot.setXRange(-0.6, s.n - 0.4, padding=0)
-        self.title.setText(
-            f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub> = "
-            f"{fmt_vector(r.output[qi])} — every token contributes, “{s.token_label(best)}” most "
-            f"({fmt_fixed(float(w[best]))}).")
+        key_brush, best_brush = pg.mkBrush(t.key_color), pg.mkBrush(t.query_color)
+        brushes = [key_brush] * s.n
+        brushes[best] = best_brush
+        self.bars.setOpts(x=np.arange(s.n), height=w, width=0.7, brushes=brushes, pen=_NO_PEN)
+        labels = [s.token_label(j) for j in range(s.n)] if s.n <= _MAX_BARS else None
+        if labels != self._ticks:
+            self._ticks = labels
+            axis = self.bars_plot.getAxis("bottom")
+            axis.setTicks(None if labels is None else [list(enumerate(labels))])
+        if s.n != self._bars_n:
+            self._bars_n = s.n
+            self.bars_plot.setXRange(-0.6, s.n - 0.4, padding=0)
+        self._sync_bar_labels(w if s.n <= 16 else w[:0])
+        self._set_text(self.title,
+                       f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub> = "
+                       f"{fmt_vector(r.output[qi])} — every token contributes, “{s.token_label(best)}” most "
+                       f"({fmt_fixed(float(w[best]))}).")
         self._draw_values(best)
+
+    @staticmethod
+    def _set_text(label: QLabel, text: str) -> None:
+        if label.text() != text:  # a word-wrapped label re-lays out the panel on every setText
+            label.setText(text)
+
+    def _sync_bar_labels(self, w: np.ndarray) -> None:
+        """One text item per bar (up to 16 tokens), reused; rebuilt only for a new theme or zoom."""
+        style = (self._theme.text, self._font_scale)
+        if style != self._bar_style:
+            self._bar_style = style
+            for item in self._bar_labels:
+                self.bars_plot.removeItem(item)
+            self._bar_labels = []
+        font = QFont()
+        font.setPointSizeF(9 * self._font_scale)
+        while len(self._bar_labels) < len(w):
+            label = pg.TextItem("", color=self._theme.text, anchor=(0.5, 1.0))
+            label.setFont(font)
+            self.bars_plot.addItem(label)
+            self._bar_labels.append(label)
+        for j, label in enumerate(self._bar_labels):
+            if j < len(w):
+                text, pos = fmt_fixed(float(w[j])), (j, float(w[j]))
+                if getattr(label, "_qkv_state", None) != (text, pos):
+                    label._qkv_state = (text, pos)
+                    label.setText(text)
+                    label.setPos(*pos)
+                label.setVisible(True)
+            else:
+                label.setVisible(False)
 
     def _draw_values(self, best: int) -> None:
         s = self._session.scene
         r = self._session.result
         t = self._theme
-        for item in self._value_items:
-            self.values_plot.removeItem(item)
-        self._value_items = []
         v = s.qkv()[2]
         v2 = v[:, :2] if v.shape[1] >= 2 else np.column_stack([v[:, 0], np.zeros(s.n)])
         out = r.output[s.query]
         out2 = out[:2] if out.shape[0] >= 2 else np.array([out[0], 0.0])
-        segs = np.zeros((2 * s.n, 2))
-        segs[1::2] = v2
-        lines = pg.PlotDataItem(segs[:, 0], segs[:, 1], connect="pairs",
-                                pen=pg.mkPen(t.value_color, width=2 * t.line_scale * self._font_scale))
-        self.values_plot.addItem(lines)
-        self._value_items.append(lines)
+        style = (t.value_color, t.output_color, t.text, t.line_scale, self._font_scale)
+        restyle = style != self._values_style
+        if restyle:
+            self._values_style = style
+            for item in self._value_items:
+                self.values_plot.removeItem(item)
+            self._value_items = []
+            self._value_labels = []
+            self._lines = pg.PlotDataItem(pen=pg.mkPen(t.value_color, width=2 * t.line_scale * self._font_scale))
+            self._arrow = pg.PlotDataItem(pen=pg.mkPen(t.output_color, width=4 * t.line_scale * self._font_scale))
+            self._head = pg.ScatterPlotItem(size=12 * self._font_scale, brush=pg.mkBrush(t.output_color), pen=_NO_PEN)
+            self._out_label = pg.TextItem("output", color=t.output_color, anchor=(0, 0))
+            font = QFont()
+            font.setPointSizeF(10 * self._font_scale)
+            font.setBold(True)
+            self._out_label.setFont(font)
+            for item in (self._lines, self._arrow, self._head, self._out_label):
+                self.values_plot.addItem(item)
+                self._value_items.append(item)
+            self._values_key = None
+        values_key = (v2.tobytes(), tuple(s.token_label(j) for j in range(s.n)) if s.n <= 16 else s.n)
+        values_changed = values_key != self._values_key
+        if values_changed:
+            self._values_key = values_key
+            segs = np.zeros((2 * s.n, 2))
+            segs[1::2] = v2
+            self._lines.setData(segs[:, 0], segs[:, 1], connect="pairs")
+            self._sync_value_labels(v2 if s.n <= 16 else v2[:0], s)
+        self._arrow.setData([0, out2[0]], [0, out2[1]])
+        self._head.setData([out2[0]], [out2[1]])
+        self._out_label.setPos(float(out2[0]), float(out2[1]))
+        label_style = {"font-size": f"{10 * self._font_scale:.0f}pt", "color": t.text}
+        labels = ("value dim 1" + (f" of {v.shape[1]}" if v.shape[1] > 2 else ""),
+                  "value dim 2" if v.shape[1] >= 2 else "", tuple(label_style.items()))
+        if labels != self._axis_labels:
+            self._axis_labels = labels
+            self.values_plot.getAxis("bottom").setLabel(labels[0], **label_style)
+            self.values_plot.getAxis("left").setLabel(labels[1], **label_style)
+            self.bars_plot.getAxis("left").setLabel("weight", **label_style)
+        # The output is a convex blend of the values (or 0), so the range only follows the values.
+        if restyle or values_changed:
+            lim = np.finfo(np.float64).max / 4  # so that span and padding stay finite for huge values
+            pts = np.clip(np.vstack([v2, out2[None, :], np.zeros((1, 2))]), -lim, lim)
+            lo, hi = pts.min(axis=0), pts.max(axis=0)
+            pad = 0.3 * float(max(hi[0] - lo[0], hi[1] - lo[1], 1e-9))
+            self.values_plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad),
+                                      padding=0)
+
+    def _sync_value_labels(self, v2: np.ndarray, s) -> None:
+        t = self._theme
         font = QFont()
         font.setPointSizeF(10 * self._font_scale)
-        if s.n <= 16:
-            for j in range(s.n):
-                label = pg.TextItem(f"v {s.token_label(j)}", color=t.value_color, anchor=(0, 1))
-                label.setFont(font)
+        while len(self._value_labels) < len(v2):
+            label = pg.TextItem("", color=t.value_color, anchor=(0, 1))
+            label.setFont(font)
+            self.values_plot.addItem(label)
+            self._value_items.append(label)
+            self._value_labels.append(label)
+        for j, label in enumerate(self._value_labels):
+            if j < len(v2):
+                label.setText(f"v {s.token_label(j)}")
                 label.setPos(float(v2[j, 0]), float(v2[j, 1]))
-                self.values_plot.addItem(label)
-                self._value_items.append(label)
-        arrow = pg.PlotDataItem([0, out2[0]], [0, out2[1]],
-                                pen=pg.mkPen(t.output_color, width=4 * t.line_scale * self._font_scale))
-        head = pg.ScatterPlotItem([out2[0]], [out2[1]], size=12 * self._font_scale, brush=pg.mkBrush(t.output_color),
-                                  pen=pg.mkPen(None))
-        label = pg.TextItem("output", color=t.output_color, anchor=(0, 0))
-        font = QFont(font)
-        font.setBold(True)
-        label.setFont(font)
-        label.setPos(float(out2[0]), float(out2[1]))
-        for item in (arrow, head, label):
-            self.values_plot.addItem(item)
-            self._value_items.append(item)
-        style = {"font-size": f"{10 * self._font_scale:.0f}pt", "color": t.text}
-        self.values_plot.getAxis("bottom").setLabel("value dim 1" + (f" of {v.shape[1]}" if v.shape[1] > 2 else ""),
-                                                    **style)
-        self.values_plot.getAxis("left").setLabel("value dim 2" if v.shape[1] >= 2 else "", **style)
-        self.bars_plot.getAxis("left").setLabel("weight", **style)
-        self.values_plot.autoRange(padding=0.3)
+                label.setVisible(True)
+            else:
+                label.setVisible(False)
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
-        if getattr(self, "_stale", False):
+        if self._stale:
             self._sync()

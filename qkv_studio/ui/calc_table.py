@@ -6,7 +6,7 @@ A virtualised table model: it reads the Session's result on demand and never cop
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
@@ -24,6 +24,7 @@ HEADERS = {
     "weight": "weight w",
     "weighted": "w · vⱼ",
 }
+FIT_DELAY_MS = 250  # columns refit this long after the last edit
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
 _FONT = int(Qt.ItemDataRole.FontRole.value)
@@ -170,8 +171,37 @@ class CalcTable(QTableView):
         self.setFocusPolicy(Qt.NoFocus)
         self.verticalHeader().hide()
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        # Columns fit their contents, but measuring asks the model for every role of every measured
+        # row (~10 ms), so it is not done on each edit (ResizeToContents would): at once when the
+        # columns change, and after edits once they pause (a drag refits when it stops).
+        header.setSectionResizeMode(QHeaderView.Interactive)
         header.setStretchLastSection(True)
         header.setResizeContentsPrecision(64)  # measure a screenful of rows, not all 1024
         self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setWordWrap(False)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(FIT_DELAY_MS)
+        self._fit_timer.timeout.connect(self.fit_columns)
+        self.calc_model.modelReset.connect(self.fit_columns)
+        self.calc_model.dataChanged.connect(self._fit_timer.start)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Size the columns to their contents now (a hidden table does it when shown)."""
+        self._fit_timer.stop()
+        if self.isVisible():
+            self.resizeColumnsToContents()
+        else:
+            self._fit_pending = True
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if getattr(self, "_fit_pending", False):
+            self._fit_pending = False
+            self.resizeColumnsToContents()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_timer.start()

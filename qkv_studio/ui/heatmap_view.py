@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QVariantAnimation
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -38,6 +38,10 @@ MIN_CELL_PX = 14.0  # cells smaller than this get no numbers at all (cheap early
 MIN_HATCH_PX = 6.0
 MAX_LABEL_CHARS = 14
 _DIM_OPACITY = 0.35
+
+
+ANIMATION_MS = 250
+ANIMATE_MAX_N = 256  # beyond this a morph costs more than it shows
 
 
 def _minus(s: str) -> str:
@@ -190,6 +194,17 @@ class HeatmapView(QWidget):
         self._query = session.query
         self._n_range = -1
         self._labels: list[str] = []
+        # Stage changes morph colours and numbers (≤ 300 ms, never blocking input); off with `animate`.
+        self.animate = True
+        self._text_matrix: np.ndarray | None = None
+        self._anim_from: tuple[np.ndarray, np.ndarray] | None = None
+        self._anim = QVariantAnimation(self)
+        self._anim.setDuration(ANIMATION_MS)
+        self._anim.setStartValue(0.0)
+        self._anim.setEndValue(1.0)
+        self._anim.setEasingCurve(QEasingCurve.InOutCubic)
+        self._anim.valueChanged.connect(self._on_anim_step)
+        self._anim.finished.connect(self._on_anim_end)
 
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
@@ -307,6 +322,9 @@ class HeatmapView(QWidget):
 
     # ---- slots --------------------------------------------------------------------------------------
     def _on_result(self) -> None:
+        if self._anim.state() == QVariantAnimation.Running:
+            self._anim.stop()
+            self._on_anim_end()
         result = self._session.result
         self._matrix = result.stage(self._shown)
         self._blocked = result.blocked
@@ -319,13 +337,41 @@ class HeatmapView(QWidget):
         shown = SHOWN_STAGE[stage]
         sigma = stage in ("weights", "output")
         if shown != self._shown or sigma != self._sigma:
+            old = None
+            if self.animate and self._matrix is not None and self._rgba is not None \
+                    and self._matrix.shape[0] <= ANIMATE_MAX_N and shown != self._shown:
+                old = (self._matrix.copy(), self._rgba.copy())
             self._shown = shown
             self._on_result()
             self._update_ticks()
+            if old is not None and old[0].shape == self._matrix.shape:
+                self._anim_from = old
+                self._anim.start()
         else:
             self._apply_dim()
             self._update_title()
             self.overlay.update()
+
+    def _on_anim_step(self, t) -> None:
+        if self._anim_from is None:
+            return
+        t = float(t)
+        old_m, old_rgba = self._anim_from
+        blend = (old_rgba.astype(np.float32) * (1.0 - t) + self._rgba.astype(np.float32) * t).astype(np.uint8)
+        self.image_item.setImage(blend, autoLevels=False)
+        both = np.isfinite(old_m) & np.isfinite(self._matrix)
+        self._text_matrix = np.where(both, old_m * (1.0 - t) + self._matrix * t, self._matrix)
+        self.overlay.update()
+
+    def _on_anim_end(self) -> None:
+        self._anim_from = None
+        self._text_matrix = None
+        if self._rgba is not None:
+            self.image_item.setImage(self._rgba, autoLevels=False)
+        self.overlay.update()
+
+    def is_animating(self) -> bool:
+        return self._anim.state() == QVariantAnimation.Running
 
     def _on_query(self, index: int) -> None:
         self._query = index
@@ -378,9 +424,14 @@ class HeatmapView(QWidget):
                 and (prev[2] is blocked or (blocked is not None and prev[2] is not None
                                             and np.array_equal(prev[2], blocked))):
             # Same colour scale and mask: recolour only what changed (one query row while dragging).
-            changed = prev[1] != m
-            rows = np.flatnonzero(changed.any(axis=1))
-            cols = np.flatnonzero(changed.any(axis=0))
+            if prev[1] is m:  # the Session patched its result in place: it says which rows changed
+                hint = self._session.changed_rows
+                rows = np.arange(m.shape[0]) if hint is None else np.asarray(hint, dtype=int)
+                cols = np.arange(m.shape[1])
+            else:
+                changed = prev[1] != m
+                rows = np.flatnonzero(changed.any(axis=1))
+                cols = np.flatnonzero(changed.any(axis=0))
             rgba = self._rgba
             if len(rows) <= len(cols):
                 if len(rows):
@@ -544,6 +595,8 @@ class HeatmapView(QWidget):
         stage = self._shown
         sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
         dark = text_is_dark(self._rgba[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
+        if self._text_matrix is not None and self._text_matrix.shape == m.shape:
+            sub = self._text_matrix[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
         texts = [[format_value(float(v), stage) for v in row] for row in sub]
         sums: list[tuple[int, str]] = []
         if self._sigma:

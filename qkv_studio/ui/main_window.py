@@ -14,7 +14,7 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, S
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout,
-    QWidget, QAbstractItemView, QAbstractSpinBox, QLineEdit, QTextEdit,
+    QWidget, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QLineEdit, QTextEdit,
 )
 
 from ..core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session, write_session
@@ -27,6 +27,11 @@ from .blend_view import BlendView
 from .calc_table import CalcTable
 from .heatmap_view import HeatmapView
 from .matrix_editor import MatrixEditor
+from .export_dialog import copy_heatmap, export_heatmap, export_numbers
+from .heads_view import HeadsView
+from .model_panel import ModelPanel
+from .quiz import QuizDialog
+from .sqrt_dk_explorer import SqrtDkExplorer
 from .overlays import BlankOverlay, ShortcutsOverlay
 from .stage_stepper import StageStepper
 from .tokens_panel import TokensPanel
@@ -56,7 +61,7 @@ class KeyRouter(QObject):
         if event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
             return False
         focus = QApplication.focusWidget()
-        typing = isinstance(focus, (QLineEdit, QAbstractSpinBox, QTextEdit)) or (
+        typing = isinstance(focus, (QLineEdit, QAbstractSpinBox, QTextEdit, QAbstractSlider)) or (
             isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable))
         key = event.key()
         if typing and key not in (Qt.Key_PageDown, Qt.Key_PageUp):
@@ -105,6 +110,7 @@ class MainWindow(QMainWindow):
             self._restore_settings()
         self.apply_theme(self._theme.name)
         self._apply_font_scale()
+        self.act_animate.setChecked(self.heatmap.animate)
 
     # ---- construction -----------------------------------------------------------------------------
     def _build_widgets(self) -> None:
@@ -144,6 +150,20 @@ class MainWindow(QMainWindow):
         self.dock_calc = self._dock("Calculation", "dock_calc", self.calc, Qt.RightDockWidgetArea)
         self.blend = BlendView(s)
         self.dock_blend = self._dock("Blend", "dock_blend", self.blend, Qt.RightDockWidgetArea)
+        # The lesson in depth: panels that open from the View menu, tabbed with the right-hand column.
+        self.explorer = SqrtDkExplorer()
+        self.dock_explorer = self._dock("√dₖ explorer", "dock_explorer", self.explorer, Qt.RightDockWidgetArea)
+        self.heads = HeadsView(None)
+        self.dock_heads = self._dock("Heads", "dock_heads", self.heads, Qt.RightDockWidgetArea)
+        self.model_panel = ModelPanel(s, confirm=self.confirm_discard)
+        self.dock_model = self._dock("Real model", "dock_model", self.model_panel, Qt.RightDockWidgetArea)
+        self.model_panel.edit_requested.connect(lambda: (self.dock_editors.show(), self.dock_editors.raise_()))
+        for dock in (self.dock_explorer, self.dock_heads, self.dock_model):
+            self.tabifyDockWidget(self.dock_blend, dock)
+            dock.hide()
+        self.dock_blend.raise_()
+        s.scene_changed.connect(self._sync_heads)
+        s.query_changed.connect(self.heads.set_query)
         self.splitDockWidget(self.dock_editors, self.dock_plane, Qt.Vertical)
         self.splitDockWidget(self.dock_calc, self.dock_blend, Qt.Vertical)
         self._laid_out = False
@@ -173,6 +193,32 @@ class MainWindow(QMainWindow):
             if not self._restored_state:
                 self.layout_docks()
 
+    def _sync_heads(self) -> None:
+        scene = self.session.scene
+        if scene.mode == "projection" and self.dock_heads.isVisible():
+            try:
+                self.heads.set_scene(scene)
+            except ValueError as exc:
+                self.session.message.emit(str(exc))
+
+    def show_quiz(self) -> None:
+        if getattr(self, "_quiz", None) is None:
+            self._quiz = QuizDialog(self)  # non-modal and kept, so answers survive closing it
+        self._quiz.set_theme(self._theme)
+        self._quiz.set_font_scale(self._font_scale())
+        self._quiz.show()
+        self._quiz.raise_()
+
+    def show_panel(self, dock: QDockWidget) -> None:
+        """Bring a panel of the View menu to the front."""
+        dock.show()
+        dock.raise_()
+        if dock is self.dock_heads:
+            if self.session.scene.mode != "projection":
+                self.session.message.emit("Heads split the learned projections: open the multihead preset or "
+                                          "switch to projection mode (Ctrl+Shift+P)")
+            self._sync_heads()
+
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
@@ -201,6 +247,12 @@ class MainWindow(QMainWindow):
         self.act_save = self._action("&Save", self.save, QKeySequence.Save)
         self.act_save_as = self._action("Save &As…", self.save_as, QKeySequence.SaveAs)
         self.act_quit = self._action("&Quit", self.close, QKeySequence.Quit)
+        self.act_export = self._action("&Export heatmap…", lambda: export_heatmap(self), "Ctrl+E",
+                                       tip="The heatmap as PNG, SVG or PDF for slides and papers")
+        self.act_copy_heatmap = self._action("&Copy heatmap", lambda: copy_heatmap(self), "Ctrl+Shift+C",
+                                             tip="The current stage's figure as an image on the clipboard")
+        self.act_export_numbers = self._action("Export &numbers…", lambda: export_numbers(self), "Ctrl+Shift+E",
+                                               tip="This stage as CSV, or every stage as JSON")
         self.act_undo = s.undo_stack.createUndoAction(self, "&Undo")
         self.act_undo.setShortcuts([QKeySequence.Undo])
         self.act_redo = s.undo_stack.createRedoAction(self, "&Redo")
@@ -243,9 +295,20 @@ class MainWindow(QMainWindow):
         self.act_leave.setEnabled(False)  # Esc keeps its usual meaning (cancel an edit) outside presentations
         self.act_shortcuts = self._action("&Keyboard shortcuts", self.show_shortcuts, "F1")
         self.act_open_deck = self._action("Open &deck…", self.open_deck_dialog, tip="An ordered list of scenes for a lecture")
+        self.act_animate = self._action("&Animate stage changes", self.set_animate, checkable=True,
+                                        tip="Colours and numbers morph from one stage to the next (250 ms)")
+        self.act_animate.setChecked(True)
         self.act_blank = self._action("&Blank screen", self.blank_overlay.toggle, tip="B or . (a clicker's blank button)")
         self.act_plane = self._action("Show vector &plane", self.toggle_plane, tip="P (brings the plane back in presentation mode)")
         self.act_about = self._action("&About QKV Studio", self.show_about)
+        self.act_quiz = self._action("&Check yourself…", self.show_quiz,
+                                     tip="The lesson's three questions with feedback, and the pipeline card")
+        self.act_explorer = self._action("√dₖ &explorer", lambda: self.show_panel(self.dock_explorer), "Ctrl+Shift+D",
+                                         tip="Why divide by √dₖ: watch the softmax saturate as dₖ grows")
+        self.act_heads = self._action("&Heads (multi-head)", lambda: self.show_panel(self.dock_heads), "Ctrl+Shift+H")
+        self.act_model = self._action("&Real model (MiniLM)…", lambda: (self.show_panel(self.dock_model),
+                                                                       self.model_panel.sentence.setFocus()),
+                                      "Ctrl+Shift+M", tip="A real transformer's heads on any sentence, offline")
         s.scene_changed.connect(self._sync_toggles)
         self._sync_toggles()
 
@@ -266,6 +329,9 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_save_as)
         m.addSeparator()
         self.export_menu = m
+        m.addAction(self.act_export)
+        m.addAction(self.act_copy_heatmap)
+        m.addAction(self.act_export_numbers)
         m.addSeparator()
         m.addAction(self.act_quit)
 
@@ -294,6 +360,9 @@ class MainWindow(QMainWindow):
         for dock in (self.dock_editors, self.dock_plane, self.dock_calc, self.dock_blend):
             m.addAction(dock.toggleViewAction())
         m.addSeparator()
+        for a in (self.act_explorer, self.act_heads, self.act_model):
+            m.addAction(a)
+        m.addSeparator()
         theme_menu = m.addMenu("&Theme")
         self.theme_group = QActionGroup(self)
         self.theme_actions = {}
@@ -315,12 +384,14 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         for a in (self.act_zoom_in, self.act_zoom_out, self.act_zoom_reset):
             m.addAction(a)
+        m.addAction(self.act_animate)
         m.addSeparator()
         m.addAction(self.act_presentation)
         m.addAction(self.act_plane)
         m.addAction(self.act_blank)
 
         m = mb.addMenu("&Help")
+        m.addAction(self.act_quiz)
         m.addAction(self.act_shortcuts)
         m.addAction(self.act_about)
 
@@ -410,7 +481,7 @@ class MainWindow(QMainWindow):
     def apply_theme(self, name: str) -> None:
         self._theme = get_theme(name)
         self.theme_actions[name].setChecked(True)
-        for w in (self.heatmap, self.plane, self.blend):
+        for w in (self.heatmap, self.plane, self.blend, self.explorer, self.heads, self.model_panel):
             w.set_theme(self._theme)
         self.stepper.set_accent(self._theme.accent if name != "light" else self._theme.highlight)
         if name == "light":
@@ -430,8 +501,14 @@ class MainWindow(QMainWindow):
     def apply_colormap(self, name: str) -> None:
         self._colormap = name
         self.cmap_actions[name].setChecked(True)
-        self.heatmap.set_colormap(name)
+        for w in (self.heatmap, self.heads, self.model_panel, self.explorer):
+            w.set_colormap(name)
         self._store("colormap", name)
+
+    def set_animate(self, on: bool) -> None:
+        self.heatmap.animate = bool(on)
+        self.act_animate.setChecked(bool(on))
+        self._store("animate", bool(on))
 
     def set_zoom(self, zoom: float) -> None:
         """Scale every font and line (Ctrl++ / Ctrl+− / Ctrl+0)."""
@@ -447,14 +524,14 @@ class MainWindow(QMainWindow):
         font = QFont(QApplication.font())
         font.setPointSizeF(BASE_POINT_SIZE * f)
         self.setFont(font)
-        for dock in (self.dock_editors, self.dock_plane, self.dock_calc, self.dock_blend):
+        for dock in (self.dock_editors, self.dock_plane, self.dock_calc, self.dock_blend, self.dock_model):
             dock.widget().setFont(font)
         big = QFont(font)
         big.setPointSizeF(BASE_POINT_SIZE * f * (1.15 if self._presentation else 1.45))
         self.stepper.caption.setFont(big)
         self.stepper.formula.setFont(big)
         self.stepper.stage_formula.setFont(big)
-        for w in (self.heatmap, self.plane, self.blend):
+        for w in (self.heatmap, self.plane, self.blend, self.explorer, self.heads, self.model_panel):
             w.set_font_scale(f)
         for view in (self.calc,) + tuple(e.table for e in self.editors.values()):
             view.verticalHeader().setDefaultSectionSize(int(font.pointSizeF() * 2.4))
@@ -620,9 +697,11 @@ class MainWindow(QMainWindow):
         if cmap in SEQUENTIAL:
             QTimer.singleShot(0, lambda: self.apply_colormap(cmap))
         try:
-            self._zoom = float(st.value("zoom", 1.0))
+            self._zoom = max(0.5, min(4.0, float(st.value("zoom", 1.0))))
         except (TypeError, ValueError):
             self._zoom = 1.0
+        animate = st.value("animate", True)
+        self.heatmap.animate = animate not in (False, "false", "0", 0)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self.confirm_discard():

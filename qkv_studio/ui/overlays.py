@@ -21,6 +21,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("P", "vector plane on / off (presentation)"),
     ("B  or  .", "black screen and back"),
     ("Ctrl++ / Ctrl+− / Ctrl+0", "zoom in / out / actual size"),
+    ("Ctrl+E / Ctrl+Shift+E", "export the heatmap (PNG, SVG, PDF) / the numbers (CSV, JSON)"),
     ("Ctrl+Shift+C", "copy the heatmap as an image"),
     ("F1  or  ?", "this list (any key closes it)"),
 )
