@@ -484,11 +484,19 @@ class MainWindow(QMainWindow):
         for w in (self.heatmap, self.plane, self.blend, self.explorer, self.heads, self.model_panel):
             w.set_theme(self._theme)
         self.stepper.set_accent(self._theme.accent if name != "light" else self._theme.highlight)
-        if name == "light":
-            self.setStyleSheet("")
-        else:
-            t = self._theme
-            self.setStyleSheet(
+        self._apply_style()
+        self._store("theme", name)
+
+    def _apply_style(self) -> None:
+        """The style sheet: theme colours plus the zoomed font size (a style sheet overrides setFont,
+        so the size has to be part of it or styled widgets would keep small text)."""
+        t = self._theme
+        pt = BASE_POINT_SIZE * self._font_scale()
+        big = pt * (1.15 if self._presentation else 1.45)
+        sheet = (f"QWidget {{ font-size: {pt:.1f}pt; }}"
+                 f"QLabel#caption, QLabel#formula {{ font-size: {big:.1f}pt; }}")
+        if t.name != "light":
+            sheet += (
                 f"QWidget {{ background: {t.panel}; color: {t.text}; }}"
                 f"QTableView, QListView {{ background: {t.background}; color: {t.text}; gridline-color: {t.grid}; }}"
                 f"QHeaderView::section {{ background: {t.panel}; color: {t.text}; border: 1px solid {t.grid}; }}"
@@ -496,7 +504,7 @@ class MainWindow(QMainWindow):
                 f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
                 f"QMenuBar, QMenu {{ background: {t.panel}; color: {t.text}; }}"
                 f"QMenu::item:selected {{ background: {t.accent}; color: {t.background}; }}")
-        self._store("theme", name)
+        self.setStyleSheet(sheet)
 
     def apply_colormap(self, name: str) -> None:
         self._colormap = name
@@ -535,6 +543,7 @@ class MainWindow(QMainWindow):
             w.set_font_scale(f)
         for view in (self.calc,) + tuple(e.table for e in self.editors.values()):
             view.verticalHeader().setDefaultSectionSize(int(font.pointSizeF() * 2.4))
+        self._apply_style()
 
     def is_presentation(self) -> bool:
         return self._presentation

@@ -89,7 +89,9 @@ class StageStepper(QWidget):
         self.formula.setTextFormat(Qt.RichText)
         self.stage_formula = QLabel()
         self.stage_formula.setTextFormat(Qt.RichText)
+        self.caption.setObjectName("caption")
         for label in (self.formula, self.stage_formula):
+            label.setObjectName("formula")
             label.setWordWrap(True)
             label.setMinimumWidth(40)
         formulas = QVBoxLayout()
