@@ -27,5 +27,10 @@ bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/run.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/model_bench.py
 
+# A seeded random user on the real window (tests/monkey_driver.py); prints the actions and failures.
+# SOAK_ACTIONS / SOAK_SEED change the length and the seed; exit status 1 on any failure.
+soak: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.monkey_driver --actions $${SOAK_ACTIONS:-20000} --seed $${SOAK_SEED:-1} --verbose
+
 clean:
 	rm -rf $(VENV) build *.egg-info
