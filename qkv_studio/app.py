@@ -45,10 +45,18 @@ def ensure_qapp(*, offscreen_if_headless: bool = False):
 def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: str | None = None) -> int:
     """Open the main window on ``scene`` and run the event loop; returns the exit code."""
     app = ensure_qapp()
+    from . import reliability
     from .ui.main_window import MainWindow
 
+    reliability.install_excepthook()  # never a traceback: a dialog with details, logged, app goes on
+    recovered = reliability.offer_recovery(None)  # after a crash: restore the autosaved scene?
     window = MainWindow(scene, path)
+    reliability.attach(window)
+    if recovered is not None:
+        reliability.restore(window, recovered)
     window.show()
+    if deck:
+        window.open_deck(deck, ask=False)
     if presentation:
         window.set_presentation(True)
     return app.exec()
