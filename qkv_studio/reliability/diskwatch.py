@@ -29,6 +29,7 @@ class DiskWatch(QObject):
     """Watches ``session.path``; ``check()`` runs the comparison at once (tests, or after a save)."""
 
     SETTLE_MS = 150  # editors and sync tools write in several steps: look once they are done
+    POLL_MS = 2000
 
     def __init__(self, session, parent: QObject | None = None) -> None:
         super().__init__(parent if parent is not None else session)
@@ -44,6 +45,12 @@ class DiskWatch(QObject):
         self._timer.timeout.connect(self.check)
         self._watcher.fileChanged.connect(lambda _p: self._timer.start())
         self._watcher.directoryChanged.connect(lambda _p: self._timer.start())
+        # File-system notifications can be missing (network drives, a full inotify table): a cheap
+        # stat every few seconds catches what they miss.
+        self._poll = QTimer(self)
+        self._poll.setInterval(self.POLL_MS)
+        self._poll.timeout.connect(self.check)
+        self._poll.start()
         session.path_changed.connect(self._follow)
         session.modified_changed.connect(self._on_modified)
         self._follow(session.path)
