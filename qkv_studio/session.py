@@ -86,7 +86,7 @@ class Session(QObject):
         # True once self._result is this Session's private copy, patched in place from then on.
         self._owned = False
         self._changed_rows: list[int] | None = None  # what the latest result_changed changed
-        self._changing_rows: list[int] | None = None  # collected for the next one (None: everything)
+        self._changing_rows: list[int] | None = []  # collected for the next one (None: everything)
         self._drag_serial = 0
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(1000)

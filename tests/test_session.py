@@ -106,3 +106,24 @@ def test_token_edits_follow_rows(session):
     while session.scene.n > 1:
         session.remove_token(0)
     assert not session.remove_token(0)
+
+
+def test_row_edits_patch_the_sessions_own_result_and_name_the_rows(session):
+    first = session.scene
+    kept = first.result()  # an earlier scene's result is its own: later edits never touch it
+    kept_weights = kept.weights.copy()
+    session.result
+    seen = []
+    session.result_changed.connect(lambda: seen.append(session.changed_rows))
+    session.set_value("Q", 1, 0, 4.0)
+    session.set_value("Q", 3, 1, -2.0)
+    session.flush()
+    session.set_value("Q", 0, 0, 1.5)
+    session.flush()
+    session.set_value("K", 0, 0, 9.0)  # a key edit changes every row
+    session.flush()
+    assert seen == [[1, 3], [0], None]
+    q, k, v = session.scene.qkv()
+    np.testing.assert_allclose(session.result.weights, compute(q, k, v).weights, atol=1e-15)
+    np.testing.assert_array_equal(kept.weights, kept_weights)
+    np.testing.assert_array_equal(first.result().weights, kept_weights)
