@@ -10,11 +10,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ..render.theme import THEMES, Theme
 from ..session import Session
 from .formatting import fmt_fixed, fmt_vector
+from .layout_barrier import LayoutBarrier
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -61,7 +62,7 @@ class BlendView(QWidget):
         row.addWidget(self.values_plot, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.title)
+        lay.addWidget(LayoutBarrier(self.title))  # new numbers re-lay out this line only
         lay.addLayout(row, 1)
         session.result_changed.connect(self._sync)
         session.query_changed.connect(self._sync)

@@ -28,6 +28,7 @@ from ..render.figure import format_value as figure_format_value
 from ..render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
+from .layout_barrier import LayoutBarrier
 
 # The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
 SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
@@ -240,7 +241,7 @@ class HeatmapView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(2)
-        layout.addWidget(self.title)
+        layout.addWidget(LayoutBarrier(self.title))  # a new title re-lays out this panel only
         layout.addWidget(self.graphics, 1)
 
         self.graphics.scene().sigMouseClicked.connect(self._on_click)

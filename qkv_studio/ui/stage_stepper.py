@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QS
 from ..core import STAGE_TITLES, STAGES
 from ..session import Session
 from .formatting import fmt, fmt_fixed, fmt_vector
+from .layout_barrier import LayoutBarrier
 
 STEP_NAMES = {
     "vectors": "Vectors",
@@ -96,13 +97,14 @@ class StageStepper(QWidget):
             label.setMinimumWidth(40)
         formulas = QVBoxLayout()
         formulas.setSpacing(2)
-        formulas.addWidget(self.formula)
-        formulas.addWidget(self.stage_formula)
+        # Text that changes with every edit or step re-lays out only itself (see LayoutBarrier).
+        formulas.addWidget(LayoutBarrier(self.formula))
+        formulas.addWidget(LayoutBarrier(self.stage_formula))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 4, 6, 4)
         lay.addLayout(row)
         lay.addLayout(formulas)
-        lay.addWidget(self.caption)
+        lay.addWidget(LayoutBarrier(self.caption))
         self._next = lambda: session.step_stage(+1)
         self._back = lambda: session.step_stage(-1)
         self._can_step = lambda delta: 0 <= STAGES.index(session.stage) + delta < len(STAGES)

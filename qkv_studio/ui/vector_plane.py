@@ -18,12 +18,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox, QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+)
 
 from ..core import row_stats
 from ..render.colormaps import DEFAULT_SEQUENTIAL, lut
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
+from .layout_barrier import LayoutBarrier
 
 MAX_LABELLED = 64  # above this many tokens keys/values get no labels (the query and best key still do)
 GRAB_PX = 12.0  # how close (in pixels) a press must be to an arrow head to grab it
@@ -111,7 +114,7 @@ class VectorPlane(QWidget):
         self.values_box.toggled.connect(self.set_show_values)
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
-        head.addWidget(self.info, 1)
+        head.addWidget(LayoutBarrier(self.info), 1)  # new numbers re-lay out this line only
         head.addWidget(self.values_box, 0, Qt.AlignmentFlag.AlignTop)
 
         self.view_box = _PlaneViewBox()

@@ -1,0 +1,80 @@
+"""A layout barrier: a changing word-wrapped label that does not re-lay out the whole window.
+
+``QLabel.setText`` asks its parent layout to recompute, and every ``QLayout.activate`` then asks its own
+parent, up to the main window, whose layout re-measures every dock: ~6 ms for one caption whose numbers
+changed, paid again for each label an edit touches.  :class:`LayoutBarrier` holds one widget outside any
+layout and sizes it itself, so the request stops there; the window's layouts hear of it only when the
+height the widget needs at its current width really changes (a caption that gains or loses a line).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QSize
+from PySide6.QtWidgets import QWidget
+
+
+class LayoutBarrier(QWidget):
+    """Shows ``child`` at its own full size; re-lays out the parents only when its needed height changes.
+
+    The child stays a normal widget (its text, font and visibility are set as usual); the barrier takes
+    its size policy, size hints and height-for-width from it and follows its visibility.
+    """
+
+    def __init__(self, child: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._child = child
+        child.setParent(self)
+        self.setSizePolicy(child.sizePolicy())
+        self._hint = self._wanted()
+        self.setVisible(not child.isHidden())
+        child.installEventFilter(self)
+
+    def child_widget(self) -> QWidget:
+        return self._child
+
+    # ---- sizes: the child's ----------------------------------------------------------------------
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self._child.sizeHint()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return self._child.minimumSizeHint()
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        return self._child.hasHeightForWidth()
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+        return self._child.heightForWidth(width)
+
+    def _wanted(self) -> tuple:
+        """What the parents' layouts depend on: the height at the current width (or the size hint of a
+        widget without height-for-width) and the minimum size.  The preferred width of wrapped text
+        changes with every new text and is deliberately left out: the width is the layout's to give."""
+        child = self._child
+        if child.hasHeightForWidth():  # (its minimum width, the longest word, is left out too: costly)
+            return (child.heightForWidth(self.width()),)
+        hint, minimum = child.sizeHint(), child.minimumSizeHint()
+        return (hint.width(), hint.height(), minimum.width(), minimum.height())
+
+    # ---- events ------------------------------------------------------------------------------------
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._child.setGeometry(self.rect())
+        self._hint = self._wanted()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:  # posted by the child: its size needs changed
+            wanted = self._wanted()
+            if wanted != self._hint:
+                self._hint = wanted
+                self.updateGeometry()  # the rare case: the parents must make room
+            self._child.setGeometry(self.rect())
+        return super().event(event)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self._child:
+            kind = event.type()
+            if kind == QEvent.Type.ShowToParent and self.isHidden():
+                self.show()
+            elif kind == QEvent.Type.HideToParent and not self.isHidden():
+                self.hide()
+        return False
