@@ -50,6 +50,7 @@ class CalcModel(QAbstractTableModel):
         self._texts: dict[tuple[int, int], str] = {}  # (row, column) -> text, until the next refresh
         self._best_row: int | None = None
         self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
+        self._seen: tuple | None = None  # (tokens, K, V, query, best key) at the last refresh
         session.scene_changed.connect(self._forget)
         session.result_changed.connect(self._refresh)
         session.query_changed.connect(self._refresh)
@@ -156,7 +157,17 @@ class CalcModel(QAbstractTableModel):
             self._rows = rows
             self.endResetModel()
         elif rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(rows, len(cols) - 1))
+            # An edit of the query's own vector changes the numbers, not the token, key and value
+            # columns on the left: repaint only from the first column that changed.
+            first = 0
+            scene = self._session.scene
+            _, k, v = scene.qkv()
+            seen = (scene.tokens, k, v, scene.query, self._best())
+            last = self._seen
+            if last is not None and all(a is b for a, b in zip(seen[:3], last[:3])) and seen[3:] == last[3:]:
+                first = next((i for i, c in enumerate(cols) if c not in ("token", "key", "value")), 0)
+            self._seen = seen
+            self.dataChanged.emit(self.index(0, first), self.index(rows, len(cols) - 1))
 
 
 class CalcTable(QTableView):

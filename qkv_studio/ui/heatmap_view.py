@@ -509,8 +509,11 @@ class HeatmapView(QWidget):
     def _style_bar_label(self) -> None:
         if self._scale is None:
             return
-        self.color_bar.getAxis("left").setLabel(
-            self._scale.label, **{"color": self._theme.text, "font-size": f"{self._px(15)}px"})
+        css = {"color": self._theme.text, "font-size": f"{self._px(15)}px"}
+        key = (self._scale.label, tuple(css.items()))
+        if key != getattr(self, "_bar_label", None):  # a relabelled axis redraws itself: only on change
+            self._bar_label = key
+            self.color_bar.getAxis("left").setLabel(self._scale.label, **css)
 
     def _update_title(self) -> None:
         if self._matrix is None:

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.editor_tabs.addTab(qkv_page, "Q, K, V")
         self.editor_tabs.addTab(proj_page, "X and W (learned)")
         self.editor_tabs.setTabVisible(1, False)
+        self.editor_tabs.tabBar().setVisible(False)  # one tab (direct mode): no tab bar
         editors = QSplitter(Qt.Vertical)
         editors.addWidget(self.tokens_panel)
         editors.addWidget(self.editor_tabs)
@@ -408,6 +409,8 @@ class MainWindow(QMainWindow):
     def _sync_mode(self) -> None:
         projection = self.session.scene.mode == "projection"
         was = self.editor_tabs.isTabVisible(1)
+        if projection == was:  # setTabVisible re-lays out and repaints the whole column, even unchanged
+            return
         self.editor_tabs.setTabVisible(1, projection)
         self.editor_tabs.tabBar().setVisible(projection)
         if projection and not was:

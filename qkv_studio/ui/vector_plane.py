@@ -57,6 +57,19 @@ def _arrow_xy(vecs: np.ndarray, head_px: float, px: tuple[float, float]) -> tupl
     return xs, ys
 
 
+_EMPTY = np.zeros(0)
+
+
+def _set_arrows(item: pg.PlotDataItem, xs: np.ndarray, ys: np.ndarray) -> None:
+    """Give ``item`` new segments only when they differ: an unchanged set is neither re-set nor repainted
+    (an edit of one query leaves the 1024 key arrows alone)."""
+    old = getattr(item, "_qkv_xy", None)
+    if old is not None and np.array_equal(old[0], xs) and np.array_equal(old[1], ys):
+        return
+    item._qkv_xy = (xs, ys)
+    item.setData(xs, ys, connect="pairs")
+
+
 def _first2(m: np.ndarray) -> np.ndarray:
     """The first two components of each row (a 1-D vector lies on the horizontal axis)."""
     if m.shape[1] >= 2:
@@ -103,6 +116,9 @@ class VectorPlane(QWidget):
         self._drag_origin = QPointF()
         self._labels: list[pg.TextItem] = []
         self._label_texts: list[str] = []
+        self._html_cache: dict[tuple, str] = {}
+        self._labels_sig: tuple | None = None  # what the labels show now
+        self._names: tuple = (None, [])  # (tokens, their labels)
 
         # header: what is shown, and the values toggle
         self.info = QLabel(self)
@@ -131,6 +147,10 @@ class VectorPlane(QWidget):
         self._origin_v = pg.InfiniteLine(pos=0, angle=90, movable=False)
         self._values_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
         self._keys_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
+        # Keys and values stay put while a query moves over them: repaint them from a cached picture
+        # (1024 antialiased arrows cost ~10 ms to draw).
+        for item in (self._values_item, self._keys_item):
+            item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._best_halo = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
         self._best_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
         self._output_item = pg.PlotDataItem(antialias=True, skipFiniteCheck=True)
@@ -307,8 +327,11 @@ class VectorPlane(QWidget):
         x_label = "dimension 1"
         y_label = "dimension 2" if d_k >= 2 else "(none: dₖ = 1)"
         css = {"color": t.text, "font-size": f"{self._px(15)}px"}
-        self.plot.getAxis("bottom").setLabel(x_label, **css)
-        self.plot.getAxis("left").setLabel(y_label, **css)
+        key = (x_label, y_label, tuple(css.items()))
+        if key != getattr(self, "_axis_labels", None):  # a relabelled axis redraws itself (~8 ms)
+            self._axis_labels = key
+            self.plot.getAxis("bottom").setLabel(x_label, **css)
+            self.plot.getAxis("left").setLabel(y_label, **css)
 
     def _title(self) -> str:
         if self._session.stage == "output":
@@ -369,46 +392,58 @@ class VectorPlane(QWidget):
         n = len(self._keys)
         best = self._best if self._best is not None and self._best < n else None
         others = self._keys if best is None else np.delete(self._keys, best, axis=0)
-        self._keys_item.setData(*_arrow_xy(others, head, px), connect="pairs")
+        _set_arrows(self._keys_item, *_arrow_xy(others, head, px))
         if best is not None:
             bx, by = _arrow_xy(self._keys[best:best + 1], head * 1.15, px)
-            self._best_halo.setData(bx, by, connect="pairs")
-            self._best_item.setData(bx, by, connect="pairs")
+            _set_arrows(self._best_halo, bx, by)
+            _set_arrows(self._best_item, bx, by)
         else:
-            self._best_halo.setData([], [])
-            self._best_item.setData([], [])
+            _set_arrows(self._best_halo, _EMPTY, _EMPTY)
+            _set_arrows(self._best_item, _EMPTY, _EMPTY)
         show_v = self.values_visible()
         if show_v:
-            self._values_item.setData(*_arrow_xy(self._values, head, px), connect="pairs")
+            _set_arrows(self._values_item, *_arrow_xy(self._values, head, px))
         else:
-            self._values_item.setData([], [])
-        self._query_item.setData(*_arrow_xy(self._query_vec, head * 1.15, px), connect="pairs")
+            _set_arrows(self._values_item, _EMPTY, _EMPTY)
+        _set_arrows(self._query_item, *_arrow_xy(self._query_vec, head * 1.15, px))
         show_out = self._session.stage == "output" and self._output is not None
         if show_out:
-            self._output_item.setData(*_arrow_xy(self._output, head * 1.15, px), connect="pairs")
+            _set_arrows(self._output_item, *_arrow_xy(self._output, head * 1.15, px))
         else:
-            self._output_item.setData([], [])
+            _set_arrows(self._output_item, _EMPTY, _EMPTY)
         self._draw_labels(show_v, show_out)
 
     def _labels_clear(self) -> None:
         for item in self._labels:
             self.plot.removeItem(item)
         self._labels = []
+        self._labels_sig = None
 
     def _draw_labels(self, show_v: bool, show_out: bool) -> None:
         scene = self._session.scene
         t = self._theme
         n = len(self._keys)
+        # The same labels at the same places as last time (the second draw of an edit): nothing to do.
+        _, k_arr, v_arr = scene.qkv()
+        sig = (self._query_vec.tobytes(), self._output.tobytes() if show_out else None, self._best, show_v,
+               scene.tokens, scene.query, self._px(17), t, self._font_scale)
+        last = self._labels_sig
+        if last is not None and last[0] == sig and last[1] is k_arr and last[2] is v_arr:
+            return
+        self._labels_sig = (sig, k_arr, v_arr)
+        if self._names[0] is not scene.tokens:  # token_label is O(n): name them all once per token list
+            self._names = (scene.tokens, [scene.token_label(j) for j in range(n)])
+        names = self._names[1]
         entries: list[tuple[float, float, str, str, bool]] = []  # x, y, text, colour, bold
-        entries.append((*self._query_vec[0], f"q {scene.token_label(scene.query)}", t.query_color, True))
+        entries.append((*self._query_vec[0], f"q {names[scene.query]}", t.query_color, True))
         if show_out:
             entries.append((*self._output[0], "output (blend)", t.output_color, True))
         for j in range(n):
             if n <= MAX_LABELLED or j == self._best:
-                entries.append((*self._keys[j], f"k {scene.token_label(j)}", t.key_color, j == self._best))
+                entries.append((*self._keys[j], f"k {names[j]}", t.key_color, j == self._best))
         if show_v and n <= MAX_LABELLED:
             for j in range(n):
-                entries.append((*self._values[j], f"v {scene.token_label(j)}", t.value_color, False))
+                entries.append((*self._values[j], f"v {names[j]}", t.value_color, False))
         groups: dict[tuple[float, float], list] = {}
         for x, y, text, colour, bold in entries:
             groups.setdefault((x, y), []).append((text, colour, bold))
@@ -422,10 +457,16 @@ class VectorPlane(QWidget):
             self.plot.addItem(item, ignoreBounds=True)
             self._labels.append(item)
         for item, ((x, y), parts) in zip(self._labels, groups.items()):
-            sep = f'<span style="color:{t.muted}; font-size:{size}px"> · </span>'
-            html = sep.join(
-                f'<span style="color:{c}; font-size:{size}px; font-weight:{800 if b else 500}">'
-                f'{_html_escape(s)}</span>' for s, c, b in parts)
+            key = (tuple(parts), size, t.muted)
+            html = self._html_cache.get(key)  # the same labels come back on every edit and drag step
+            if html is None:
+                sep = f'<span style="color:{t.muted}; font-size:{size}px"> · </span>'
+                html = sep.join(
+                    f'<span style="color:{c}; font-size:{size}px; font-weight:{800 if b else 500}">'
+                    f'{_html_escape(s)}</span>' for s, c, b in parts)
+                if len(self._html_cache) > 4096:
+                    self._html_cache.clear()
+                self._html_cache[key] = html
             texts.append(" · ".join(s for s, _, _ in parts))
             # Re-laying out rich text costs ~0.3 ms a label: touch only the labels that changed.
             state = (html, x, y)
