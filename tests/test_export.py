@@ -63,6 +63,21 @@ def test_png_defaults_to_1600_px_and_the_scenes_stage(lesson_scene, tmp_path):
     assert (tmp_path / "a.png").read_bytes() != (tmp_path / "b.png").read_bytes()
 
 
+@pytest.mark.parametrize("background", ["theme", "transparent"])
+def test_png_file_holds_exactly_the_rendered_pixels(lesson_scene, background):
+    from qkv_studio.render.figure import render_image
+
+    options = FigureOptions(background=background, theme="dark")
+    want = render_image(lesson_scene, options, 700).convertToFormat(QImage.Format.Format_ARGB32)
+    got = QImage.fromData(export.png_bytes(lesson_scene, options, 700), "PNG")
+    assert got.hasAlphaChannel() == (background == "transparent")
+    got = got.convertToFormat(QImage.Format.Format_ARGB32)
+    assert (got.width(), got.height()) == (want.width(), want.height())
+    a = np.frombuffer(want.constBits(), np.uint8, count=want.sizeInBytes())
+    b = np.frombuffer(got.constBits(), np.uint8, count=got.sizeInBytes())
+    assert np.array_equal(a, b)
+
+
 def test_transparent_png_keeps_alpha_0_in_the_file(lesson_scene, tmp_path):
     out = tmp_path / "t.png"
     export_file(lesson_scene, out, width=600, options=FigureOptions(background="transparent"))
@@ -235,7 +250,12 @@ def test_missing_folder_gives_one_clear_line_and_no_file(lesson_scene, tmp_path,
 
 
 def test_a_failing_png_encoder_leaves_nothing(lesson_scene, tmp_path, monkeypatch):
-    monkeypatch.setattr(QImage, "save", lambda *a, **k: False)
+    import qkv_studio.export as export
+
+    def fail(*args):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(export, "_encode_png", fail)
     out = tmp_path / "fig.png"
     with pytest.raises(OSError, match=re.escape(f"cannot write {out}: ")):
         export_file(lesson_scene, out, width=400)
