@@ -27,11 +27,8 @@ from .blend_view import BlendView
 from .calc_table import CalcTable
 from .heatmap_view import HeatmapView
 from .matrix_editor import MatrixEditor
-from .export_dialog import copy_heatmap, export_heatmap, export_numbers
-from .heads_view import HeadsView
-from .model_panel import ModelPanel
-from .quiz import QuizDialog
-from .sqrt_dk_explorer import SqrtDkExplorer
+# The export dialog, the quiz and the panels of the View menu (√dₖ explorer, heads, real model) are
+# imported and built when first used: start-up does not wait for them (nor for superqt).
 from .overlays import BlankOverlay, ShortcutsOverlay
 from .stage_stepper import StageStepper
 from .tokens_panel import TokensPanel
@@ -42,6 +39,9 @@ FILE_FILTER = "QKV Studio sessions (*.qkv.json);;JSON files (*.json);;All files 
 MAX_RECENT = 8
 BASE_POINT_SIZE = 11.0
 PRESENTATION_SCALE = 2.2
+
+
+_KEY_PRESS = int(QEvent.Type.KeyPress.value)
 
 
 class KeyRouter(QObject):
@@ -56,7 +56,8 @@ class KeyRouter(QObject):
         self._window = window
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if event.type() != QEvent.KeyPress or not self._window.isActiveWindow():
+        # Every event of the application passes here (hundreds per edit): compare plain ints first.
+        if int(event.type().value) != _KEY_PRESS or not self._window.isActiveWindow():
             return False
         if event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
             return False
@@ -93,6 +94,9 @@ class MainWindow(QMainWindow):
         self.deck_index = 0
         self.setDockNestingEnabled(True)
         self.resize(1600, 950)
+        # The style sheet goes on before the widgets exist: they are styled once as they are first
+        # shown, instead of all restyled when it is set afterwards (~0.15 s each time).
+        self._apply_style()
         self._build_widgets()
         self.blank_overlay = BlankOverlay(self)
         self.shortcuts_overlay = ShortcutsOverlay(self)
@@ -152,24 +156,71 @@ class MainWindow(QMainWindow):
         self.blend = BlendView(s)
         self.dock_blend = self._dock("Blend", "dock_blend", self.blend, Qt.RightDockWidgetArea)
         # The lesson in depth: panels that open from the View menu, tabbed with the right-hand column.
-        self.explorer = SqrtDkExplorer()
-        self.dock_explorer = self._dock("√dₖ explorer", "dock_explorer", self.explorer, Qt.RightDockWidgetArea)
-        self.heads = HeadsView(None)
-        self.dock_heads = self._dock("Heads", "dock_heads", self.heads, Qt.RightDockWidgetArea)
-        self.model_panel = ModelPanel(s, confirm=self.confirm_discard)
-        self.dock_model = self._dock("Real model", "dock_model", self.model_panel, Qt.RightDockWidgetArea)
-        self.model_panel.edit_requested.connect(lambda: (self.dock_editors.show(), self.dock_editors.raise_()))
-        for dock in (self.dock_explorer, self.dock_heads, self.dock_model):
+        # Each is built the first time its dock shows (or it is asked for): see _panel().
+        self._panels: dict[str, QWidget] = {}
+        self.dock_explorer = self._dock("√dₖ explorer", "dock_explorer", QWidget(), Qt.RightDockWidgetArea)
+        self.dock_heads = self._dock("Heads", "dock_heads", QWidget(), Qt.RightDockWidgetArea)
+        self.dock_model = self._dock("Real model", "dock_model", QWidget(), Qt.RightDockWidgetArea)
+        for name, dock in (("explorer", self.dock_explorer), ("heads", self.dock_heads),
+                           ("model_panel", self.dock_model)):
             self.tabifyDockWidget(self.dock_blend, dock)
             dock.hide()
+            dock.visibilityChanged.connect(lambda on, name=name: on and self._panel(name))
         self.dock_blend.raise_()
         s.scene_changed.connect(self._sync_heads)
-        s.query_changed.connect(self.heads.set_query)
+        s.query_changed.connect(lambda index: "heads" in self._panels and self.heads.set_query(index))
         self.splitDockWidget(self.dock_editors, self.dock_plane, Qt.Vertical)
         self.splitDockWidget(self.dock_calc, self.dock_blend, Qt.Vertical)
         self._laid_out = False
         s.scene_changed.connect(self._sync_mode)
         self._sync_mode()
+
+    @property
+    def explorer(self):
+        """The √dₖ explorer panel (built on first use)."""
+        return self._panel("explorer")
+
+    @property
+    def heads(self):
+        """The multi-head panel (built on first use)."""
+        return self._panel("heads")
+
+    @property
+    def model_panel(self):
+        """The real-model panel (built on first use)."""
+        return self._panel("model_panel")
+
+    def _built_panels(self) -> tuple:
+        return tuple(self._panels.values())
+
+    def _panel(self, name: str) -> QWidget:
+        """A View-menu panel, built (with the window's theme, colormap and zoom) the first time it is needed."""
+        panel = self._panels.get(name)
+        if panel is not None:
+            return panel
+        if name == "explorer":
+            from .sqrt_dk_explorer import SqrtDkExplorer
+
+            panel, dock = SqrtDkExplorer(), self.dock_explorer
+        elif name == "heads":
+            from .heads_view import HeadsView
+
+            panel, dock = HeadsView(None), self.dock_heads
+            panel.set_query(self.session.query)
+        else:
+            from .model_panel import ModelPanel
+
+            panel, dock = ModelPanel(self.session, confirm=self.confirm_discard), self.dock_model
+            panel.edit_requested.connect(lambda: (self.dock_editors.show(), self.dock_editors.raise_()))
+        self._panels[name] = panel
+        panel.set_theme(self._theme)
+        panel.set_colormap(self._colormap)
+        panel.set_font_scale(self._font_scale())
+        panel.setFont(dock.widget().font())
+        dock.setWidget(panel)
+        if name == "heads":
+            self._sync_heads()
+        return panel
 
     def layout_docks(self) -> None:
         """Share the width and height between the panels in proportion to the window (default layout)."""
@@ -196,7 +247,7 @@ class MainWindow(QMainWindow):
 
     def _sync_heads(self) -> None:
         scene = self.session.scene
-        if scene.mode == "projection" and self.dock_heads.isVisible():
+        if scene.mode == "projection" and self.dock_heads.isVisible() and "heads" in self._panels:
             try:
                 self.heads.set_scene(scene)
             except ValueError as exc:
@@ -204,6 +255,8 @@ class MainWindow(QMainWindow):
 
     def show_quiz(self) -> None:
         if getattr(self, "_quiz", None) is None:
+            from .quiz import QuizDialog
+
             self._quiz = QuizDialog(self)  # non-modal and kept, so answers survive closing it
         self._quiz.set_theme(self._theme)
         self._quiz.set_font_scale(self._font_scale())
@@ -248,11 +301,11 @@ class MainWindow(QMainWindow):
         self.act_save = self._action("&Save", self.save, QKeySequence.Save)
         self.act_save_as = self._action("Save &As…", self.save_as, QKeySequence.SaveAs)
         self.act_quit = self._action("&Quit", self.close, QKeySequence.Quit)
-        self.act_export = self._action("&Export heatmap…", lambda: export_heatmap(self), "Ctrl+E",
+        self.act_export = self._action("&Export heatmap…", lambda: _export_dialog().export_heatmap(self), "Ctrl+E",
                                        tip="The heatmap as PNG, SVG or PDF for slides and papers")
-        self.act_copy_heatmap = self._action("&Copy heatmap", lambda: copy_heatmap(self), "Ctrl+Shift+C",
+        self.act_copy_heatmap = self._action("&Copy heatmap", lambda: _export_dialog().copy_heatmap(self), "Ctrl+Shift+C",
                                              tip="The current stage's figure as an image on the clipboard")
-        self.act_export_numbers = self._action("Export &numbers…", lambda: export_numbers(self), "Ctrl+Shift+E",
+        self.act_export_numbers = self._action("Export &numbers…", lambda: _export_dialog().export_numbers(self), "Ctrl+Shift+E",
                                                tip="This stage as CSV, or every stage as JSON")
         self.act_undo = s.undo_stack.createUndoAction(self, "&Undo")
         self.act_undo.setShortcuts([QKeySequence.Undo])
@@ -484,7 +537,7 @@ class MainWindow(QMainWindow):
     def apply_theme(self, name: str) -> None:
         self._theme = get_theme(name)
         self.theme_actions[name].setChecked(True)
-        for w in (self.heatmap, self.plane, self.blend, self.explorer, self.heads, self.model_panel):
+        for w in (self.heatmap, self.plane, self.blend) + self._built_panels():
             w.set_theme(self._theme)
         self.stepper.set_accent(self._theme.accent if name != "light" else self._theme.highlight)
         self._apply_style()
@@ -507,12 +560,13 @@ class MainWindow(QMainWindow):
                 f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
                 f"QMenuBar, QMenu {{ background: {t.panel}; color: {t.text}; }}"
                 f"QMenu::item:selected {{ background: {t.accent}; color: {t.background}; }}")
-        self.setStyleSheet(sheet)
+        if sheet != self.styleSheet():  # setting even the same sheet restyles every widget
+            self.setStyleSheet(sheet)
 
     def apply_colormap(self, name: str) -> None:
         self._colormap = name
         self.cmap_actions[name].setChecked(True)
-        for w in (self.heatmap, self.heads, self.model_panel, self.explorer):
+        for w in (self.heatmap,) + self._built_panels():
             w.set_colormap(name)
         self._store("colormap", name)
 
@@ -542,7 +596,7 @@ class MainWindow(QMainWindow):
         self.stepper.caption.setFont(big)
         self.stepper.formula.setFont(big)
         self.stepper.stage_formula.setFont(big)
-        for w in (self.heatmap, self.plane, self.blend, self.explorer, self.heads, self.model_panel):
+        for w in (self.heatmap, self.plane, self.blend) + self._built_panels():
             w.set_font_scale(f)
         for view in (self.calc,) + tuple(e.table for e in self.editors.values()):
             view.verticalHeader().setDefaultSectionSize(int(font.pointSizeF() * 2.4))
@@ -800,3 +854,10 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, APP_NAME, f"<b>QKV Studio {__version__}</b><p>Self-attention you can see, "
                                           "touch and show: queries, keys, values, scaled dot-product, softmax "
                                           "and the weighted blend.</p>")
+
+
+def _export_dialog():
+    """The export dialog's module, imported when first used (it is not needed to start)."""
+    from . import export_dialog
+
+    return export_dialog
