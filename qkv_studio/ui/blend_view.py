@@ -66,7 +66,7 @@ class BlendView(QWidget):
         row.addWidget(self.values_plot, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(LayoutBarrier(self.title))  # new numbers re-lay out this line only
+        lay.addWidget(LayoutBarrier(self.title, grow_only=True))  # new numbers re-lay out this line only
         lay.addLayout(row, 1)
         session.result_changed.connect(self._sync)
         session.query_changed.connect(self._sync)

@@ -17,12 +17,17 @@ class LayoutBarrier(QWidget):
     """Shows ``child`` at its own full size; re-lays out the parents only when its needed height changes.
 
     The child stays a normal widget (its text, font and visibility are set as usual); the barrier takes
-    its size policy, size hints and height-for-width from it and follows its visibility.
+    its size policy, size hints and height-for-width from it and follows its visibility.  With
+    ``grow_only`` it keeps the tallest height its text has needed at a width (until the width or font
+    changes), so a caption that alternates between two and three lines does not make the panel below
+    it jump, and re-lay out, on every edit.
     """
 
-    def __init__(self, child: QWidget, parent: QWidget | None = None) -> None:
+    def __init__(self, child: QWidget, parent: QWidget | None = None, *, grow_only: bool = False) -> None:
         super().__init__(parent)
         self._child = child
+        self._grow_only = grow_only
+        self._tallest: dict[int, int] = {}  # width -> the tallest height needed there (grow_only)
         child.setParent(self)
         self.setSizePolicy(child.sizePolicy())
         self._hint = self._wanted()
@@ -43,7 +48,13 @@ class LayoutBarrier(QWidget):
         return self._child.hasHeightForWidth()
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
-        return self._child.heightForWidth(width)
+        h = self._child.heightForWidth(width)
+        if self._grow_only:
+            h = max(h, self._tallest.get(width, -1))
+            if len(self._tallest) > 64:
+                self._tallest.clear()
+            self._tallest[width] = h
+        return h
 
     def _wanted(self) -> tuple:
         """What the parents' layouts depend on: the height at the current width (or the size hint of a
@@ -51,14 +62,21 @@ class LayoutBarrier(QWidget):
         changes with every new text and is deliberately left out: the width is the layout's to give."""
         child = self._child
         if child.hasHeightForWidth():  # (its minimum width, the longest word, is left out too: costly)
-            return (child.heightForWidth(self.width()),)
+            return (self.heightForWidth(self.width()),)
         hint, minimum = child.sizeHint(), child.minimumSizeHint()
         return (hint.width(), hint.height(), minimum.width(), minimum.height())
 
     # ---- events ------------------------------------------------------------------------------------
+    def _place(self) -> None:
+        """The child at the top, as tall as it needs (the barrier may be taller: grow_only)."""
+        rect = self.rect()
+        if self._grow_only and self._child.hasHeightForWidth():
+            rect.setHeight(min(rect.height(), max(0, self._child.heightForWidth(rect.width()))))
+        self._child.setGeometry(rect)
+
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
-        self._child.setGeometry(self.rect())
+        self._place()
         self._hint = self._wanted()
 
     def event(self, event) -> bool:
@@ -67,12 +85,14 @@ class LayoutBarrier(QWidget):
             if wanted != self._hint:
                 self._hint = wanted
                 self.updateGeometry()  # the rare case: the parents must make room
-            self._child.setGeometry(self.rect())
+            self._place()
         return super().event(event)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
         if obj is self._child:
             kind = event.type()
+            if kind in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+                self._tallest.clear()  # a new size of text starts afresh
             if kind == QEvent.Type.ShowToParent and self.isHidden():
                 self.show()
             elif kind == QEvent.Type.HideToParent and not self.isHidden():

@@ -130,7 +130,7 @@ class VectorPlane(QWidget):
         self.values_box.toggled.connect(self.set_show_values)
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
-        head.addWidget(LayoutBarrier(self.info), 1)  # new numbers re-lay out this line only
+        head.addWidget(LayoutBarrier(self.info, grow_only=True), 1)  # new numbers re-lay out this line only
         head.addWidget(self.values_box, 0, Qt.AlignmentFlag.AlignTop)
 
         self.view_box = _PlaneViewBox()
