@@ -187,7 +187,7 @@ class CalcTable(QTableView):
         # columns change, and after edits once they pause (a drag refits when it stops).
         header.setSectionResizeMode(QHeaderView.Interactive)
         header.setStretchLastSection(True)
-        header.setResizeContentsPrecision(64)  # measure a screenful of rows, not all 1024
+        header.setResizeContentsPrecision(0)  # measure the rows in view, not all 1024 (refit on scroll)
         self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setWordWrap(False)
         self._fit_timer = QTimer(self)
@@ -196,6 +196,7 @@ class CalcTable(QTableView):
         self._fit_timer.timeout.connect(self.fit_columns)
         self.calc_model.modelReset.connect(self.fit_columns)
         self.calc_model.dataChanged.connect(self._fit_timer.start)
+        self.verticalScrollBar().valueChanged.connect(self._fit_timer.start)
         self.fit_columns()
 
     def fit_columns(self) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QKeyEvent, QKeySequence, QWheelEvent
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QWheelEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableView, QToolButton, QVBoxLayout, QWidget,
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QStyle, QTableView, QToolButton, QVBoxLayout, QWidget,
 )
 
 from ..core.scene import shape_equation
@@ -29,6 +29,7 @@ _MATRIX_TITLES = {
     "Wk": ("W^K", "learned: d_model × dₖ"),
     "Wv": ("W^V", "learned: d_model × dᵥ"),
 }
+_HEADER_PAD = 4  # room to spare beside a row name and the header's margins
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _EDIT = int(Qt.ItemDataRole.EditRole.value)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
@@ -208,7 +209,7 @@ class MatrixModel(QAbstractTableModel):
                 if 0 <= r < self._shape[0]:
                     self.dataChanged.emit(self.index(r, 0), self.index(r, last),
                                           [Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole])
-                    self.headerDataChanged.emit(Qt.Orientation.Vertical, r, r)
+        # The row names (the query's in bold) are the editor's to repaint: see MatrixEditor._on_query.
 
 
 class MatrixTable(QTableView):
@@ -304,7 +305,30 @@ class MatrixEditor(QWidget):
         lay.addWidget(self.message)
         self.model.rejected.connect(self.show_message)
         session.scene_changed.connect(self._sync)
+        session.query_changed.connect(self._on_query)
+        self._header_row = session.query
         self._sync()
+
+    def _on_query(self, row: int) -> None:
+        """Embolden the new query's row name.  A changed header makes Qt re-measure every row name
+        (~600 model calls an editor); that is done only when the bold name would not fit."""
+        previous, self._header_row = self._header_row, row
+        if not self.model._per_token():
+            return
+        header = self.table.verticalHeader()
+        count = self.model.rowCount()
+        if not 0 <= row < count:
+            return
+        bold = QFont(header.font())
+        bold.setBold(True)
+        margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+        need = QFontMetrics(bold).horizontalAdvance(self._session.scene.token_label(row)) + 2 * margin + _HEADER_PAD
+        if need > header.width():
+            self.model.headerDataChanged.emit(Qt.Orientation.Vertical, row, row)
+        else:
+            for r in {previous, row}:
+                if 0 <= r < count:
+                    header.updateSection(r)
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)

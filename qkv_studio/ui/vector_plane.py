@@ -118,6 +118,7 @@ class VectorPlane(QWidget):
         self._label_texts: list[str] = []
         self._html_cache: dict[tuple, str] = {}
         self._labels_sig: tuple | None = None  # what the labels show now
+        self._stale = 0  # 1: redraw when shown; 2: re-style and re-fit too (new tokens)
         self._names: tuple = (None, [])  # (tokens, their labels)
 
         # header: what is shown, and the values toggle
@@ -253,36 +254,46 @@ class VectorPlane(QWidget):
     # ---- slots --------------------------------------------------------------------------------------
     def _on_scene(self) -> None:
         self._read_vectors()
-        self._update_info()
-        self._draw()
-        if self._drag is None:
-            self._ensure_visible()
+        self._redraw(ensure=self._drag is None)
 
     def _on_result(self) -> None:
         self._read_result()
-        self._update_info()
-        self._draw()
-        if self._drag is None:
-            self._ensure_visible()
+        self._redraw(ensure=self._drag is None)
 
     def _on_query(self, index: int) -> None:
         self._read_vectors()
         self._read_result()
-        self._update_info()
-        self._draw()
-        self._ensure_visible()
+        self._redraw()
 
     def _on_stage(self, stage: str) -> None:
         self._read_result()
-        self._update_info()
-        self._draw()
-        self._ensure_visible()
+        self._redraw()
 
     def _on_tokens(self) -> None:
         self._read_vectors()
-        self._style()
-        self._fit()
+        self._redraw(refit=True, ensure=False)
+
+    def _redraw(self, *, ensure: bool = True, refit: bool = False) -> None:
+        """Draw what the vectors now are; while the plane is hidden (a tab behind the editors, or
+        presentation mode) only remember to, and catch up when it is shown."""
+        if not self.isVisible():
+            self._stale = 2 if refit or self._stale == 2 else 1
+            return
+        if refit:
+            self._style()  # (it updates the caption and draws)
+            self._fit()
+            self._draw()
+            return
+        self._update_info()
         self._draw()
+        if ensure:
+            self._ensure_visible()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._stale:
+            refit, self._stale = self._stale == 2, 0
+            self._redraw(refit=refit)
 
     # ---- model → drawing ----------------------------------------------------------------------------
     def _read_vectors(self) -> None:
@@ -436,14 +447,14 @@ class VectorPlane(QWidget):
         names = self._names[1]
         entries: list[tuple[float, float, str, str, bool]] = []  # x, y, text, colour, bold
         entries.append((*self._query_vec[0], f"q {names[scene.query]}", t.query_color, True))
-        if show_out:
-            entries.append((*self._output[0], "output (blend)", t.output_color, True))
         for j in range(n):
             if n <= MAX_LABELLED or j == self._best:
                 entries.append((*self._keys[j], f"k {names[j]}", t.key_color, j == self._best))
         if show_v and n <= MAX_LABELLED:
             for j in range(n):
                 entries.append((*self._values[j], f"v {names[j]}", t.value_color, False))
+        if show_out:  # last, so that its coming and going leaves the other labels' items alone
+            entries.append((*self._output[0], "output (blend)", t.output_color, True))
         groups: dict[tuple[float, float], list] = {}
         for x, y, text, colour, bold in entries:
             groups.setdefault((x, y), []).append((text, colour, bold))
