@@ -10,7 +10,7 @@ model→widget update can never come back as an edit.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QStyle, QTableView, QToolButton, QVBoxLayout, QWidget,
@@ -29,7 +29,7 @@ _MATRIX_TITLES = {
     "Wk": ("W^K", "learned: d_model × dₖ"),
     "Wv": ("W^V", "learned: d_model × dᵥ"),
 }
-_HEADER_PAD = 4  # room to spare beside a row name and the header's margins
+_HEADER_PAD = 8  # room to spare beside a row name and the header's margins
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _EDIT = int(Qt.ItemDataRole.EditRole.value)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
@@ -307,34 +307,47 @@ class MatrixEditor(QWidget):
         session.scene_changed.connect(self._sync)
         session.query_changed.connect(self._on_query)
         self._header_row = session.query
+        self._names_fitted: tuple | None = None
+        self._fit_row_names()
         self._sync()
 
     def _on_query(self, row: int) -> None:
-        """Embolden the new query's row name.  A changed header makes Qt re-measure every row name
-        (~600 model calls an editor); that is done only when the bold name would not fit."""
+        """Embolden the new query's row name by repainting two row names.  Telling the header its
+        data changed would make Qt re-measure every row name (~600 model calls an editor); instead the
+        header is kept wide enough for any name in bold (see _fit_row_names)."""
         previous, self._header_row = self._header_row, row
-        if not self.model._per_token():
-            return
+        if self.model._per_token():
+            header = self.table.verticalHeader()
+            for r in {previous, row}:
+                if 0 <= r < self.model.rowCount():
+                    header.updateSection(r)
+
+    def _fit_row_names(self) -> None:
+        """Room in the row-name column for the widest name in bold (the query's is)."""
+        scene = self._session.scene
         header = self.table.verticalHeader()
-        count = self.model.rowCount()
-        if not 0 <= row < count:
+        key = (scene.tokens, header.font().key())
+        if key == self._names_fitted or not self.model._per_token():
             return
+        self._names_fitted = key
         bold = QFont(header.font())
         bold.setBold(True)
+        metrics = QFontMetrics(bold)
+        widest = max((metrics.horizontalAdvance(scene.token_label(i)) for i in range(scene.n)), default=0)
         margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
-        need = QFontMetrics(bold).horizontalAdvance(self._session.scene.token_label(row)) + 2 * margin + _HEADER_PAD
-        if need > header.width():
-            self.model.headerDataChanged.emit(Qt.Orientation.Vertical, row, row)
-        else:
-            for r in {previous, row}:
-                if 0 <= r < count:
-                    header.updateSection(r)
+        header.setMinimumWidth(widest + 2 * margin + _HEADER_PAD)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_row_names()
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)
         self.message.show()
 
     def _sync(self) -> None:
+        self._fit_row_names()
         editable = self.model.editable()
         self.add_button.setVisible(editable)
         self.remove_button.setVisible(editable)
