@@ -253,8 +253,9 @@ class VectorPlane(QWidget):
 
     # ---- slots --------------------------------------------------------------------------------------
     def _on_scene(self) -> None:
+        # Every scene change is followed by result_changed in the same event-loop turn (the Session
+        # recomputes then): the vectors are read now and drawn once, with the result, in _on_result.
         self._read_vectors()
-        self._redraw(ensure=self._drag is None)
 
     def _on_result(self) -> None:
         self._read_result()
@@ -465,6 +466,10 @@ class VectorPlane(QWidget):
             fill.setAlpha(200)
             item = pg.TextItem(fill=pg.mkBrush(fill))
             item.setZValue(20)
+            # Rich text is laid out again on every paint: keep the drawn label as a picture instead
+            # (the plane repaints under a moving arrow on every drag step).
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            item.textItem.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             self.plot.addItem(item, ignoreBounds=True)
             self._labels.append(item)
         for item, ((x, y), parts) in zip(self._labels, groups.items()):
