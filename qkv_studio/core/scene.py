@@ -9,6 +9,7 @@ is what makes undo, autosave and comparisons trivial.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal, Union
 
@@ -186,7 +187,10 @@ class Scene:
     def token_label(self, i: int) -> str:
         """A token's name, made distinguishable when the same name occurs more than once."""
         name = self.tokens[i]
-        if self.tokens.count(name) > 1:
+        counts = self._derived.get("token_counts")
+        if counts is None:  # counted once per scene: labelling every token stays O(n), not O(n²)
+            counts = self._derived["token_counts"] = Counter(self.tokens)
+        if counts[name] > 1:
             return f"{name}·{self.tokens[: i + 1].count(name)}"
         return name
 

@@ -7,6 +7,7 @@ softmax(QKᵀ/√dₖ)V that this stage computes highlighted.
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
@@ -155,13 +156,14 @@ class StageStepper(QWidget):
         name = f"“{s.token_label(qi)}”"
         stage = s.stage
         q, k, v = s.qkv()
-        order = sorted(range(s.n), key=lambda j: -r.weights[qi, j])
+        # (NumPy, not a Python sort of n keys: this runs on every edit, n up to 1024)
+        order = [int(j) for j in np.argsort(-r.weights[qi], kind="stable")[:4]]
         if stage == "vectors":
             return (f"Every token carries three vectors: a <b>query</b> (what it looks for), a <b>key</b> (how it "
                     f"advertises itself) and a <b>value</b> (what it hands over). The query for {name} is "
                     f"{fmt_vector(q[qi])}; dₖ = {s.d_k}.")
         if stage == "scores":
-            best = max(range(s.n), key=lambda j: r.scores[qi, j])
+            best = int(np.argmax(r.scores[qi]))
             return (f"Dot the query of {name} with every key: one relevance score per token. "
                     f"{name} matches “{s.token_label(best)}” best (q·k = {fmt(float(r.scores[qi, best]))})."
                     + self._mask_note())
