@@ -21,7 +21,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QVariantAnimation
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..core import row_stats
 from ..render.figure import format_value as figure_format_value
@@ -83,21 +83,34 @@ class CellOverlay(pg.GraphicsObject):
         self._view = view
         self._rect = QRectF(-0.5, -0.5, 1, 1)
         self.paint_count = 0  # for tests: how often the overlay was repainted
+        # Qt then says which part needs painting: a one-row update draws one row of numbers.
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
-    def set_extent(self, n: int, sigma: bool) -> None:
+    def set_extent(self, n: int, sigma: bool, rows=None) -> None:
+        """Cover an n×n matrix (and the Σ column); repaint all of it, or only ``rows`` (row indices)."""
         width = n + (1 + SIGMA_GAP if sigma else 0)
         rect = QRectF(-0.5, -0.5, width, n)
         if rect != self._rect:
             self.prepareGeometryChange()
             self._rect = rect
-        self.update()
+            rows = None
+        if rows is None:
+            self.update()
+        elif len(rows):
+            r0, r1 = int(min(rows)), int(max(rows))
+            self.update(QRectF(-0.5, r0 - 0.5, width, r1 - r0 + 1))
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         m = 0.05 * max(1.0, self._rect.height())
         return self._rect.adjusted(-m, -m, m, m)
 
-    def paint(self, p: QPainter, *args) -> None:
+    def paint(self, p: QPainter, option=None, *args) -> None:
         self.paint_count += 1
+        exposed = getattr(option, "exposedRect", None)
+        if exposed is not None and not exposed.isEmpty():
+            row_lo, row_hi = exposed.top() - 0.5, exposed.bottom() + 0.5
+        else:
+            row_lo, row_hi = -math.inf, math.inf
         view = self._view
         if view._matrix is None:
             return
@@ -146,6 +159,8 @@ class CellOverlay(pg.GraphicsObject):
             p.setFont(font)
             dark, light = QColor("#111111"), QColor("#ffffff")
             for r, c, text, is_dark in plan["cells"]:
+                if not row_lo <= r <= row_hi:
+                    continue
                 rect = tr.mapRect(QRectF(c - 0.5, r - 0.5, 1, 1))
                 p.setPen(dark if is_dark else light)
                 p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
@@ -153,6 +168,8 @@ class CellOverlay(pg.GraphicsObject):
                 p.setPen(QColor(theme.text))
                 x0 = n - 0.5 + SIGMA_GAP
                 for r, text in plan["sums"]:
+                    if not row_lo <= r <= row_hi:
+                        continue
                     rect = tr.mapRect(QRectF(x0, r - 0.5, 1, 1))
                     p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
@@ -194,6 +211,7 @@ class HeatmapView(QWidget):
         self._sigma = False
         self._query = session.query
         self._n_range = -1
+        self._image_n = -1
         self._labels: list[str] = []
         # Stage changes morph colours and numbers (≤ 300 ms, never blocking input); off with `animate`.
         self.animate = True
@@ -421,6 +439,7 @@ class HeatmapView(QWidget):
         key = (scale, self._theme.masked)
         prev = self._coloured
         rgba = None
+        partial = None  # the rows recoloured in place, when that is all that changed
         if prev is not None and prev[0] == key and prev[1].shape == m.shape and self._rgba is not None \
                 and (prev[2] is blocked or (blocked is not None and prev[2] is not None
                                             and np.array_equal(prev[2], blocked))):
@@ -435,6 +454,7 @@ class HeatmapView(QWidget):
                 cols = np.flatnonzero(changed.any(axis=0))
             rgba = self._rgba
             if len(rows) <= len(cols):
+                partial = rows
                 if len(rows):
                     rgba[rows] = scale.rgba(m[rows])
                     if blocked is not None:
@@ -450,8 +470,18 @@ class HeatmapView(QWidget):
         self._rgba = rgba
         self._coloured = (key, m, blocked)
         n = m.shape[0]
-        self.image_item.setImage(rgba, autoLevels=False)
-        self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
+        if partial is not None and self._shows_in_place(rgba):
+            # The image shows our array's own memory: repaint the changed rows, not the matrix (and
+            # not the axes around it).  An edit of one query changes one row.
+            if len(partial):
+                r0, r1 = int(partial.min()), int(partial.max())
+                self.image_item.update(QRectF(0, r0, n, r1 - r0 + 1))
+        else:
+            partial = None
+            self.image_item.setImage(rgba, autoLevels=False)
+        if self._image_n != n:
+            self._image_n = n
+            self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
         self._apply_dim()
         if self._scale is None or (scale.cmap, scale.lo, scale.hi) != (self._scale.cmap, self._scale.lo,
                                                                       self._scale.hi):
@@ -459,7 +489,20 @@ class HeatmapView(QWidget):
             self.color_bar.setLevels((scale.lo, scale.hi))
         self._scale = scale
         self._style_bar_label()
-        self.overlay.set_extent(n, self._sigma)
+        self.overlay.set_extent(n, self._sigma, rows=partial)
+
+    def _shows_in_place(self, rgba: np.ndarray) -> bool:
+        """True when the image item draws straight from ``rgba``'s memory (pyqtgraph wraps an RGBA
+        uint8 array without copying), so that changing the array in place changes the picture."""
+        item = self.image_item
+        qimage = getattr(item, "qimage", None)
+        if qimage is None or item.image is None or item.image.shape != rgba.shape or rgba.size == 0:
+            return False
+        try:
+            bits = np.frombuffer(qimage.constBits(), np.uint8, count=1)
+        except (TypeError, ValueError):
+            return False
+        return bits.ctypes.data == rgba.ctypes.data
 
     def _apply_dim(self) -> None:
         # The vectors stage only previews the scores: image and legend fade together (never apart).

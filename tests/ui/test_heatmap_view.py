@@ -184,7 +184,10 @@ def test_query_change_repaints_only_the_overlay(qtbot, session, monkeypatch):
     assert calls == []
     session.set_value("Q", 1, 0, 2.0)
     _settle(qtbot, session)
-    assert len(calls) == 1
+    # the edit recolours the image: its row in place (only that row repainted) or a new image
+    weights = session.result.weights
+    assert np.array_equal(view.image_item.image[1], scale_for("weights", weights).rgba(weights[1:2])[0])
+    assert len(calls) <= 1
 
 
 def test_font_scale_grows_tick_fonts(qtbot, session):
@@ -215,3 +218,16 @@ def test_1024_tokens_render_without_per_cell_items(qtbot):
 ])
 def test_format_value(value, stage, text):
     assert format_value(value, stage) == text
+
+
+def test_row_edits_repainted_in_place_leave_the_picture_whole(qtbot, session):
+    """Edits of query rows recolour and repaint only those rows: what is on screen (the window's
+    backing store) must equal a full repaint of the same view."""
+    view = _show(qtbot, session)
+    view.animate = False
+    for row, value in ((1, 2.0), (3, -1.5), (1, 0.25), (2, 4.0)):
+        session.set_value("Q", row, 0, value)
+        _settle(qtbot, session)
+    on_screen = view.screen().grabWindow(view.winId()).toImage()
+    full = view.grab().toImage().convertToFormat(on_screen.format())
+    assert on_screen.size() == full.size() and on_screen == full
