@@ -2,7 +2,8 @@
 
 A Scene holds tokens and either Q/K/V directly ("direct" mode) or embeddings X with the learned
 matrices W^Q, W^K, W^V ("projection" mode), plus the mask, the ÷√d_k switch, the selected query and
-the stage.  Every edit returns a new Scene (arrays are read-only and shared between versions), which
+the stage, and how many heads the projections split into (``heads``, 1 by default) with the optional
+output projection W^O (``wo``, d_v × d_out) that multi-head attention applies to the heads' concatenation.  Every edit returns a new Scene (arrays are read-only and shared between versions), which
 is what makes undo, autosave and comparisons trivial.
 """
 
@@ -16,6 +17,7 @@ from typing import Iterable, Literal, Union
 import numpy as np
 
 from .attention import AttentionResult, compute, project
+from .multihead import MAX_HEADS, MIN_HEADS, MultiHeadResult, multihead_scene, valid_heads
 
 STAGES: tuple[str, ...] = ("vectors", "scores", "scaled", "weights", "output")
 STAGE_TITLES: dict[str, str] = {
@@ -80,7 +82,12 @@ def _ordinal(i: int) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Scene:
-    """Tokens plus the matrices of one attention head and how it is being shown."""
+    """Tokens plus the matrices of attention and how it is being shown.
+
+    ``heads`` (1–16, dividing d_k and d_v) says how many heads the Q/K/V columns split into and ``wo``
+    (d_v × d_out, or None) is the output projection of their concatenation; both only matter for the
+    multi-head view and :meth:`head_scene` — :meth:`result` is always the whole-width attention.
+    """
 
     tokens: tuple[str, ...]
     q: np.ndarray | None = None
@@ -96,31 +103,43 @@ class Scene:
     stage: str = "weights"
     title: str = ""
     description: str = ""
+    heads: int = 1
+    wo: np.ndarray | None = None
     _derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
     def create(cls, tokens: Iterable[str], *, q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None,
                mask: Mask = "none", scale: bool = True, query: int = 0, stage: str = "weights",
-               title: str = "", description: str = "") -> "Scene":
+               title: str = "", description: str = "", heads: int = 1, wo=None) -> "Scene":
         """Build and validate a scene; raises :class:`SceneError` with a readable message."""
         mask = _frozen_mask(mask)
         scene = cls(
             tokens=tuple(tokens), q=_frozen(q, "Q"), k=_frozen(k, "K"), v=_frozen(v, "V"),
             x=_frozen(x, "X"), wq=_frozen(wq, "Wq"), wk=_frozen(wk, "Wk"), wv=_frozen(wv, "Wv"),
             mask=mask, scale=bool(scale), query=int(query), stage=stage, title=title, description=description,
+            heads=heads, wo=_frozen(wo, "Wo"),
         )
         scene.validate()
         return scene
 
     def _evolve(self, **changes) -> "Scene":
-        """A validated copy with some fields replaced (derived caches dropped)."""
+        """A validated copy with some fields replaced (derived caches dropped).
+
+        When the change gives Q/K/V (or their W) other widths and does not set ``heads`` itself, the
+        head count becomes the nearest one that still splits them, and a W^O that no longer fits d_v is
+        dropped (:meth:`add_dim`/:meth:`remove_dim` keep W^O, giving it a row more or less).
+        """
         for key in ("q", "k", "v", "x", "wq", "wk", "wv"):
             if key in changes:
                 changes[key] = _frozen(changes[key], key.upper())
+        if "wo" in changes:
+            changes["wo"] = _frozen(changes["wo"], "Wo")
         if "mask" in changes:
             changes["mask"] = _frozen_mask(changes["mask"])
         new = replace(self, _derived={}, **changes)
+        if (self.heads != 1 or self.wo is not None) and "heads" not in changes and new._widths_ok():
+            new = new._fit_heads(keep_wo="wo" in changes)
         # Tokens carried over unchanged were checked when they came in (1024 of them take ~2 ms).
         new.validate(tokens_checked="tokens" not in changes)
         return new
@@ -146,6 +165,31 @@ class Scene:
     @property
     def d_model(self) -> int | None:
         return None if self.x is None else int(self.x.shape[1])
+
+    def _widths_ok(self) -> bool:
+        """Whether Q/K/V can be formed (so that their widths can be asked for)."""
+        mats = (self.x, self.wq, self.wk, self.wv) if self.x is not None else (self.q, self.k, self.v)
+        return all(m is not None and m.ndim == 2 for m in mats)
+
+    def _fit_heads(self, *, keep_wo: bool) -> "Scene":
+        """This scene with ``heads`` moved to the nearest count that splits its widths (and a W^O that no
+        longer matches d_v dropped, unless the edit set it)."""
+        d_k, d_v = self._widths()
+        heads = self.heads
+        if d_k % heads or d_v % heads:
+            heads = nearest_heads(heads, d_k, d_v)
+        wo = self.wo
+        if not keep_wo and wo is not None and wo.shape[0] != d_v:
+            wo = None
+        if heads == self.heads and wo is self.wo:
+            return self
+        return replace(self, heads=heads, wo=wo, _derived={})
+
+    def _widths(self) -> tuple[int, int]:
+        """(d_k, d_v) without projecting (for validation)."""
+        if self.x is not None:
+            return int(self.wq.shape[1]), int(self.wv.shape[1])
+        return int(self.q.shape[1]), int(self.v.shape[1])
 
     def matrix_names(self) -> tuple[str, ...]:
         """The editable matrices of this scene's mode."""
@@ -183,6 +227,33 @@ class Scene:
             q, k, v = self.qkv()
             self._derived["result"] = compute(q, k, v, mask=self.mask, scale=self.scale)
         return self._derived["result"]
+
+    def multihead(self) -> MultiHeadResult:
+        """Multi-head attention of this scene: its ``heads`` heads, their concatenation and ·W^O (cached)."""
+        if "multihead" not in self._derived:
+            self._derived["multihead"] = multihead_scene(self, self.heads, self.wo)
+        return self._derived["multihead"]
+
+    def head_scene(self, index: int) -> "Scene":
+        """Head ``index`` (0-based) as a single-head direct-mode scene: its own columns of Q, K, V, the same
+        tokens, mask, ÷√d_k switch, query and stage, and a title naming the head.  Raises SceneError."""
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise SceneError("head", f"the head must be a whole number, not {index!r}")
+        index = int(index)
+        if self.heads == 1:
+            raise SceneError("head", f"head {index} was asked for but this scene has one head (set \"heads\" in "
+                                     f"the session file, as the multihead preset does)")
+        if not 0 <= index < self.heads:
+            raise SceneError("head", f"head {index} is out of range: this scene has {self.heads} heads, "
+                                     f"counted from 0 (0–{self.heads - 1})")
+        q, k, v = self.multihead().head_qkv(index)
+        title = self.title or "Multi-head attention"
+        return Scene.create(
+            self.tokens, q=q, k=k, v=v, mask=self.mask, scale=self.scale, query=self.query, stage=self.stage,
+            title=f"{title} — head {index} (of heads 0–{self.heads - 1})",
+            description=(f"head {index} (counted from 0) of {self.heads}: columns {index * q.shape[1] + 1}–"
+                         f"{(index + 1) * q.shape[1]} of Q and K, d_k = {q.shape[1]}"),
+        )
 
     def token_label(self, i: int) -> str:
         """A token's name, made distinguishable when the same name occurs more than once."""
@@ -269,8 +340,29 @@ class Scene:
                                          f"it is {'×'.join(map(str, self.mask.shape))}")
         if not 0 <= self.query < n:
             raise SceneError("query", f"query {self.query} is out of range: there are {n} tokens (0–{n - 1})")
+        self._check_heads()
         if self.stage not in STAGES:
             raise SceneError("stage", f"unknown stage {self.stage!r}: use one of {', '.join(STAGES)}")
+
+    def _check_heads(self) -> None:
+        """``heads`` 1–16 dividing d_k and d_v; W^O d_v × d_out with finite numbers."""
+        h = self.heads
+        if isinstance(h, bool) or not isinstance(h, (int, np.integer)):
+            raise SceneError("heads", f"heads must be a whole number, not {h!r}")
+        if not MIN_HEADS <= h <= MAX_HEADS:
+            raise SceneError("heads", f"heads must be {MIN_HEADS}–{MAX_HEADS}, not {h}")
+        d_k, d_v = self._widths()
+        for name, width in (("d_k", d_k), ("d_v", d_v)):
+            if width % h:
+                ok = ", ".join(map(str, valid_heads(d_k, d_v)))
+                raise SceneError("heads", f"heads = {h} cannot split {name} = {width} into equal parts: heads must "
+                                          f"divide both d_k = {d_k} and d_v = {d_v} (possible: {ok})")
+        if self.wo is not None:
+            if self.wo.shape[0] != d_v:
+                raise SceneError("Wo", f"Wo has {self.wo.shape[0]} rows but the heads' concatenation has d_v = {d_v} "
+                                       f"columns: Wo must be d_v×d_out ({d_v}×…)")
+            self._check_width("Wo", self.wo.shape[1])
+            self._check_finite("Wo", self.wo)
 
     @staticmethod
     def _check_rows(name: str, m: np.ndarray, n: int) -> None:
@@ -295,10 +387,10 @@ class Scene:
         """Exact equality of every field, arrays compared element by element."""
         if not isinstance(other, Scene):
             return False
-        for name in ("tokens", "scale", "query", "stage", "title", "description"):
+        for name in ("tokens", "scale", "query", "stage", "title", "description", "heads"):
             if getattr(self, name) != getattr(other, name):
                 return False
-        for name in ("q", "k", "v", "x", "wq", "wk", "wv"):
+        for name in ("q", "k", "v", "x", "wq", "wk", "wv", "wo"):
             a, b = getattr(self, name), getattr(other, name)
             if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
                 return False
@@ -349,6 +441,14 @@ class Scene:
 
     def with_scale(self, scale: bool) -> "Scene":
         return self._evolve(scale=bool(scale))
+
+    def with_heads(self, heads: int) -> "Scene":
+        """Split into ``heads`` heads (1–16, dividing d_k and d_v); raises SceneError saying what would work."""
+        return self._evolve(heads=heads) if heads != self.heads else self
+
+    def with_wo(self, wo: np.ndarray | None) -> "Scene":
+        """Set (or, with None, remove) the output projection W^O, d_v × d_out."""
+        return self._evolve(wo=wo)
 
     def toggle_blocked(self, row: int | None, col: int) -> "Scene":
         """Block or unblock one cell (row given) or a whole key column (row None): a custom mask."""
@@ -438,6 +538,8 @@ class Scene:
             raise SceneError(group, f"widths are at most {MAX_WIDTH}")
         index = size if index is None else max(0, min(index, size))
         changes = {key: np.insert(getattr(self, key), index, 0.0, axis=axis) for key, axis in self._dim_targets(group)}
+        if group == "v" and self.wo is not None:  # the new (zero) value column meets a new (zero) row of W^O
+            changes["wo"] = np.insert(self.wo, index, 0.0, axis=0)
         return self._evolve(**changes)
 
     def remove_dim(self, group: str, index: int | None = None) -> "Scene":
@@ -447,6 +549,8 @@ class Scene:
             raise SceneError(group, f"the last dimension cannot be removed: {names[group]} must be at least 1")
         index = size - 1 if index is None else index
         changes = {key: np.delete(getattr(self, key), index, axis=axis) for key, axis in self._dim_targets(group)}
+        if group == "v" and self.wo is not None:
+            changes["wo"] = np.delete(self.wo, index, axis=0)
         return self._evolve(**changes)
 
     def to_direct(self) -> "Scene":
@@ -459,6 +563,11 @@ class Scene:
     def to_projection(self, x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> "Scene":
         """Direct → projection with the given X and W matrices (Q, K, V are then derived)."""
         return self._evolve(q=None, k=None, v=None, x=x, wq=wq, wk=wk, wv=wv)
+
+
+def nearest_heads(heads: int, d_k: int, d_v: int) -> int:
+    """The head count nearest ``heads`` (the smaller on a tie) that splits both widths (1 always does)."""
+    return min(valid_heads(d_k, d_v), key=lambda a: (abs(a - heads), a))
 
 
 def projection_of(scene: Scene) -> Scene:

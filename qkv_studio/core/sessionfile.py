@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .multihead import MAX_HEADS, MIN_HEADS
 from .scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
 
 FORMAT = "qkv-studio-session"
@@ -221,9 +222,16 @@ def scene_from_dict(obj: Any, source: str = "<data>") -> Scene:
     description = obj.get("description", "")
     if not isinstance(title, str) or not isinstance(description, str):
         raise SessionFileError(source, "'title' and 'description' must be text")
+    heads = obj.get("heads", 1)
+    if isinstance(heads, bool) or not isinstance(heads, int):
+        raise SessionFileError(source, f"'heads' must be a whole number of heads, found {json.dumps(heads)[:30]}")
+    if not MIN_HEADS <= heads <= MAX_HEADS:
+        raise SessionFileError(source, f"'heads' must be {MIN_HEADS}–{MAX_HEADS}, found {_brief(heads)}")
+    if "Wo" in obj:
+        kwargs["wo"] = _matrix(obj, "Wo", source, None)
     try:
         return Scene.create(tokens, mask=mask, scale=scale, query=query, stage=stage,
-                            title=title, description=description, **kwargs)
+                            title=title, description=description, heads=heads, **kwargs)
     except SceneError as exc:
         raise SessionFileError(source, str(exc)) from None
 
@@ -245,6 +253,10 @@ def scene_to_dict(scene: Scene) -> dict[str, Any]:
         obj.update(X=_rows(scene.x), Wq=_rows(scene.wq), Wk=_rows(scene.wk), Wv=_rows(scene.wv))
     else:
         obj.update(Q=_rows(scene.q), K=_rows(scene.k), V=_rows(scene.v))
+    if scene.heads != 1:  # the defaults (one head, no W^O) are left out
+        obj["heads"] = scene.heads
+    if scene.wo is not None:
+        obj["Wo"] = _rows(scene.wo)
     obj["mask"] = scene.mask if isinstance(scene.mask, str) else scene.mask.tolist()
     obj.update(scale=scene.scale, query=scene.query, stage=scene.stage)
     return obj

@@ -68,6 +68,12 @@ def _bytes(name: str, data: bytes) -> Callable[[Path], Path]:
     return make
 
 
+def _wo_cell(literal: str) -> bytes:
+    """The good file split into 2 heads with a 2×2 W^O whose second number is some literal JSON text."""
+    obj = dict(GOOD, heads=2, Wo=[[1, 0], [0, 1]])
+    return _text(json.dumps(obj).replace('"Wo": [[1, 0]', f'"Wo": [[1, {literal}]', 1))
+
+
 _many = 1025
 BAD: list[tuple[str, Callable[[Path], Path], str]] = [
     ("truncated", _bytes("truncated.qkv.json", _text(GOOD_TEXT[: len(GOOD_TEXT) // 2])), "truncated"),
@@ -123,5 +129,24 @@ BAD: list[tuple[str, Callable[[Path], Path], str]] = [
     ("deeply-nested", _bytes("nested.qkv.json", b"[" * 100_000 + b"]" * 100_000), "nested more than"),
     ("nested-unclosed", _bytes("nested2.qkv.json", b'{"format": ' + b"[" * 100_000), "nested more than"),
     ("larger-than-64MB", _sized(64 * 1024 * 1024 + 1), "larger than 64 MB"),
+    # multi-head: "heads" 1–16 dividing d_k and d_v (here both 2), "Wo" d_v × d_out of finite numbers
+    ("heads-zero", _bytes("heads0.qkv.json", _with(heads=0)), "'heads' must be 1–16, found 0"),
+    ("heads-17", _bytes("heads17.qkv.json", _with(heads=17)), "'heads' must be 1–16, found 17"),
+    ("heads-negative", _bytes("headsneg.qkv.json", _with(heads=-2)), "'heads' must be 1–16, found -2"),
+    ("heads-as-text", _bytes("headstext.qkv.json", _with(heads="2")), "'heads' must be a whole number"),
+    ("heads-as-float", _bytes("headsfloat.qkv.json", _with(heads=2.0)), "'heads' must be a whole number"),
+    ("heads-as-bool", _bytes("headsbool.qkv.json", _with(heads=True)), "'heads' must be a whole number"),
+    ("heads-not-dividing-d_k", _bytes("heads3.qkv.json", _with(heads=3)),
+     "heads = 3 cannot split d_k = 2 into equal parts"),
+    ("heads-not-dividing-d_v", _bytes("heads2dv.qkv.json", _with(heads=2, V=[[1, 0, 0]] * 4)),
+     "heads = 2 cannot split d_v = 3"),
+    ("Wo-wrong-rows", _bytes("worows.qkv.json", _with(heads=2, Wo=[[1, 0, 0]] * 3)),
+     "Wo has 3 rows but the heads' concatenation has d_v = 2 columns"),
+    ("Wo-ragged", _bytes("woragged.qkv.json", _with(Wo=[[1, 0], [1]])), "row 2 of Wo has 1 number but row 1 has 2"),
+    ("Wo-not-a-matrix", _bytes("wotext.qkv.json", _with(Wo="identity")), "Wo must be a non-empty list of rows"),
+    ("Wo-empty-rows", _bytes("woempty.qkv.json", _with(Wo=[[], []])), "Wo rows must have 1–1024 numbers"),
+    ("Wo-nan", _bytes("wonan.qkv.json", _wo_cell("NaN")), "NaN is not a finite number"),
+    ("Wo-1e999", _bytes("wo1e999.qkv.json", _wo_cell("1e999")), "Wo row 1, column 2 is not a finite number"),
+    ("Wo-number-as-text", _bytes("wostr.qkv.json", _wo_cell('"0.5"')), "Wo row 1, column 2 must be a number"),
 ]
 BAD_IDS = [b[0] for b in BAD]

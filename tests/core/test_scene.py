@@ -298,3 +298,109 @@ def test_to_direct_and_back_keeps_the_numbers():
     back = d.to_projection(p.x, p.wq, p.wk, p.wv)
     assert back.mode == "projection" and back.q is None
     assert back.same_as(p)
+
+
+# ---- heads and the output projection W^O -------------------------------------------------------------------
+def multi(**kw) -> Scene:
+    """The lesson widened to d_k = d_v = 4 (zero columns) so that 1, 2 and 4 heads split it."""
+    s = lesson().add_dim("qk").add_dim("qk").add_dim("v").add_dim("v")
+    return s._evolve(**kw) if kw else s
+
+
+def test_heads_default_to_one_without_wo():
+    s = lesson()
+    assert s.heads == 1 and s.wo is None
+    assert s.multihead().h == 1
+    np.testing.assert_array_equal(s.multihead().output, s.result().output)
+
+
+def test_heads_and_wo_are_validated_with_the_field_and_the_numbers():
+    refused("heads", "heads must be 1–16, not 0", q=Q, k=K, v=V, heads=0)
+    refused("heads", "heads must be 1–16, not 17", q=Q, k=K, v=V, heads=17)
+    refused("heads", "whole number", q=Q, k=K, v=V, heads=2.0)
+    refused("heads", "whole number", q=Q, k=K, v=V, heads=True)
+    refused("heads", "heads = 3 cannot split d_k = 2", "possible: 1, 2", q=Q, k=K, v=V, heads=3)
+    v3 = [row + [0] for row in V]
+    refused("heads", "cannot split d_v = 3", q=Q, k=K, v=v3, heads=2)
+    refused("Wo", "Wo has 3 rows", "d_v = 2", q=Q, k=K, v=V, heads=2, wo=np.ones((3, 2)))
+    bad = np.eye(2)
+    bad[0, 1] = np.nan
+    refused("Wo", "Wo row 1, column 2 is not a finite number", q=Q, k=K, v=V, wo=bad)
+    refused("Wo", "Wo rows must have 1–1024 numbers, they have 1025", q=Q, k=K, v=V, wo=np.ones((2, 1025)))
+    refused("Wo", "Wo must be a table of rows", q=Q, k=K, v=V, wo=[1.0, 2.0])
+
+
+def test_a_multi_head_scene_is_an_immutable_value():
+    wo = np.arange(8.0).reshape(2, 4)
+    s = lesson(heads=2, wo=wo)
+    assert s.heads == 2 and s.wo.shape == (2, 4) and not s.wo.flags.writeable
+    wo[0, 0] = 99  # the caller's array is copied
+    assert s.wo[0, 0] == 0
+    assert s.same_as(lesson(heads=2, wo=np.arange(8.0).reshape(2, 4)))
+    assert not s.same_as(lesson(heads=2))
+    assert not s.same_as(lesson(wo=np.arange(8.0).reshape(2, 4)))
+    assert not s.same_as(lesson(heads=2, wo=np.ones((2, 4))))
+    t = s.with_heads(1)
+    assert (t.heads, s.heads) == (1, 2) and t.with_heads(1) is t
+    assert s.with_wo(None).wo is None and s.wo is not None
+    with pytest.raises(SceneError, match="cannot split d_k = 2"):
+        s.with_heads(4)
+
+
+def test_multihead_result_uses_the_scenes_heads_and_wo():
+    from qkv_studio.core.multihead import multihead_scene
+
+    wo = np.random.default_rng(5).normal(size=(4, 3))
+    s = multi(heads=2, wo=wo)
+    r = s.multihead()
+    want = multihead_scene(s, 2, wo)
+    np.testing.assert_array_equal(r.output, want.output)
+    assert r.h == 2 and r.output.shape == (4, 3)
+    assert s.multihead() is r  # cached per scene
+
+
+def test_head_scene_is_that_heads_columns():
+    rng = np.random.default_rng(3)
+    s = Scene.create(TOKENS, q=rng.normal(size=(4, 4)), k=rng.normal(size=(4, 4)), v=rng.normal(size=(4, 6)),
+                     heads=2, mask="causal", scale=False, query=3, stage="scores", title="t")
+    h1 = s.head_scene(1)
+    assert h1.mode == "direct" and h1.heads == 1 and h1.tokens == s.tokens
+    np.testing.assert_array_equal(h1.q, s.q[:, 2:])
+    np.testing.assert_array_equal(h1.v, s.v[:, 3:])
+    assert (h1.mask, h1.scale, h1.query, h1.stage) == ("causal", False, 3, "scores")
+    np.testing.assert_array_equal(h1.result().weights, s.multihead().heads[1].weights)
+    assert "head 1" in h1.title and "0–1" in h1.title
+    with pytest.raises(SceneError, match=r"head 2 is out of range: this scene has 2 heads, counted from 0 \(0–1\)"):
+        s.head_scene(2)
+    with pytest.raises(SceneError, match="out of range"):
+        s.head_scene(-1)
+    with pytest.raises(SceneError, match="this scene has one head"):
+        lesson().head_scene(0)
+
+
+def test_dimension_edits_keep_heads_valid_and_wo_in_step():
+    wo = np.arange(16.0).reshape(4, 4)
+    s = multi(heads=4, wo=wo)
+    t = s.remove_dim("qk")  # d_k = 3, d_v = 4: only one head splits both
+    assert t.d_k == 3 and t.heads == 1
+    assert multi(heads=4).add_dim("qk").add_dim("qk").add_dim("qk").add_dim("qk").heads == 1  # via d_k = 5
+    eight = Scene.create(TOKENS, q=np.ones((4, 8)), k=np.ones((4, 8)), v=np.ones((4, 12)), heads=4)
+    six = eight._evolve(q=np.ones((4, 6)), k=np.ones((4, 6)))  # d_k = 6, d_v = 12: of 1, 2, 3, 6, 3 is nearest 4
+    assert six.heads == 3
+    u = s.remove_dim("v", 1)  # W^O loses the row of the removed value column
+    assert u.d_v == 3 and u.heads == 1 and u.wo.tolist() == np.delete(wo, 1, axis=0).tolist()
+    w = s.add_dim("v", 0)  # … and gains a zero row for a new (zero) one: the output is unchanged
+    assert w.wo.shape == (5, 4) and np.all(w.wo[0] == 0) and w.heads == 1
+    np.testing.assert_allclose(w.multihead().output, s.with_heads(1).multihead().output)
+    assert multi(heads=2).with_query(1).heads == 2  # other edits leave heads alone
+
+
+def test_mode_switches_keep_heads_and_wo():
+    from qkv_studio.core.scene import projection_of
+
+    wo = np.ones((4, 2))
+    s = multi(heads=2, wo=wo)
+    p = projection_of(s)
+    assert p.mode == "projection" and p.heads == 2 and p.wo.tolist() == wo.tolist()
+    d = p.to_direct()
+    assert d.heads == 2 and d.same_as(s)

@@ -138,7 +138,40 @@ def test_projection_file():
     np.testing.assert_array_equal(s.qkv()[0], [[1], [2]])
 
 
+def test_heads_and_wo():
+    obj = dict(GOOD, heads=2, Wo=[[1, 0.5, 0], [0, 1, -2]])
+    s = scene_from_dict(obj)
+    assert s.heads == 2 and s.wo.tolist() == [[1, 0.5, 0], [0, 1, -2]]
+    np.testing.assert_allclose(s.multihead().output, s.multihead().concat @ np.array(obj["Wo"]))
+    assert scene_from_dict(dict(GOOD, heads=1)).same_as(scene_from_dict(GOOD))  # 1 is the default
+    projected = {"format": "qkv-studio-session", "version": 1, "tokens": ["a", "b"], "X": [[1, 0], [0, 1]],
+                 "Wq": [[1, 0], [2, 1]], "Wk": [[3, 1], [4, 0]], "Wv": [[1, 1], [0, 1]], "heads": 2, "Wo": [[2], [3]]}
+    p = scene_from_dict(projected)
+    assert p.mode == "projection" and p.heads == 2 and p.wo.shape == (2, 1)
+
+
 # ---- round trips ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("heads,wo", [(1, None), (2, None), (1, [[1, 2, 3], [4, 5, 6]]), (2, [[0.1, 1e-300],
+                                                                                               [-2.5, 7]])])
+def test_heads_and_wo_round_trip_and_defaults_are_left_out(tmp_path, heads, wo):
+    scene = scene_from_dict(dict(GOOD, heads=heads, **({} if wo is None else {"Wo": wo})))
+    path = tmp_path / "multi.qkv.json"
+    write_session(scene, path)
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    assert ("heads" in obj) == (heads != 1) and ("Wo" in obj) == (wo is not None)
+    again = read_session(path)
+    assert again.same_as(scene) and again.heads == heads
+    if wo is not None:
+        np.testing.assert_array_equal(again.wo, np.array(wo, dtype=float))
+    assert dumps(again) == dumps(scene)
+
+
+def test_the_multihead_preset_carries_its_heads_and_wo():
+    s = load_preset("multihead")
+    assert s.heads == 2 and s.wo.shape == (8, 8)
+    assert s.multihead().output.shape == (6, 8)
+
+
 @pytest.mark.parametrize("name", [p.name for p in list_presets()])
 def test_every_preset_round_trips_exactly(tmp_path, name):
     scene = load_preset(name)
