@@ -1,10 +1,16 @@
 """Multi-head attention: every head's weights as small multiples, one selected and shown large.
 
 The scene's W^Q, W^K, W^V (projection mode; in direct mode its Q, K, V, which is the same thing) are
-split column-wise into h heads.  Each head runs ordinary attention on its own slice, so each has its
+split column-wise into h heads — the scene's own ``heads`` (and its output projection ``wo``) unless
+told otherwise.  Heads are counted from 0 (head 0, Q₀ …), as on the command line (``--head N``) and
+in the real-model panel.  Each head runs ordinary attention on its own slice, so each has its
 own softmax weights: drawn here as one small heatmap per head (fixed 0–1 levels on the sequential
 colormap), the selected one large with the tokens, and under it that head's Q_i, K_i, V_i and the
 concatenated output with the head's columns outlined (then ·W^O when an output projection is given).
+
+With a Session (``HeadsView(scene, session=s)``) a new count in the spin box is an undoable edit of
+the scene (``Scene.with_heads``, "Heads: 4" in the Edit menu); the window then hands the new scene
+back through ``set_scene``, which follows its ``heads``.  Without one the count is the view's own.
 
 Public API: ``set_scene(scene, heads=None, wo=None)``, ``set_heads(h)``, ``select_head(i)``,
 ``set_theme(theme)``, ``set_font_scale(f)``, ``set_colormap(name)``; signals ``head_selected(int)``
@@ -34,7 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.multihead import MAX_HEADS, MIN_HEADS, MultiHeadResult, multihead_scene, valid_heads
-from ..core.scene import Scene
+from ..core.scene import Scene, nearest_heads
 from ..render.colormaps import DEFAULT_SEQUENTIAL, DIVERGING, SEQUENTIAL, lut, text_is_dark
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from .formatting import fmt, fmt_fixed
@@ -75,13 +81,19 @@ def _sub(i: int) -> str:
 
 
 class HeadsView(QWidget):
-    """All heads' attention weights as small multiples; click one to see it large with its Q, K, V."""
+    """All heads' attention weights as small multiples; click one to see it large with its Q, K, V.
+
+    Signals: ``head_selected(int)`` when another head (0-based) is shown large; ``heads_changed(int)``
+    when the head count was changed in the view (the spin box or :meth:`set_heads`).
+    """
 
     head_selected = Signal(int)
     heads_changed = Signal(int)
 
-    def __init__(self, scene: Scene | None = None, parent: QWidget | None = None, *, heads: int = 2) -> None:
+    def __init__(self, scene: Scene | None = None, parent: QWidget | None = None, *, heads: int = 2,
+                 session=None) -> None:
         super().__init__(parent)
+        self._session = session  # a qkv_studio.session.Session: head counts become undoable scene edits
         self._theme: Theme = get_theme(DEFAULT_THEME)
         self._cmap = DEFAULT_SEQUENTIAL
         self._font_scale = 1.0
@@ -104,6 +116,7 @@ class HeadsView(QWidget):
         self._detail_plots: list[pg.PlotItem] = []
         self.detail_images: list[pg.ImageItem] = []
         self._outline: QGraphicsRectItem | None = None
+        self._compact = False  # short titles in a short dock
 
         # ---- header ----------------------------------------------------------------------------------
         self.title = QLabel(self)
@@ -183,16 +196,17 @@ class HeadsView(QWidget):
 
     # ---- public API -------------------------------------------------------------------------------
     def set_scene(self, scene: Scene, heads: int | None = None, wo: np.ndarray | None = None) -> None:
-        """Show a scene split into heads (``heads`` keeps the current count when None; ``wo`` is W^O)."""
+        """Show a scene split into heads: ``heads`` (None: the scene's own) with W^O ``wo`` (None: the
+        scene's own, if any)."""
         self._scene = scene
+        wo = scene.wo if wo is None else wo
         self._wo = None if wo is None else np.asarray(wo, dtype=np.float64)
-        if heads is not None:
-            self._heads = int(heads)
+        self._heads = int(scene.heads if heads is None else heads)
         q, _, v = scene.qkv()
         allowed = valid_heads(q.shape[1], v.shape[1])
         self.heads_spin.allowed = allowed
         if self._heads not in allowed:  # e.g. a new scene of another width: the nearest count that splits it
-            self._heads = min(allowed, key=lambda a: (abs(a - self._heads), a))
+            self._heads = nearest_heads(self._heads, q.shape[1], v.shape[1])
         self.heads_spin.blockSignals(True)
         self.heads_spin.setValue(self._heads)
         self.heads_spin.blockSignals(False)
@@ -217,8 +231,16 @@ class HeadsView(QWidget):
         before = self._heads
         self._heads = heads
         self._compute()
-        if self._result is not None and self._heads != before:
+        if self._result is not None and self._heads != before and not self._error:
             self.heads_changed.emit(self._heads)
+            self._edit_scene(heads)
+
+    def _edit_scene(self, heads: int) -> None:
+        """The new count as an undoable edit of the session's scene (when bound to a Session)."""
+        s = self._session
+        if s is None or s.scene.heads == heads:
+            return
+        s.edit(lambda scene: scene.with_heads(heads), f"Heads: {heads}")
 
     def select_head(self, i: int) -> None:
         """Show head ``i`` (0-based) large; emits ``head_selected``."""
@@ -358,7 +380,7 @@ class HeadsView(QWidget):
         cols = self._columns = self._best_columns(h)
         for i in range(h):
             row, col = divmod(i, cols)
-            label = pg.LabelItem(f"head {i + 1}", color=t.text, size=f"{_BASE_PT * self._font_scale * 0.9:.0f}pt")
+            label = pg.LabelItem(f"head {i}", color=t.text, size=f"{_BASE_PT * self._font_scale * 0.9:.0f}pt")
             self.graphics.addItem(label, row=2 * row, col=col)
             vb = self.graphics.addViewBox(row=2 * row + 1, col=col, lockAspect=True, enableMouse=False,
                                           invertY=True, enableMenu=False)
@@ -423,7 +445,7 @@ class HeadsView(QWidget):
             pen.setWidthF((3.0 if chosen else 1.0) * f * t.line_scale)
             pen.setCosmetic(True)
             frame.setPen(pen)
-            self._small_labels[j].setText(f"{'▶ ' if chosen else ''}head {j + 1}",
+            self._small_labels[j].setText(f"{'▶ ' if chosen else ''}head {j}",
                                           color=t.highlight if chosen else t.text, bold=chosen,
                                           size=f"{_BASE_PT * f * 0.9:.0f}pt")
         self._draw_big()
@@ -441,11 +463,18 @@ class HeadsView(QWidget):
         self.big_plot.setXRange(-0.5, m - 0.5, padding=0.0)
         self.big_plot.setYRange(-0.5, n - 0.5, padding=0.0)
         self._update_ticks()
-        k = _sub(self._selected + 1)
-        self.big_title.setText(f"<span style='color:{t.highlight}'><b>head {self._selected + 1}</b></span>"
-                               f"<span style='color:{t.text}'>: softmax(Q{k}K{k}ᵀ / √{r.d_head_k}), "
-                               f"rows sum to 1</span>")
+        self._write_big_title()
         self._place_query_box()
+
+    def _write_big_title(self) -> None:
+        r = self._result
+        if r is None:
+            return
+        t = self._theme
+        k = _sub(self._selected)
+        rows = "" if self._compact else ", rows sum to 1"
+        self.big_title.setText(f"<span style='color:{t.highlight}'><b>head {self._selected}</b></span>"
+                               f"<span style='color:{t.text}'>: softmax(Q{k}K{k}ᵀ / √{r.d_head_k}){rows}</span>")
 
     def _place_query_box(self) -> None:
         n, m = self._result.heads[self._selected].weights.shape
@@ -500,7 +529,8 @@ class HeadsView(QWidget):
             item.hide()
 
     def _update_ticks(self, *_: object) -> None:
-        """Token names on both axes of the large heatmap, thinned to every k-th when they would overlap."""
+        """Token names on both axes of the large heatmap: the key names a little smaller when that lets every
+        one of them fit, else thinned to every k-th, never overlapping."""
         if self._result is None or self._scene is None:
             return
         s = self._scene
@@ -511,15 +541,29 @@ class HeadsView(QWidget):
         widest = max(fm.horizontalAdvance(x) for x in labels)
         vb = self.big_plot.vb
         cell = min(vb.width() / m, vb.height() / n) if vb.width() > 10 else 0.0
+        top_font = font
         if cell <= 0:
             step_y = step_x = max(1, math.ceil(n / 16))
         else:
             step_y = max(1, math.ceil(fm.height() * 1.05 / cell))
-            step_x = max(1, math.ceil((widest + 6 * self._font_scale) / cell))
+            for factor in (0.95, 0.85, 0.75, 0.65):
+                top_font = self._font(factor)
+                top_widest = max(QFontMetricsF(top_font).horizontalAdvance(x) for x in labels)
+                step_x = max(1, math.ceil((top_widest + 4 * self._font_scale) / cell))
+                if step_x == 1:
+                    break
+            if step_x > 1:
+                top_font = font
+                step_x = max(1, math.ceil((widest + 6 * self._font_scale) / cell))
         left = self.big_plot.getAxis("left")
         left.setWidth(int(widest + 10 * self._font_scale))
         left.setTicks([[(j, labels[j]) for j in range(0, n, step_y)], []])
-        self.big_plot.getAxis("top").setTicks([[(j, labels[j]) for j in range(0, m, step_x)], []])
+        top = self.big_plot.getAxis("top")
+        # a fixed height, whatever the font: a smaller font must not grow the plot and so change the fit
+        top.setHeight(int(fm.height() + 6 * self._font_scale))
+        if top.style.get("tickFont") is None or top.style["tickFont"].pointSizeF() != top_font.pointSizeF():
+            top.setStyle(tickFont=top_font)
+        top.setTicks([[(j, labels[j]) for j in range(0, m, step_x)], []])
         self._update_cells()
 
     def _best_columns(self, h: int) -> int:
@@ -550,6 +594,11 @@ class HeadsView(QWidget):
         if self._middle.direction() != direction:
             self._middle.setDirection(direction)
         self.detail.setVisible(h >= 480 * self._font_scale)
+        compact = h < 640 * self._font_scale
+        if compact != self._compact:
+            self._compact = compact
+            self._write_title()
+            self._write_big_title()
 
     def _maybe_relayout(self) -> None:
         if self._result is not None and self._best_columns(self._result.h) != self._columns:
@@ -561,7 +610,7 @@ class HeadsView(QWidget):
         f = self._font_scale
         i = self._selected
         qi, ki, vi = r.head_qkv(i)
-        sub = _sub(i + 1)
+        sub = _sub(i)
         mats = [(qi, f"Q{sub} {qi.shape[0]}×{qi.shape[1]}"), (ki, f"K{sub} {ki.shape[0]}×{ki.shape[1]}"),
                 (vi, f"V{sub} {vi.shape[0]}×{vi.shape[1]}"),
                 (r.concat, f"Concat {r.concat.shape[0]}×{r.concat.shape[1]}")]
@@ -601,10 +650,13 @@ class HeadsView(QWidget):
                   if s.mode == "projection" else f"Q, K {r.q.shape[0]}×{r.q.shape[1]}")
         per = f"{r.d_head_k}" + (f" (values {r.d_head_v})" if r.d_head_v != r.d_head_k else "")
         wo = " · W<sup>O</sup>" if r.wo is not None else ""
+        heads = f"<b>{r.h} head{'s' if r.h != 1 else ''}</b>"
+        if self._compact:  # a short dock (the projector): one line, the weights get the room
+            self.title.setText(f"<span style='color:{t.text}'>{heads} × {per} columns → Concat{wo}</span>")
+            return
         self.title.setText(
-            f"<span style='color:{t.text}'><b>{r.h} head{'s' if r.h != 1 else ''}</b> — {source} split into "
-            f"{r.h} × {per} columns; each head attends on its own, then Concat(head<sub>1</sub>…head<sub>{r.h}</sub>)"
-            f"{wo}. Click a head.</span>")
+            f"<span style='color:{t.text}'>{heads} — {source} split into {r.h} × {per} columns; each head attends "
+            f"on its own, then Concat(head<sub>0</sub>…head<sub>{r.h - 1}</sub>){wo}. Click a head.</span>")
 
     def _on_click(self, ev) -> None:
         if ev.button() != Qt.MouseButton.LeftButton or self._result is None:

@@ -155,6 +155,10 @@ class MainWindow(QMainWindow):
         self.dock_calc = self._dock("Calculation", "dock_calc", self.calc, Qt.RightDockWidgetArea)
         self.blend = BlendView(s)
         self.dock_blend = self._dock("Blend", "dock_blend", self.blend, Qt.RightDockWidgetArea)
+        # Split first, tabify after: splitting the blend away from its tab group would leave the View-menu
+        # panels in a strip of their own under it instead of tabbed with it.
+        self.splitDockWidget(self.dock_editors, self.dock_plane, Qt.Vertical)
+        self.splitDockWidget(self.dock_calc, self.dock_blend, Qt.Vertical)
         # The lesson in depth: panels that open from the View menu, tabbed with the right-hand column.
         # Each is built the first time its dock shows (or it is asked for): see _panel().
         self._panels: dict[str, QWidget] = {}
@@ -169,8 +173,6 @@ class MainWindow(QMainWindow):
         self.dock_blend.raise_()
         s.scene_changed.connect(self._sync_heads)
         s.query_changed.connect(lambda index: "heads" in self._panels and self.heads.set_query(index))
-        self.splitDockWidget(self.dock_editors, self.dock_plane, Qt.Vertical)
-        self.splitDockWidget(self.dock_calc, self.dock_blend, Qt.Vertical)
         self._laid_out = False
         s.scene_changed.connect(self._sync_mode)
         self._sync_mode()
@@ -205,7 +207,7 @@ class MainWindow(QMainWindow):
         elif name == "heads":
             from .heads_view import HeadsView
 
-            panel, dock = HeadsView(None), self.dock_heads
+            panel, dock = HeadsView(None, session=self.session), self.dock_heads
             panel.set_query(self.session.query)
         else:
             from .model_panel import ModelPanel

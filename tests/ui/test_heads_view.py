@@ -56,7 +56,7 @@ def test_clicking_a_head_selects_it_and_emits(qtbot, view):
     np.testing.assert_array_equal(view.detail_images[0].image, q1)
     np.testing.assert_array_equal(view.detail_images[2].image, v1)
     np.testing.assert_array_equal(view.detail_images[3].image, r.concat)
-    assert "head 2" in view.big_title.text()
+    assert "head 1" in view.big_title.text()  # counted from 0, as --head N and the model panel count
     with qtbot.assertNotEmitted(view.head_selected):  # clicking the selected head again changes nothing
         click_head(qtbot, view, 1)
 
@@ -175,3 +175,66 @@ def test_the_layout_follows_the_dock_shape(qtbot, view):
     view.resize(1200, 300)  # short: the Q/K/V strip gives way to the weights
     qtbot.waitUntil(lambda: not view.detail.isVisible(), timeout=1000)
     assert view._middle.direction() == QBoxLayout.Direction.LeftToRight
+
+
+# ---- the scene's own heads and W^O; head counts as undoable scene edits ---------------------------------
+def test_the_view_follows_the_scenes_heads_and_wo(qtbot, view, scene):
+    assert scene.heads == 2 and view.heads() == view.heads_spin.value() == 2
+    np.testing.assert_allclose(view.result().output, view.result().concat @ scene.wo)  # the preset's W^O
+    assert len(view.detail_images) == 5
+    view.set_scene(scene.with_heads(4))
+    assert view.heads() == view.heads_spin.value() == 4 and len(view.small_images) == 4
+    view.set_scene(scene.with_heads(8).with_wo(None))
+    assert view.heads() == 8 and view.result().wo is None and len(view.detail_images) == 4
+    assert "Q₀" in view._detail_plots[0].titleLabel.text  # heads are counted from 0
+
+
+def test_a_short_view_has_one_line_titles(qtbot, view):
+    view.resize(1000, 400)
+    qtbot.waitUntil(lambda: "rows sum to 1" not in view.big_title.text(), timeout=1000)
+    assert "Concat" in view.title.text() and "d<sub>model</sub>" not in view.title.text()
+    view.resize(1000, 800)
+    qtbot.waitUntil(lambda: "rows sum to 1" in view.big_title.text(), timeout=1000)
+    assert "d<sub>model</sub> = 8" in view.title.text()
+
+
+@pytest.fixture
+def window(qtbot, scene):
+    from qkv_studio.ui.main_window import MainWindow
+
+    w = MainWindow(scene, use_settings=False)
+    qtbot.addWidget(w)
+    w.resize(1600, 950)
+    w.show()
+    qtbot.waitExposed(w)
+    w.show_panel(w.dock_heads)
+    qtbot.waitUntil(lambda: w.heads.isVisible(), timeout=2000)
+    return w
+
+
+def test_in_the_window_the_spin_box_edits_the_scene_with_undo(qtbot, window):
+    s, heads = window.session, window.heads
+    assert heads.heads_spin.value() == s.scene.heads == 2
+    heads.heads_spin.setFocus()
+    qtbot.keyClick(heads.heads_spin, Qt.Key_Up)  # 2 → 4
+    assert s.scene.heads == 4 and heads.heads() == 4 and s.modified
+    assert s.undo_stack.undoText() == "Heads: 4"
+    assert len(heads.small_images) == 4
+    s.undo_stack.undo()
+    assert s.scene.heads == 2 and heads.heads() == heads.heads_spin.value() == 2 and len(heads.small_images) == 2
+    s.undo_stack.redo()
+    assert heads.heads_spin.value() == 4
+    heads.set_heads(3)  # does not split d_k = 8: explained in the view, the scene keeps its 4
+    assert heads.message.isVisible() and s.scene.heads == 4 and s.undo_stack.index() == 1
+
+
+def test_in_the_window_a_new_scene_brings_its_heads(qtbot, window, tmp_path):
+    from qkv_studio.core import write_session
+
+    path = tmp_path / "four.qkv.json"
+    write_session(load_preset("multihead").with_heads(4).with_wo(None), path)
+    assert window.open_path(str(path), ask=False)
+    heads = window.heads
+    assert heads.heads() == heads.heads_spin.value() == 4 and heads.result().wo is None
+    window.session.remove_dim("qk")  # d_k = 7: the scene falls back to one head, the view with it
+    assert window.session.scene.heads == 1 and heads.heads() == 1
