@@ -6,6 +6,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 from .core import Scene
 
@@ -13,7 +14,7 @@ ORG = "QKV Studio"
 APP = "QKV Studio"
 
 
-_HARMLESS = ("This plugin does not support propagateSizeHints",)
+_HARMLESS = ("This plugin does not support propagateSizeHints", "This plugin does not support raise()")
 
 
 def _quiet_harmless_qt_messages() -> None:
@@ -62,11 +63,20 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
     return app.exec()
 
 
-def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = (1600, 900),
-               presentation: bool = False, theme: str | None = None) -> None:
-    """Render the window offscreen at ``size`` and save it as PNG (atomically).
+PANELS = ("explorer", "heads", "model", "quiz")
+_DOCKS = {"explorer": "dock_explorer", "heads": "dock_heads", "model": "dock_model"}
 
-    Raises OSError with a one-line message when the file cannot be written.
+
+def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), presentation: bool = False,
+                   theme: str | None = None, panels: Sequence[str] = (),
+                   model: tuple[str, int, int] | None = None):
+    """The main window on ``scene``, laid out offscreen at ``size`` and ready to grab (not shown on screen).
+
+    ``panels`` opens View-menu panels (``explorer``, ``heads``, ``model``) and the ``quiz`` dialog, as
+    their menu entries do; several docked panels are put side by side so that each is seen.  ``model`` =
+    (text, layer, head) runs the real model on the text in the model panel and shows that head (layer
+    and head counted from 0); ``scene`` is then that head's scene with the options asked for.  Raises
+    ValueError with one line when the model cannot run.
     """
     app = ensure_qapp(offscreen_if_headless=True)
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
@@ -74,7 +84,12 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
     from PySide6.QtCore import Qt
     from .ui.main_window import MainWindow
 
-    out = Path(out)
+    unknown = [p for p in panels if p not in PANELS]
+    if unknown:
+        raise ValueError(f"unknown panel {unknown[0]!r} (panels: {', '.join(PANELS)})")
+    panels = list(dict.fromkeys(panels))  # each once, in the order asked
+    if model is not None and "model" not in panels:
+        panels.append("model")
     window = MainWindow(scene, "", use_settings=False)
     window.setAttribute(Qt.WA_DontShowOnScreen, True)
     if theme:
@@ -86,11 +101,106 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
     window.resize(*size)
     app.processEvents()
     window.layout_docks()
+    docks = [getattr(window, _DOCKS[p]) for p in panels if p in _DOCKS]
+    for dock in docks:
+        window.show_panel(dock)
+    _side_by_side(window, docks)
+    if model is not None:
+        _show_model_head(window, scene, *model)
+    if "quiz" in panels:
+        _open_quiz(window)
     for _ in range(5):
         app.processEvents()
     window.session.flush()
     app.processEvents()
+    return window
+
+
+def _side_by_side(window, docks: list) -> None:
+    """Docked panels are tabs of the blend view's place, as the View menu opens them.  When several are
+    asked for, each further one goes on top of another place (the calculation table's, then the editors'),
+    so that all of them are seen at once, and the right-hand column widens to hold them."""
+    from PySide6.QtCore import Qt
+
+    if not docks:
+        return
+    places = (window.dock_calc, window.dock_editors)
+    for dock, place in zip(docks[1:], places):
+        window.tabifyDockWidget(place, dock)
+        dock.show()
+        dock.raise_()
+    docks[0].raise_()
+    if len(docks) > 1:  # one panel keeps the column the window gives it, as on screen
+        window.resizeDocks([docks[0]], [int(max(window.width(), 800) * 0.45)], Qt.Horizontal)
+
+
+def _show_model_head(window, scene: Scene, text: str, layer: int, head: int) -> None:
+    panel = window.model_panel
+    if not panel.run_text(text) or not panel.select(layer, head):
+        raise ValueError(f"the model panel could not show layer {layer} head {head}: {panel.status.text()}")
+    if not window.session.scene.same_as(scene):  # --stage, --query, --mask, --unscaled on the model's head
+        window.session.load(scene, "")
+
+
+def _open_quiz(window) -> None:
+    """Help → Check yourself…, kept off the screen like the window (it is painted onto the grab)."""
+    from PySide6.QtCore import Qt
+    from .ui.quiz import QuizDialog
+
+    if getattr(window, "_quiz", None) is None:
+        window._quiz = QuizDialog(window)
+        window._quiz.setAttribute(Qt.WA_DontShowOnScreen, True)
+    window.show_quiz()
+    quiz = window._quiz
+    quiz.resize(min(max(quiz.width(), int(window.width() * 0.5)), int(window.width() * 0.9)),
+                int(window.height() * 0.9))
+
+
+def grab_window(window):
+    """The window as a QImage, with its open dialogs (the quiz) painted where they would stand, centred,
+    each in a plain frame with its title (no window manager draws one offscreen)."""
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
+    from PySide6.QtWidgets import QDialog
+
     image = window.grab().toImage()
+    dialogs = [d for d in window.findChildren(QDialog) if d.isVisible()]
+    if not dialogs:
+        return image
+    ratio = image.devicePixelRatio() or 1.0
+    painter = QPainter(image)
+    for dialog in dialogs:
+        shot = dialog.grab().toImage()
+        pal = dialog.palette()
+        bar = int(QFontMetrics(dialog.font()).height() * 1.5)
+        w, h = dialog.width(), dialog.height()
+        x = int((image.width() / ratio - w) / 2)
+        y = int((image.height() / ratio - h + bar) / 2)
+        frame = QRect(x - 2, y - bar - 2, w + 4, h + bar + 4)
+        painter.fillRect(frame.translated(8, 8), QColor(0, 0, 0, 70))  # a shadow: it stands above the window
+        painter.fillRect(frame, pal.window().color().darker(115))
+        painter.setPen(pal.windowText().color())
+        painter.setFont(dialog.font())
+        painter.drawText(QRect(x + bar // 3, y - bar, w - bar // 3, bar),
+                         int(Qt.AlignLeft | Qt.AlignVCenter), dialog.windowTitle())
+        painter.drawImage(x, y, shot)
+        painter.setPen(QPen(pal.windowText().color(), 2))
+        painter.drawRect(frame)
+    painter.end()
+    return image
+
+
+def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = (1600, 900),
+               presentation: bool = False, theme: str | None = None, panels: Sequence[str] = (),
+               model: tuple[str, int, int] | None = None) -> None:
+    """Render the window offscreen at ``size`` and save it as PNG (atomically); ``panels`` and ``model``
+    as for :func:`prepare_window`.
+
+    Raises OSError with a one-line message when the file cannot be written.
+    """
+    out = Path(out)
+    window = prepare_window(scene, size=size, presentation=presentation, theme=theme, panels=panels, model=model)
+    image = grab_window(window)
     window.session.undo_stack.setClean()
     window.close()
     if not out.parent.exists():

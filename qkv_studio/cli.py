@@ -3,11 +3,15 @@
 ::
 
     qkv-studio [FILE] [--preset NAME] [--presentation] [--deck FILE]     open the window
-    qkv-studio export [FILE | --preset NAME] -o OUT [--stage …] [--query …] [--mask …] [--unscaled]
-                      [--width PX] [--theme NAME] [--colormap NAME]
+    qkv-studio export [FILE | --preset NAME] -o OUT [--head N] [--stage …] [--query …] [--mask …]
+                      [--unscaled] [--width PX] [--theme NAME] [--colormap NAME]
     qkv-studio export --model minilm --text SENTENCE [--layer L] [--head H] -o OUT [options as above]
-    qkv-studio screenshot [FILE | --preset NAME] -o OUT.png [--size WxH] [--stage …] [--query …]
-                      [--presentation] [--theme NAME]
+    qkv-studio screenshot [FILE | --preset NAME | --model minilm --text SENTENCE [--layer L]] -o OUT.png
+                      [--head N] [--size WxH] [--stage …] [--query …] [--presentation] [--theme NAME]
+                      [--panel explorer|heads|model|quiz …]
+
+``--head`` always counts from 0: head N of a multi-head scene (a session file with ``"heads"``, such
+as the multihead preset), or, with ``--model``, head H of the model's layer, as in transformers.
     qkv-studio presets                                                   list built-in scenes
 
 Exit codes: 0 success; 2 bad input (one line ``qkv-studio: error: …`` on stderr, no output file left
@@ -43,6 +47,9 @@ WIDTH_RANGE = (100, 7680)
 SIZE_RANGE = (200, 7680)
 DEFAULT_SIZE = (1600, 900)
 MODELS = ("minilm",)
+PANELS = ("explorer", "heads", "model", "quiz")
+HEAD_HELP = ("head, counted from 0: of a multi-head scene (a file with \"heads\", e.g. --preset multihead) "
+             "0 to heads-1, exporting that head's own Q, K, V columns; with --model minilm 0-11 (default 0)")
 
 
 class CliError(Exception):
@@ -65,6 +72,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ---- argument types ------------------------------------------------------------------------------------
+def _head(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number (heads are counted from 0), not {text!r}") from None
+
+
 def _int_in(lo: int, hi: int):
     def parse(text: str) -> int:
         try:
@@ -116,13 +130,8 @@ def _window_parser() -> _Parser:
     return p
 
 
-def _export_parser() -> _Parser:
-    p = _Parser(prog=f"{PROG} export",
-                description="Write a stage as an image (.png/.svg/.pdf) or the numbers (.csv/.json).")
-    _add_source(p)
-    p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="output file; its suffix picks the format: .png .svg .pdf .csv .json")
-    _add_scene_options(p)
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--head", type=_head, default=None, metavar="N", help=HEAD_HELP)
     model = p.add_argument_group(
         "a real model's head",
         "instead of FILE or --preset: one attention head of a pretrained transformer on your sentence "
@@ -131,7 +140,16 @@ def _export_parser() -> _Parser:
     model.add_argument("--model", choices=MODELS, help="the model (minilm: all-MiniLM-L6-v2)")
     model.add_argument("--text", metavar="SENTENCE", help="the sentence to run (with --model)")
     model.add_argument("--layer", type=int, default=None, metavar="L", help="layer, 0-based: 0-5 (default 0)")
-    model.add_argument("--head", type=int, default=None, metavar="H", help="head, 0-based: 0-11 (default 0)")
+
+
+def _export_parser() -> _Parser:
+    p = _Parser(prog=f"{PROG} export",
+                description="Write a stage as an image (.png/.svg/.pdf) or the numbers (.csv/.json).")
+    _add_source(p)
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="output file; its suffix picks the format: .png .svg .pdf .csv .json")
+    _add_scene_options(p)
+    _add_model_options(p)
     p.add_argument("--width", type=_int_in(*WIDTH_RANGE), metavar="PX",
                    help=f"image width in pixels ({WIDTH_RANGE[0]}–{WIDTH_RANGE[1]}); the height follows")
     p.add_argument("--theme", choices=THEMES, default="light", help="colours of the figure (default light)")
@@ -150,6 +168,10 @@ def _screenshot_parser() -> _Parser:
     _add_scene_options(p)
     p.add_argument("--presentation", action="store_true", help="presentation mode")
     p.add_argument("--theme", choices=THEMES, help="the window's theme")
+    p.add_argument("--panel", action="append", choices=PANELS, default=None, metavar="PANEL",
+                   help="open a panel of the View menu first (repeat for several): explorer (the √d_k explorer), "
+                        "heads (multi-head), model (real model; implied by --model), quiz (Check yourself)")
+    _add_model_options(p)
     return p
 
 
@@ -182,14 +204,21 @@ def _model_scene(args: argparse.Namespace) -> Scene:
         raise CliError(str(exc)) from None
 
 
-def _prepare(args: argparse.Namespace) -> tuple[Scene, str]:
-    """Load, then apply --stage, --query, --mask and --unscaled."""
+def _prepare(args: argparse.Namespace) -> tuple[Scene, str, tuple[int, int] | None]:
+    """Load (taking --head N of a multi-head scene), then apply --stage, --query, --mask and --unscaled.
+
+    Returns the scene, its path ("" for a preset or the model) and (N, heads) when one head was taken.
+    """
+    head = None
     if getattr(args, "model", None) is not None:
         scene, path = _model_scene(args), ""
-    elif any(getattr(args, name, None) is not None for name in ("text", "layer", "head")):
-        raise CliError("--text, --layer and --head need --model minilm")
+    elif any(getattr(args, name, None) is not None for name in ("text", "layer")):
+        raise CliError("--text and --layer need --model minilm")
     else:
         scene, path = _load(args)
+        if getattr(args, "head", None) is not None:
+            head = (args.head, scene.heads)
+            scene = _head_of(scene, args.head)
     if args.stage is not None:
         scene = scene.with_stage(args.stage)
     if args.query is not None:
@@ -198,7 +227,18 @@ def _prepare(args: argparse.Namespace) -> tuple[Scene, str]:
         scene = scene.with_mask(args.mask)
     if args.unscaled:
         scene = scene.with_scale(False)
-    return scene, path
+    return scene, path, head
+
+
+def _head_of(scene: Scene, head: int) -> Scene:
+    """--head N of a multi-head scene: that head's own columns as a scene (N counted from 0)."""
+    if scene.heads == 1:
+        raise CliError(f"--head {head}: this scene has one head; --head needs a multi-head scene (a session file "
+                       f"with \"heads\", e.g. --preset multihead) or --model minilm")
+    if not 0 <= head < scene.heads:
+        raise CliError(f"--head {head} is out of range: this scene has {scene.heads} heads, counted from 0 "
+                       f"(0–{scene.heads - 1})")
+    return scene.head_scene(head)
 
 
 def _check_output(out: str, suffixes: Sequence[str]) -> Path:
@@ -260,10 +300,10 @@ def _cmd_window(argv: list[str]) -> int:
 def _cmd_export(argv: list[str]) -> int:
     args = _export_parser().parse_args(argv)
     out = _check_output(args.output, IMAGE_SUFFIXES + NUMBER_SUFFIXES)
-    scene, _ = _prepare(args)
+    scene, _, head = _prepare(args)
     suffix = out.suffix.lower()
     if suffix in NUMBER_SUFFIXES:
-        text = stage_csv(scene, scene.stage) if suffix == ".csv" else json_text(scene)
+        text = stage_csv(scene, scene.stage) if suffix == ".csv" else json_text(scene, head=head)
         try:
             atomic_write(out, text.encode("utf-8"))
         except OSError as exc:
@@ -281,13 +321,17 @@ def _cmd_export(argv: list[str]) -> int:
 def _cmd_screenshot(argv: list[str]) -> int:
     args = _screenshot_parser().parse_args(argv)
     out = _check_output(args.output, (".png",))
-    scene, _ = _prepare(args)
+    scene, _, _ = _prepare(args)
+    model = None
+    if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
+        model = (args.text, 0 if args.layer is None else args.layer, 0 if args.head is None else args.head)
     try:
         from qkv_studio.app import screenshot
     except ImportError:
         raise CliError("screenshots are not available yet") from None
     _run_foreign(lambda: screenshot(scene, str(out), size=args.size, presentation=args.presentation,
-                                    theme=args.theme), out, "screenshot")
+                                    theme=args.theme, panels=tuple(args.panel or ()), model=model),
+                 out, "screenshot")
     return 0
 
 

@@ -169,6 +169,7 @@ def test_every_bad_file_exits_2_with_one_line_and_writes_nothing(tmp_path, capsy
     (["screenshot", "-o", "x.png", "--size", "100x100"], ["--size", "200–7680"]),
     (["screenshot", "-o", "x.png", "--size", "big"], ["--size", "1600x900"]),
     (["screenshot"], ["required", "-o"]),
+    (["screenshot", "-o", "x.png", "--panel", "calc"], ["--panel", "calc"]),
     (["presets", "extra"], ["unrecognized arguments: extra"]),
     (["missing.qkv.json"], ["missing.qkv.json", "no such file"]),
     (["--preset", "nope"], ["no such preset"]),
@@ -301,9 +302,11 @@ def test_image_export_not_available(tmp_path, capsys, monkeypatch):
 def fake_app(monkeypatch):
     module = types.ModuleType("qkv_studio.app")
     module.calls = []
+    module.extra = []  # the screenshot's panels and model
 
-    def screenshot(scene, out_path, *, size=(1600, 900), presentation=False, theme=None):
+    def screenshot(scene, out_path, *, size=(1600, 900), presentation=False, theme=None, panels=(), model=None):
         module.calls.append(("screenshot", scene, out_path, size, presentation, theme))
+        module.extra.append(dict(panels=panels, model=model))
         Path(out_path).write_bytes(b"\x89PNG fake")
 
     def run_gui(scene, path, *, presentation=False, deck=None):
@@ -330,6 +333,111 @@ def test_screenshot_defaults(tmp_path, capsys, fake_app):
     (_, scene, _, size, presentation, theme), = fake_app.calls
     assert size == (1600, 900) and presentation is False and theme is None
     assert scene.same_as(load_preset("lesson"))
+    assert fake_app.extra == [dict(panels=(), model=None)]
+
+
+def test_screenshot_panels_are_repeatable_and_in_order(tmp_path, capsys, fake_app):
+    code, _, err = run(capsys, "screenshot", "--preset", "multihead", "-o", str(tmp_path / "s.png"),
+                       "--panel", "heads", "--panel", "explorer", "--panel", "quiz")
+    assert (code, err) == (0, "")
+    assert fake_app.extra == [dict(panels=("heads", "explorer", "quiz"), model=None)]
+
+
+def test_screenshot_of_the_real_model_passes_text_layer_and_head(tmp_path, capsys, fake_app, monkeypatch):
+    import qkv_studio.cli as cli
+
+    head = load_preset("lesson")  # stands in for the model's head: no model is loaded here
+    monkeypatch.setattr(cli, "_model_scene", lambda args: head)
+    code, _, err = run(capsys, "screenshot", "--model", "minilm", "--text", "The cat sat.", "--layer", "2",
+                       "--head", "5", "--stage", "scores", "-o", str(tmp_path / "s.png"))
+    assert (code, err) == (0, "")
+    assert fake_app.extra == [dict(panels=(), model=("The cat sat.", 2, 5))]
+    assert fake_app.calls[0][1].stage == "scores"
+    run(capsys, "screenshot", "--model", "minilm", "--text", "hi", "-o", str(tmp_path / "t.png"))
+    assert fake_app.extra[1]["model"] == ("hi", 0, 0)  # layer and head default to 0
+
+
+# ---- --head N of a multi-head scene (counted from 0, as for --model) ----------------------------------
+def test_export_head_csv_is_that_heads_attention(tmp_path, capsys):
+    scene = load_preset("multihead")
+    assert scene.heads == 2
+    for head in (0, 1):
+        out = tmp_path / f"h{head}.csv"
+        code, _, err = run(capsys, "export", "--preset", "multihead", "--head", str(head), "--stage", "scaled",
+                           "-o", str(out))
+        assert (code, err) == (0, "")
+        rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
+        assert rows[0] == [""] + list(scene.tokens) and [r[0] for r in rows[1:]] == list(scene.tokens)
+        got = np.array([[float(x) for x in r[1:]] for r in rows[1:]])
+        np.testing.assert_array_equal(got, scene.multihead().heads[head].scaled)
+    assert not np.array_equal(got, scene.result().scaled)  # one head, not the whole width
+
+
+def test_export_head_json_holds_the_heads_slices_and_says_which_head(tmp_path, capsys):
+    scene = load_preset("multihead")
+    src = tmp_path / "mine.qkv.json"
+    write_session(scene.with_heads(4), src)
+    out = tmp_path / "h.json"
+    code, _, err = run(capsys, "export", str(src), "--head", "3", "--mask", "causal", "--query", "on",
+                       "-o", str(out))
+    assert (code, err) == (0, "")
+    obj = json.loads(out.read_text(encoding="utf-8"))
+    q, k, v = scene.qkv()
+    np.testing.assert_allclose(obj["Q"], q[:, 6:8], rtol=1e-15)
+    np.testing.assert_allclose(obj["V"], v[:, 6:8], rtol=1e-15)
+    assert obj["d_k"] == 2 and obj["head"] == {"index": 3, "heads": 4}
+    assert obj["mask"] == "causal" and obj["query"] == {"index": 3, "token": "on"}
+    want = scene.with_heads(4).with_mask("causal").multihead().heads[3]
+    np.testing.assert_array_equal(np.array(obj["weights"]), want.weights)
+    assert run(capsys, "export", "--preset", "multihead", "-o", str(out))[0] == 0  # the whole scene: no "head"
+    assert "head" not in json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
+def test_export_head_image_gets_the_head_scene(tmp_path, capsys, fake_export, suffix):
+    _, calls = fake_export
+    code, _, err = run(capsys, "export", "--preset", "multihead", "--head", "1", "-o", str(tmp_path / f"f{suffix}"))
+    assert (code, err) == (0, "")
+    scene = calls[0]["scene"]
+    whole = load_preset("multihead")
+    assert scene.d_k == 4 and scene.tokens == whole.tokens and scene.query == whole.query
+    np.testing.assert_array_equal(scene.qkv()[1], whole.qkv()[1][:, 4:])
+    assert "head 1" in scene.title
+
+
+def test_export_head_png_for_real(tmp_path, capsys):
+    from PySide6.QtGui import QImage
+
+    out = tmp_path / "head.png"
+    code, _, err = run(capsys, "export", "--preset", "multihead", "--head", "0", "--width", "800", "-o", str(out))
+    assert (code, err) == (0, "")
+    assert QImage(str(out)).width() == 800
+
+
+@pytest.mark.parametrize("args,fragments", [
+    (["--preset", "multihead", "--head", "2"], ["--head 2 is out of range", "2 heads", "counted from 0 (0–1)"]),
+    (["--preset", "multihead", "--head", "-1"], ["--head -1 is out of range", "(0–1)"]),
+    (["--preset", "lesson", "--head", "0"], ["--head 0: this scene has one head", "multihead"]),
+    (["--head", "1"], ["this scene has one head"]),
+    (["--preset", "multihead", "--head", "one"], ["--head", "whole number", "counted from 0"]),
+    (["--preset", "multihead", "--layer", "1"], ["--text and --layer need --model minilm"]),
+])
+@pytest.mark.parametrize("command,out", [("export", "x.csv"), ("export", "x.png"), ("screenshot", "x.png")])
+def test_a_bad_head_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, fake_app, args, fragments, command, out):
+    monkeypatch.chdir(tmp_path)
+    code, o, err = run(capsys, command, "-o", out, *args)
+    assert_one_line_error(code, o, err, *fragments)
+    assert list(tmp_path.iterdir()) == [] and fake_app.calls == []
+
+
+def test_help_says_heads_count_from_0(capsys):
+    for command in ("export", "screenshot"):
+        code, out, _ = run(capsys, command, "--help")
+        assert code == 0
+        text = " ".join(out.split())
+        assert "--head N" in text and "counted from 0" in text and "multihead" in text
+    code, out, _ = run(capsys, "screenshot", "--help")
+    assert "--panel" in out and "explorer" in out and "quiz" in out and "--model" in out
 
 
 def test_window_opens_on_the_lesson_by_default(capsys, fake_app):

@@ -51,19 +51,21 @@ def _nested(a: np.ndarray) -> list[list[float | None]]:
     return [[float(x) if math.isfinite(x) else None for x in row] for row in a.tolist()]
 
 
-def all_stages_json(scene: Scene) -> dict[str, Any]:
+def all_stages_json(scene: Scene, *, head: tuple[int, int] | None = None) -> dict[str, Any]:
     """Every stage of the scene as a JSON-ready object.
 
     Keys: ``format``/``version``; ``tokens``; the effective ``Q``, ``K``, ``V``; ``scores``, ``scaled``,
     ``weights`` (n×n) and ``output`` (n×d_v) as nested lists; ``query`` (``{"index", "token"}``),
     ``stage``, ``mask`` (``"none"``, ``"causal"`` or the boolean matrix, true = blocked), ``scale``,
-    ``d_k``, ``d_v`` and ``fully_masked`` (indices of query rows whose every key is blocked).
+    ``d_k``, ``d_v`` and ``fully_masked`` (indices of query rows whose every key is blocked); when the
+    scene is one head of a multi-head scene, ``head`` = (index counted from 0, number of heads) adds
+    ``"head": {"index", "heads"}``.
 
     JSON has no −∞, so a **masked cell of ``scores`` and ``scaled`` is ``null``**; its weight is ``0``.
     """
     r = scene.result()
     q, k, v = scene.qkv()
-    return {
+    obj = {
         "format": NUMBERS_FORMAT,
         "version": NUMBERS_VERSION,
         "tokens": list(scene.tokens),
@@ -82,11 +84,14 @@ def all_stages_json(scene: Scene) -> dict[str, Any]:
         "d_v": scene.d_v,
         "fully_masked": [int(i) for i in np.flatnonzero(r.fully_masked)],
     }
+    if head is not None:
+        obj["head"] = {"index": int(head[0]), "heads": int(head[1])}
+    return obj
 
 
-def json_text(scene: Scene) -> str:
+def json_text(scene: Scene, *, head: tuple[int, int] | None = None) -> str:
     """:func:`all_stages_json` as UTF-8-ready text, one matrix row per line (strict JSON, no NaN)."""
-    obj = all_stages_json(scene)
+    obj = all_stages_json(scene, head=head)
     parts = []
     for key, val in obj.items():
         if isinstance(val, list) and val and isinstance(val[0], list):
