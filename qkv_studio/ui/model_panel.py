@@ -160,6 +160,19 @@ class HeadGrid(QWidget):
                 return h
         return None
 
+    def head_label(self, head: int) -> tuple[str, QFont]:
+        """The text and font of a thumbnail's label: "head 3" if it fits over it, else "3", else "10" in a
+        font small enough that neighbours never run into each other."""
+        font = QFont(self._label_font())
+        font.setBold(head == self._selected)
+        fm = QFontMetricsF(font)
+        width = self.head_rect(head).width()
+        text = f"head {head}" if fm.horizontalAdvance(f"head {head}") <= width + 4 else str(head)
+        room = width + 5.0  # the thumbnail and most of the gap beside it
+        if fm.horizontalAdvance(text) > room:
+            font.setPointSizeF(max(1.0, font.pointSizeF() * room / fm.horizontalAdvance(text)))
+        return text, font
+
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(420, 330)
 
@@ -194,11 +207,8 @@ class HeadGrid(QWidget):
             label_rect = QRectF(rect.left(), rect.top() - lab, rect.width(), lab)
             sel = h == self._selected
             p.setPen(QColor(t.highlight if sel else t.text))
-            f = p.font()
-            f.setBold(sel)
-            p.setFont(f)
-            fm = QFontMetricsF(p.font())
-            text = f"head {h}" if fm.horizontalAdvance(f"head {h}") <= rect.width() + 4 else str(h)
+            text, font = self.head_label(h)
+            p.setFont(font)
             p.drawText(label_rect, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, text)
             if h < len(self._images):
                 p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
@@ -314,10 +324,13 @@ class QKProjection(QWidget):
         p.drawLine(QPointF(centre.x(), area.top()), QPointF(centre.x(), area.bottom()))
         e1, e2 = (100 * self._explained).round().astype(int) if self._tokens else (0, 0)
         p.setPen(QColor(t.text))
-        x_text = fm.elidedText(f"PCA axis 1 · keeps {e1}%", Qt.TextElideMode.ElideRight, area.width())
+        labels = (f"PCA axis 1 · keeps {e1}%", f"PCA axis 2 · keeps {e2}%")
+        if fm.horizontalAdvance(labels[0]) > area.width() or fm.horizontalAdvance(labels[1]) > area.height():
+            labels = (f"PCA 1 · {e1}%", f"PCA 2 · {e2}%")  # a small box for its font: short, not elided
+        x_text = fm.elidedText(labels[0], Qt.TextElideMode.ElideRight, area.width())
         x_box = QRectF(area.left(), area.bottom(), area.width(), pad)
         p.drawText(x_box, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter, x_text)
-        y_text = fm.elidedText(f"PCA axis 2 · keeps {e2}%", Qt.TextElideMode.ElideRight, area.height())
+        y_text = fm.elidedText(labels[1], Qt.TextElideMode.ElideRight, area.height())
         p.save()
         p.translate(area.left() - pad / 2, centre.y())
         p.rotate(-90)
@@ -377,6 +390,9 @@ class QKProjection(QWidget):
                 or not inside.contains(q_box.translated(q_at)):
             # no room beyond the head: put the name on the other side of it
             q_at = QPointF(tip.x() + (8 * line if ux < 0 else -8 * line - q_box.width()) - q_box.left(), tip.y() + dy)
+            # … and never out of the box: a tip near an edge pulls the name inside
+            q_at = QPointF(min(max(q_at.x(), -q_box.left()), inside.right() - q_box.right()),
+                           min(max(q_at.y(), -q_box.top()), inside.bottom() - q_box.bottom()))
         taken = axis_boxes + [q_box.translated(q_at)]
         p.setFont(font)
         gap = 6 * line
@@ -436,9 +452,9 @@ class ModelPanel(QWidget):
         self._shown: Scene | None = None  # the head scene this panel last put into the session
         self.available = minilm_available()
 
-        self.title = QLabel(f"<b>{MODEL_NAME}</b>: a real pretrained transformer (BERT, 6 layers × 12 heads, "
-                            f"d<sub>k</sub> = 32) on your sentence")
+        self.title = QLabel()
         self.title.setWordWrap(True)
+        self._compact = False  # a short panel (the projector): one-line title and captions, views first
         self.sentence = QLineEdit(text)
         self.sentence.setPlaceholderText("Type a sentence and press Enter")
         self.sentence.setClearButtonEnabled(True)
@@ -508,6 +524,7 @@ class ModelPanel(QWidget):
         for w in (self.sentence, self.run_button, self.layer_box, self.head_box, self.edit_button, self.grid):
             w.setEnabled(self.available)
         self.edit_button.setEnabled(False)
+        self._write_title()
         self._update_captions()
         self._update_status()
 
@@ -642,9 +659,35 @@ class ModelPanel(QWidget):
         self.grid.set_font_scale(f)
         self.projection.set_font_scale(f)
 
+    def is_compact(self) -> bool:
+        """True when the panel is short for its font and says everything in one-line captions."""
+        return self._compact
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - the window's zoom changes the font
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            self._fit_texts()
+
+    def _fit_texts(self) -> None:
+        compact = self.height() < 26 * QFontMetricsF(self.font()).height()
+        if compact != self._compact:
+            self._compact = compact
+            self._write_title()
+            self._update_captions()
+            self._update_status()
+
+    def _write_title(self) -> None:
+        if self._compact:
+            self.title.setText(f"<b>{MODEL_NAME}</b> · 6 layers × 12 heads")
+        else:
+            self.title.setText(f"<b>{MODEL_NAME}</b>: a real pretrained transformer (BERT, 6 layers × 12 heads, "
+                               f"d<sub>k</sub> = 32) on your sentence")
+
     def resizeEvent(self, event) -> None:  # noqa: N802
-        """Small multiples and projection side by side in a wide panel, stacked in a tall one."""
+        """Small multiples and projection side by side in a wide panel, stacked in a tall one; one-line
+        texts in a short one."""
         super().resizeEvent(event)
+        self._fit_texts()
         size = self.views.size()
         wide = size.width() > 1.25 * size.height()
         orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
@@ -698,13 +741,17 @@ class ModelPanel(QWidget):
     def _update_captions(self) -> None:
         t = self._theme
         if self._run is None:
-            self.grid_caption.setText(f'<span style="color:{t.text}"><b>All 12 heads of a layer</b> '
-                                      f'(softmax weights, 0–1)</span>')
+            self.grid_caption.setText(f'<span style="color:{t.text}"><b>All 12 heads of a layer</b>'
+                                      + ('' if self._compact else ' (softmax weights, 0–1)') + '</span>')
             self.proj_caption.setText(f'<span style="color:{t.text}"><b>q and k in 2-D</b> (PCA of the head\'s '
                                       f'32-dimensional queries and keys)</span>')
             return
         q = self._query_for_projection()
         kept = int(round(100 * float(self.projection.explained().sum())))
+        if self._compact:
+            self.grid_caption.setText(f'<span style="color:{t.text}"><b>Layer {self._layer}</b> · click a head</span>')
+            self.proj_caption.setText(f'<span style="color:{t.text}"><b>Head {self._head}</b>: q, k in 2-D</span>')
+            return
         self.grid_caption.setText(
             f'<span style="color:{t.text}"><b>Layer {self._layer}, all {self._run.n_heads} heads</b> '
             f'(weights 0–1; rows attend from, columns to) — click one</span>')
@@ -728,7 +775,11 @@ class ModelPanel(QWidget):
             return
         run = self._run
         cut = " — cut to the first 512 tokens" if run.truncated else ""
-        where = (f"The heatmap, stepper, calculation and blend show layer {self._layer} head {self._head}."
-                 if self.showing_model_head() else
-                 "The views show another scene (an edited copy or a file); choose a head to show it again.")
+        if self._compact:
+            where = (f"Every view shows layer {self._layer} head {self._head}." if self.showing_model_head() else
+                     "The views show another scene; choose a head to show it again.")
+        else:
+            where = (f"The heatmap, stepper, calculation and blend show layer {self._layer} head {self._head}."
+                     if self.showing_model_head() else
+                     "The views show another scene (an edited copy or a file); choose a head to show it again.")
         self._set_status(f"{run.n} tokens{cut}. {where}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -156,6 +156,8 @@ class SqrtDkExplorer(QWidget):
         self._cards.setSpacing(6)
         self._card_columns = 0
         self._compact = False
+        self._tight = False  # a very short dock (the projector): a one-sentence caption
+        self._plots_in_a_row = False
         self.summary = QLabel(self)  # the four readouts on one line, for a short dock
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
@@ -203,6 +205,9 @@ class SqrtDkExplorer(QWidget):
             self.bar_labels[key] = labels
 
         self.raw_plot.vb.sigResized.connect(self._on_bars_resized)
+        self._sigma_at = (1.0, 1.0, 4.0)  # where "±σ" goes: σ, height, half-range of the histogram
+        self.hist_plot.vb.sigResized.connect(self._place_sigma_text)
+        self.graphics.installEventFilter(self)  # their room's shape decides how the plots stand
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -367,6 +372,9 @@ class SqrtDkExplorer(QWidget):
         for line in self.sigma_lines:
             line.setPen(pg.mkPen(t.highlight, width=1.5 * t.line_scale * f, style=Qt.PenStyle.DashLine))
         self.sigma_text.setColor(t.highlight)
+        backing = QColor(t.background)
+        backing.setAlpha(210)
+        self.sigma_text.fill = pg.mkBrush(backing)  # legible where it crosses the dashed ±σ lines
         self.sigma_text.setFont(self._font(0.9, bold=True))
         for labels in self.bar_labels.values():
             for item in labels:
@@ -413,7 +421,8 @@ class SqrtDkExplorer(QWidget):
         for line, x in zip(self.sigma_lines, (-sigma, sigma)):
             line.setPos(x)
         self.sigma_text.setText(f"±σ = ±{sigma:.1f}")
-        self.sigma_text.setPos(sigma, top * 1.22)
+        self._sigma_at = (sigma, top * 1.22, limit)
+        self._place_sigma_text()
         which = "÷ √dₖ" if on else "raw q·k"
         other = "raw" if on else "÷ √dₖ"
         self.hist_plot.setTitle(
@@ -423,6 +432,16 @@ class SqrtDkExplorer(QWidget):
         self.hist_plot.getAxis("bottom").setLabel("score")
         self.hist_plot.setToolTip(f"{SAMPLES * N_KEYS:,} scores: {SAMPLES:,} random queries × {N_KEYS} random keys, "
                                   f"seeded; the dotted outline is the other setting")
+
+    def _place_sigma_text(self, *_: object) -> None:
+        """"±σ = …" beside the +σ line when it fits before the plot's right end, else centred over 0."""
+        sigma, y, limit = self._sigma_at
+        text_px = QFontMetrics(self._font(0.9, bold=True)).horizontalAdvance(self.sigma_text.toPlainText()) + 8
+        vb_w = self.hist_plot.vb.width()
+        room_px = (limit * 1.02 - sigma) / (2.04 * limit) * vb_w if vb_w > 10 else text_px
+        beside = room_px >= text_px
+        self.sigma_text.setAnchor((0.0, 0.0) if beside else (0.5, 0.0))
+        self.sigma_text.setPos(sigma if beside else 0.0, y)
 
     def _draw_bars(self) -> None:
         t = self._theme
@@ -440,21 +459,27 @@ class SqrtDkExplorer(QWidget):
             slot = self._bar_slot_px(p)
             fm = QFontMetrics(self._font(0.85))
             fits = fm.horizontalAdvance("0.00 ") <= slot
+            # the top bar's number may spill over its neighbours, but not out of the plot at either end
+            top_fits = fm.horizontalAdvance("0.00") <= slot * (1.0 if best in (0, N_KEYS - 1) else 2.6)
             for j, item in enumerate(self.bar_labels[key]):
                 wj = float(w[j])
-                item.setVisible(fits or j == best)
+                item.setVisible(fits or (j == best and top_fits))
                 item.setText(fmt_fixed(wj))
-                inside = wj > 0.75  # tall bars carry their number inside, clear of the title
+                # tall bars carry their number inside, clear of the title — when it fits in the bar
+                inside = wj > 0.75 and fm.horizontalAdvance(fmt_fixed(wj)) <= 0.7 * slot
                 item.setAnchor((0.5, 0.0) if inside else (0.5, 1.0))
                 item.setColor(t.background if inside else t.text)
                 item.setPos(j, wj)
             p.getAxis("bottom").setTicks([[(j, text) for j, text in enumerate(self._score_ticks(s, slot))]])
             label = "raw q·k → softmax" if key == "raw" else f"q·k ÷ √{d} → softmax"
+            if self._plots_in_a_row or fm.horizontalAdvance(label) > p.width():  # a narrow plot: the short name
+                label = (f"raw: top {w[best]:.2f}" if key == "raw" else f"÷√{d}: top {w[best]:.2f}")
             p.setTitle(f"<b>{label}</b>" if active else label,
                        color=t.text if active else t.muted, size=f"{_BASE_PT * f * 0.95:.0f}pt")
 
     def _score_ticks(self, scores: np.ndarray, slot: float) -> list[str]:
-        """The scores under the bars, as precise as the room allows (+14.7, else 15 and 0.3, else 15 and 0)."""
+        """The scores under the bars, as precise as the room allows (+14.7, else 15 and 0.3, else 15 and 0,
+        else none)."""
         fm = QFontMetrics(self._font(0.9))
 
         def fits(texts: list[str]) -> bool:
@@ -464,7 +489,10 @@ class SqrtDkExplorer(QWidget):
         if fits(one):
             return one
         plain = [fmt_fixed(float(x), 1 if abs(x) < 9.95 else 0) for x in scores]  # no "+": the minus tells
-        return plain if fits(plain) else [fmt_fixed(float(x), 0) for x in scores]
+        if fits(plain):
+            return plain
+        whole = [fmt_fixed(float(x), 0) for x in scores]
+        return whole if fits(whole) else [""] * len(scores)  # colliding numbers help nobody: none
 
     @staticmethod
     def _bar_slot_px(p: pg.PlotItem) -> float:
@@ -474,13 +502,20 @@ class SqrtDkExplorer(QWidget):
 
     def _reflow_cards(self) -> None:
         """Four readouts in a row, or 2 × 2 when the widget is narrow for its font (a slim dock), or one
-        line of text when it is short (the histogram and the bars come first)."""
+        line of text when it is short (the histogram and the bars come first); in a very short dock the
+        caption says its point in one sentence, and the plots stand in one row when that suits their room."""
         compact = self.height() < 620 * self._font_scale
         if compact != self._compact:
             self._compact = compact
             for r in self._readouts:
                 r.setVisible(not compact)
             self.summary.setVisible(compact)
+        tight = self.height() < 420 * self._font_scale
+        if tight != self._tight:
+            self._tight = tight
+            if self._cur is not None:
+                self._write_caption()
+                self._write_readouts()
         need = 4 * max(r.minimumSizeHint().width() for r in self._readouts) + 3 * self._cards.spacing() + 12
         columns = 4 if self.width() >= need else 2
         if columns == self._card_columns:
@@ -493,9 +528,46 @@ class SqrtDkExplorer(QWidget):
         for c in range(4):
             self._cards.setColumnStretch(c, 1 if c < columns else 0)
 
+    def _arrange_plots(self) -> None:
+        """Histogram above the two bar charts, or all three side by side when the plots' room is wide and
+        short (a dock under the calculation table on the projector): each then keeps a readable height."""
+        g = self.graphics
+        in_a_row = g.width() > 2.2 * max(g.height(), 1)
+        if in_a_row == self._plots_in_a_row:
+            return
+        self._plots_in_a_row = in_a_row
+        layout = g.ci
+        for p in (self.hist_plot, self.raw_plot, self.scaled_plot):
+            layout.removeItem(p)
+        for p in (self.raw_plot, self.scaled_plot):  # side by side, the ticks 0 / 0.5 / 1 say it: no axis title
+            p.getAxis("left").setLabel(None if in_a_row else "weight")
+            p.getAxis("left").showLabel(not in_a_row)
+        if in_a_row:
+            layout.addItem(self.hist_plot, row=0, col=0)
+            layout.addItem(self.raw_plot, row=0, col=1)
+            layout.addItem(self.scaled_plot, row=0, col=2)
+            layout.layout.setColumnStretchFactor(0, 5)
+            layout.layout.setColumnStretchFactor(1, 4)
+            layout.layout.setColumnStretchFactor(2, 4)
+        else:
+            layout.addItem(self.hist_plot, row=0, col=0, colspan=2)
+            layout.addItem(self.raw_plot, row=1, col=0)
+            layout.addItem(self.scaled_plot, row=1, col=1)
+            for c in range(3):
+                layout.layout.setColumnStretchFactor(c, 1)
+
+    def plots_in_a_row(self) -> bool:
+        """True when the histogram and the two bar charts stand side by side (test hook)."""
+        return self._plots_in_a_row
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._reflow_cards()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.graphics and event.type() == QEvent.Type.Resize:
+            self._arrange_plots()
+        return super().eventFilter(obj, event)
 
     def _on_bars_resized(self, *_: object) -> None:
         if self._cur is not None:
@@ -522,8 +594,9 @@ class SqrtDkExplorer(QWidget):
             f"<span style='color:{t.text}'>σ <b>{cur.score_std:.2f}</b> (theory {self._cur.expected_std:.3g}) · "
             f"top weight <b>{cur.max_weight:.2f}</b> · entropy <b>{cur.entropy_bits:.2f}</b> of "
             f"{cur.entropy_max_bits:g} bits · gradient <b>{cur.gradient:.3f}</b></span> "
-            f"<span style='color:{t.muted}'>({other}: {oth.score_std:.2f} · {oth.max_weight:.2f} · "
-            f"{oth.entropy_bits:.2f} · {oth.gradient:.3f})</span>")
+            + ("" if self._tight else  # a very short dock: the caption gives the other setting's top weight
+               f"<span style='color:{t.muted}'>({other}: {oth.score_std:.2f} · {oth.max_weight:.2f} · "
+               f"{oth.entropy_bits:.2f} · {oth.gradient:.3f})</span>"))
         self.std_readout.setToolTip("standard deviation of the scores that reach the softmax "
                                     "(theory: √d_k raw, 1 after ÷√d_k, both ÷ temperature)")
         self.max_readout.setToolTip(f"the largest softmax weight, averaged over {SAMPLES:,} random queries "
@@ -540,6 +613,15 @@ class SqrtDkExplorer(QWidget):
         scl = (self._cur if on else self._oth).stats
         root = f"{np.sqrt(d):.3g}"
         t = self._theme
+        if self._tight:  # one sentence; the numbers are in the line below it
+            if d == 1:
+                text = "d<sub>k</sub> = 1: √1 = 1, scaling changes nothing: slide d<sub>k</sub> up."
+            else:
+                verdict = "the softmax saturates" if raw.max_weight > 0.8 else "the softmax still spreads"
+                text = (f"Raw scores swing by <b>±√{d} = ±{root}</b>: {verdict} (top {raw.max_weight:.2f}); "
+                        f"÷√{d} brings them back to ±1 (top {scl.max_weight:.2f}).")
+            self.caption.setText(f"<span style='color:{t.text}'>{text}</span>")
+            return
         parts = [f"q·k adds up d<sub>k</sub> = {d} products of unit-size numbers, so raw scores swing by "
                  f"about <b>±√{d} = ±{root}</b>."]
         if raw.max_weight > 0.8:

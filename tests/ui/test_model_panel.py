@@ -158,3 +158,39 @@ def test_theme_font_scale_and_colormap(qtbot, session):
     assert img.pixelColor(QPoint(2, 2)) == QColor(get_theme("projector").background)
     with pytest.raises(ValueError):
         panel.set_font_scale(0)
+
+
+def big_font(panel, points=24.2):
+    from PySide6.QtGui import QFont
+
+    font = QFont(panel.font())
+    font.setPointSizeF(points)  # the window's presentation size (11 pt × 2.2)
+    panel.setFont(font)
+
+
+@needs_model
+def test_a_short_panel_on_the_projector_keeps_its_views_readable(qtbot, session):
+    from PySide6.QtGui import QFontMetricsF
+
+    panel = shown(qtbot, ModelPanel(session), size=(860, 560))
+    big_font(panel)
+    qtbot.waitUntil(panel.is_compact, timeout=1000)
+    assert panel.run_text("The cat sat on the mat because it was tired.") and panel.select(2, 5)
+    line = QFontMetricsF(panel.font()).height()
+    for label in (panel.title, panel.grid_caption, panel.proj_caption):  # one line each
+        assert label.height() < 1.8 * line, label.text()
+    assert "Layer 2" in panel.grid_caption.text() and "Head 5" in panel.proj_caption.text()
+    assert panel.grid.height() > 4 * line and panel.projection.height() > 4 * line  # the views get the room
+    # the thumbnails' numbers never run into each other, however small the thumbnails
+    for width in (panel.grid.width(), 300, 200):
+        panel.grid.resize(width, panel.grid.height())
+        for h in range(11):
+            a, b = panel.grid.head_rect(h), panel.grid.head_rect(h + 1)
+            if a.top() != b.top():
+                continue
+            (ta, fa), (tb, fb) = panel.grid.head_label(h), panel.grid.head_label(h + 1)
+            half = (QFontMetricsF(fa).horizontalAdvance(ta) + QFontMetricsF(fb).horizontalAdvance(tb)) / 2
+            assert a.center().x() + half <= b.center().x() + 0.5, (width, h, ta, tb)
+    panel.resize(860, 1400)
+    qtbot.waitUntil(lambda: not panel.is_compact(), timeout=1000)
+    assert "a real pretrained transformer" in panel.title.text() and "click" in panel.grid_caption.text()

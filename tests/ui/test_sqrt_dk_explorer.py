@@ -139,3 +139,22 @@ def test_a_short_slim_dock_keeps_the_plots(qtbot, explorer):
     explorer.resize(1000, 700)
     qtbot.waitUntil(lambda: explorer.std_readout.isVisible(), timeout=1000)
     assert not explorer.summary.isVisible()
+
+
+def test_a_very_short_dock_says_it_in_one_sentence_and_puts_the_plots_in_a_row(qtbot, explorer):
+    explorer.set_font_scale(2.2)  # the projector, in a dock under the calculation table
+    explorer.resize(860, 560)
+    qtbot.waitUntil(explorer.plots_in_a_row, timeout=1000)
+    text = explorer.caption.text()
+    assert "±√64 = ±8" in text and "saturates" in text and "learning stalls" not in text  # the short caption
+    assert explorer.summary.isVisible() and "(÷√dₖ:" not in explorer.summary.text()
+    hist, raw, scaled = (p.sceneBoundingRect() for p in (explorer.hist_plot, explorer.raw_plot, explorer.scaled_plot))
+    assert hist.right() <= raw.left() + 1 and raw.right() <= scaled.left() + 1  # side by side …
+    assert scaled.right() <= explorer.graphics.width() + 1  # … and all inside the panel
+    assert min(r.height() for r in (hist, raw, scaled)) > 150  # each tall enough to read
+    assert "raw" in explorer.raw_plot.titleLabel.text and "top" in explorer.raw_plot.titleLabel.text
+    explorer.set_font_scale(1.0)
+    explorer.resize(1000, 900)
+    qtbot.waitUntil(lambda: not explorer.plots_in_a_row(), timeout=1000)
+    assert "learning stalls" in explorer.caption.text()
+    assert explorer.raw_plot.titleLabel.text.endswith("raw q·k → softmax</b>")
