@@ -16,6 +16,7 @@ from ..render.theme import THEMES, Theme
 from ..session import Session
 from .formatting import fmt_fixed, fmt_vector
 from .layout_barrier import LayoutBarrier
+from .plot_cache import cache_axes
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -40,6 +41,7 @@ class BlendView(QWidget):
             p.setMouseEnabled(False, False)
             p.setFocusPolicy(Qt.NoFocus)
         self.bars_plot.setYRange(0, 1.05, padding=0)
+        cache_axes(self.bars_plot.getPlotItem(), self.values_plot.getPlotItem())
         self.bars_plot.getAxis("left").setLabel("weight")
         self.values_plot.setAspectLocked(True)
         self.values_plot.showGrid(x=True, y=True, alpha=0.25)

@@ -472,9 +472,10 @@ class HeadsView(QWidget):
             return
         t = self._theme
         k = _sub(self._selected)
-        rows = "" if self._compact else ", rows sum to 1"
+        formula = (f"softmax(Q{k}K{k}ᵀ/√{r.d_head_k})" if self._compact else
+                   f"softmax(Q{k}K{k}ᵀ / √{r.d_head_k}), rows sum to 1")
         self.big_title.setText(f"<span style='color:{t.highlight}'><b>head {self._selected}</b></span>"
-                               f"<span style='color:{t.text}'>: softmax(Q{k}K{k}ᵀ / √{r.d_head_k}){rows}</span>")
+                               f"<span style='color:{t.text}'>: {formula}</span>")
 
     def _place_query_box(self) -> None:
         n, m = self._result.heads[self._selected].weights.shape
@@ -597,6 +598,8 @@ class HeadsView(QWidget):
         compact = h < 640 * self._font_scale
         if compact != self._compact:
             self._compact = compact
+            self._middle.setStretch(0, 2 if compact else 3)  # the large head first when room is short
+            self._middle.setStretch(1, 1 if compact else 2)
             self._write_title()
             self._write_big_title()
 
@@ -652,7 +655,7 @@ class HeadsView(QWidget):
         wo = " · W<sup>O</sup>" if r.wo is not None else ""
         heads = f"<b>{r.h} head{'s' if r.h != 1 else ''}</b>"
         if self._compact:  # a short dock (the projector): one line, the weights get the room
-            self.title.setText(f"<span style='color:{t.text}'>{heads} × {per} columns → Concat{wo}</span>")
+            self.title.setText(f"<span style='color:{t.text}'>{heads} × {per} columns</span>")
             return
         self.title.setText(
             f"<span style='color:{t.text}'>{heads} — {source} split into {r.h} × {per} columns; each head attends "

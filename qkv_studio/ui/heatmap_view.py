@@ -29,6 +29,7 @@ from ..render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, s
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
 from .layout_barrier import LayoutBarrier
+from .plot_cache import cache_axes
 
 # The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
 SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
@@ -255,6 +256,7 @@ class HeatmapView(QWidget):
         self.color_bar = pg.ColorBarItem(values=(0, 1), width=22, interactive=False, colorMapMenu=False,
                                          label="")
         self.graphics.addItem(self.color_bar, row=0, col=1)
+        cache_axes(self.plot, self.color_bar)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

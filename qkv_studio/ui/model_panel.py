@@ -308,6 +308,13 @@ class QKProjection(QWidget):
         p.setFont(font)
         fm = QFontMetricsF(font)
         line = max(1.0, min(self._font_scale * t.line_scale, 2.5))
+        if not self._tokens:  # nothing to draw yet: the hint alone, across the whole box
+            p.setPen(QColor(t.muted))
+            p.drawText(QRectF(self.rect()).adjusted(6, 6, -6, -6),
+                       int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), "Run a sentence to see this "
+                       "head's queries and keys")
+            p.end()
+            return
         pad = fm.height() * 1.4
         area = QRectF(self.rect()).adjusted(pad, fm.height() * 0.4, -fm.height() * 0.4, -pad)
         # equal units on both axes (dot products are about angles and lengths), fitted to the data
@@ -340,12 +347,6 @@ class QKProjection(QWidget):
         x_w = fm.horizontalAdvance(x_text)
         axis_boxes = [QRectF(area.left() - pad, centre.y() - y_w / 2, pad, y_w),
                       QRectF(centre.x() - x_w / 2, area.bottom(), x_w, pad)]
-        if not self._tokens:
-            p.setPen(QColor(t.muted))
-            p.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
-                       "Run a sentence to see this head's queries and keys")
-            p.end()
-            return
         key = QColor(t.key_color)
         rmax = max(float(self._row.max()), 1e-12)
         order = np.argsort(self._row, kind="stable")  # strongest keys drawn last, on top
@@ -741,8 +742,12 @@ class ModelPanel(QWidget):
     def _update_captions(self) -> None:
         t = self._theme
         if self._run is None:
-            self.grid_caption.setText(f'<span style="color:{t.text}"><b>All 12 heads of a layer</b>'
-                                      + ('' if self._compact else ' (softmax weights, 0–1)') + '</span>')
+            if self._compact:
+                self.grid_caption.setText(f'<span style="color:{t.text}"><b>12 heads</b></span>')
+                self.proj_caption.setText(f'<span style="color:{t.text}"><b>q and k in 2-D</b></span>')
+                return
+            self.grid_caption.setText(f'<span style="color:{t.text}"><b>All 12 heads of a layer</b> '
+                                      f'(softmax weights, 0–1)</span>')
             self.proj_caption.setText(f'<span style="color:{t.text}"><b>q and k in 2-D</b> (PCA of the head\'s '
                                       f'32-dimensional queries and keys)</span>')
             return

@@ -425,10 +425,8 @@ class SqrtDkExplorer(QWidget):
         self._place_sigma_text()
         which = "÷ √dₖ" if on else "raw q·k"
         other = "raw" if on else "÷ √dₖ"
-        self.hist_plot.setTitle(
-            f"<span style='color:{cur_colour}'>■</span> {which} &nbsp;"
-            f"<span style='color:{ghost_colour}'>┄ {other}</span>",
-            color=t.text, size=f"{_BASE_PT * f:.0f}pt")
+        self._fit_title(self.hist_plot, f"<span style='color:{cur_colour}'>■</span> {which} &nbsp;"
+                                        f"<span style='color:{ghost_colour}'>┄ {other}</span>", t.text, 1.0)
         self.hist_plot.getAxis("bottom").setLabel("score")
         self.hist_plot.setToolTip(f"{SAMPLES * N_KEYS:,} scores: {SAMPLES:,} random queries × {N_KEYS} random keys, "
                                   f"seeded; the dotted outline is the other setting")
@@ -474,8 +472,26 @@ class SqrtDkExplorer(QWidget):
             label = "raw q·k → softmax" if key == "raw" else f"q·k ÷ √{d} → softmax"
             if self._plots_in_a_row or fm.horizontalAdvance(label) > p.width():  # a narrow plot: the short name
                 label = (f"raw: top {w[best]:.2f}" if key == "raw" else f"÷√{d}: top {w[best]:.2f}")
-            p.setTitle(f"<b>{label}</b>" if active else label,
-                       color=t.text if active else t.muted, size=f"{_BASE_PT * f * 0.95:.0f}pt")
+            self._fit_title(p, f"<b>{label}</b>" if active else label, t.text if active else t.muted, 0.95)
+
+    def _fit_title(self, plot: pg.PlotItem, html: str, color: str, factor: float) -> None:
+        """A plot's title, in a smaller type (down to 60%) when it would be wider than the plot's share of
+        the row: a title must neither push the plots out of the panel nor run into its neighbour's."""
+        pt = _BASE_PT * self._font_scale * factor
+        plot._fit_title = (html, color, factor)  # kept for a refit when the plots are re-arranged
+        plot.setTitle(html, color=color, size=f"{pt:.1f}pt")
+        shares = {self.hist_plot: 5 / 13, self.raw_plot: 4 / 13, self.scaled_plot: 4 / 13} \
+            if self._plots_in_a_row else {self.hist_plot: 1.0, self.raw_plot: 0.5, self.scaled_plot: 0.5}
+        room = self.graphics.width() * shares[plot] - 12 * self._font_scale  # a margin: centred HTML runs wider
+        wide = plot.titleLabel.itemRect().width()
+        if room > 0 and wide > room:
+            plot.setTitle(html, color=color, size=f"{max(0.6 * pt, pt * room / wide):.1f}pt")
+        plot.titleLabel.setMinimumWidth(0)  # the layout shares the row by its stretch, not by title widths
+
+    def _refit_titles(self) -> None:
+        for plot in (self.hist_plot, self.raw_plot, self.scaled_plot):
+            if hasattr(plot, "_fit_title"):
+                self._fit_title(plot, *plot._fit_title)
 
     def _score_ticks(self, scores: np.ndarray, slot: float) -> list[str]:
         """The scores under the bars, as precise as the room allows (+14.7, else 15 and 0.3, else 15 and 0,
@@ -567,6 +583,7 @@ class SqrtDkExplorer(QWidget):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
         if obj is self.graphics and event.type() == QEvent.Type.Resize:
             self._arrange_plots()
+            self._refit_titles()
         return super().eventFilter(obj, event)
 
     def _on_bars_resized(self, *_: object) -> None:

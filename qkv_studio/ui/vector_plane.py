@@ -27,8 +27,10 @@ from ..render.colormaps import DEFAULT_SEQUENTIAL, lut
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
 from .layout_barrier import LayoutBarrier
+from .plot_cache import cache_axes
 
-MAX_LABELLED = 64  # above this many tokens keys/values get no labels (the query and best key still do)
+MAX_LABELLED = 16  # above this many tokens keys/values get no labels (the query and best key still do):
+# more labels than this overlap into a grey mass in a panel-sized plane, and each costs a rich-text item
 GRAB_PX = 12.0  # how close (in pixels) a press must be to an arrow head to grab it
 HEAD_PX = 15.0  # arrow-head length in pixels (times the font scale)
 _HEAD_ANGLE = math.radians(24)
@@ -143,6 +145,7 @@ class VectorPlane(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setAspectLocked(True, 1.0)
         self.plot.disableAutoRange()
+        cache_axes(self.plot)
 
         self._origin_h = pg.InfiniteLine(pos=0, angle=0, movable=False)
         self._origin_v = pg.InfiniteLine(pos=0, angle=90, movable=False)
@@ -485,11 +488,13 @@ class VectorPlane(QWidget):
                     self._html_cache.clear()
                 self._html_cache[key] = html
             texts.append(" · ".join(s for s, _, _ in parts))
-            # Re-laying out rich text costs ~0.3 ms a label: touch only the labels that changed.
-            state = (html, x, y)
-            if getattr(item, "_qkv_state", None) != state:
-                item._qkv_state = state
+            # Re-laying out rich text costs ~0.3 ms a label: new text only for a label whose text changed
+            # (the query's label moves on every edit, with the same words).
+            if getattr(item, "_qkv_html", None) != html:
+                item._qkv_html = html
                 item.setHtml(html)
+            if getattr(item, "_qkv_pos", None) != (x, y):
+                item._qkv_pos = (x, y)
                 r = math.hypot(x, y)
                 ux, uy = (x / r, y / r) if r > 0 else (0.7, 0.7)
                 item.setAnchor((0.5 - 0.6 * ux, 0.5 + 0.6 * uy))

@@ -192,7 +192,7 @@ def test_the_view_follows_the_scenes_heads_and_wo(qtbot, view, scene):
 def test_a_short_view_has_one_line_titles(qtbot, view):
     view.resize(1000, 400)
     qtbot.waitUntil(lambda: "rows sum to 1" not in view.big_title.text(), timeout=1000)
-    assert "Concat" in view.title.text() and "d<sub>model</sub>" not in view.title.text()
+    assert "2 heads" in view.title.text() and "d<sub>model</sub>" not in view.title.text()
     view.resize(1000, 800)
     qtbot.waitUntil(lambda: "rows sum to 1" in view.big_title.text(), timeout=1000)
     assert "d<sub>model</sub> = 8" in view.title.text()
