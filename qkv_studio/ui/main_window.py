@@ -249,7 +249,8 @@ class MainWindow(QMainWindow):
 
     def _sync_heads(self) -> None:
         scene = self.session.scene
-        if scene.mode == "projection" and self.dock_heads.isVisible() and "heads" in self._panels:
+        split = scene.mode == "projection" or scene.heads > 1  # a direct scene with "heads" splits Q, K, V
+        if split and self.dock_heads.isVisible() and "heads" in self._panels:
             try:
                 self.heads.set_scene(scene)
             except ValueError as exc:
@@ -270,7 +271,7 @@ class MainWindow(QMainWindow):
         dock.show()
         dock.raise_()
         if dock is self.dock_heads:
-            if self.session.scene.mode != "projection":
+            if self.session.scene.mode != "projection" and self.session.scene.heads == 1:
                 self.session.message.emit("Heads split the learned projections: open the multihead preset or "
                                           "switch to projection mode (Ctrl+Shift+P)")
             self._sync_heads()

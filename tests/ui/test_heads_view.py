@@ -238,3 +238,15 @@ def test_in_the_window_a_new_scene_brings_its_heads(qtbot, window, tmp_path):
     assert heads.heads() == heads.heads_spin.value() == 4 and heads.result().wo is None
     window.session.remove_dim("qk")  # d_k = 7: the scene falls back to one head, the view with it
     assert window.session.scene.heads == 1 and heads.heads() == 1
+
+
+def test_in_the_window_a_direct_scene_with_heads_is_split_too(qtbot, window):
+    from qkv_studio.core.scene import projection_of
+
+    direct = load_preset("multihead").to_direct()  # Q, K, V given, "heads": 2 kept
+    assert direct.mode == "direct" and direct.heads == 2
+    window.session.load(direct.with_heads(4), "")
+    heads = window.heads
+    assert heads.heads() == 4 and heads.result().h == 4
+    np.testing.assert_allclose(heads.result().output, projection_of(direct).with_heads(4).multihead().output,
+                               atol=1e-12)
