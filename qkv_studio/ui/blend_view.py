@@ -16,6 +16,7 @@ from ..render.theme import THEMES, Theme
 from ..session import Session
 from .formatting import fmt_fixed, fmt_vector
 from .layout_barrier import LayoutBarrier
+from .rich_label import RichLabel
 from .plot_cache import cache_axes
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
@@ -30,7 +31,7 @@ class BlendView(QWidget):
         self._session = session
         self._theme: Theme = THEMES["light"]
         self._font_scale = 1.0
-        self.title = QLabel()
+        self.title = RichLabel()
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
         self.bars_plot = pg.PlotWidget()

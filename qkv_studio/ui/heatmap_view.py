@@ -21,7 +21,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QVariantAnimation
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QVBoxLayout, QWidget
 
 from ..core import row_stats
 from ..render.figure import format_value as figure_format_value
@@ -29,6 +29,7 @@ from ..render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, s
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
 from .layout_barrier import LayoutBarrier
+from .rich_label import RichLabel
 from .plot_cache import cache_axes
 
 # The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
@@ -226,7 +227,7 @@ class HeatmapView(QWidget):
         self._anim.valueChanged.connect(self._on_anim_step)
         self._anim.finished.connect(self._on_anim_end)
 
-        self.title = QLabel(self)
+        self.title = RichLabel(parent=self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
         self.title.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)

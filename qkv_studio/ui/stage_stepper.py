@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from ..core import STAGE_TITLES, STAGES
 from ..session import Session
 from .formatting import fmt, fmt_fixed, fmt_vector
 from .layout_barrier import LayoutBarrier
+from .rich_label import RichLabel
 
 STEP_NAMES = {
     "vectors": "Vectors",
@@ -83,13 +84,13 @@ class StageStepper(QWidget):
             b.setFocusPolicy(Qt.NoFocus)
             b.setMinimumWidth(30)
             b.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
-        self.caption = QLabel()
+        self.caption = RichLabel()
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.RichText)
         self.caption.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
-        self.formula = QLabel()
+        self.formula = RichLabel()
         self.formula.setTextFormat(Qt.RichText)
-        self.stage_formula = QLabel()
+        self.stage_formula = RichLabel()
         self.stage_formula.setTextFormat(Qt.RichText)
         self.caption.setObjectName("caption")
         for label in (self.formula, self.stage_formula):

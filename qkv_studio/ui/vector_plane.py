@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
-    QCheckBox, QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+    QCheckBox, QGraphicsItem, QHBoxLayout, QSizePolicy, QVBoxLayout, QWidget,
 )
 
 from ..core import row_stats
@@ -27,6 +27,7 @@ from ..render.colormaps import DEFAULT_SEQUENTIAL, lut
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
 from .layout_barrier import LayoutBarrier
+from .rich_label import RichLabel
 from .plot_cache import cache_axes
 
 MAX_LABELLED = 16  # above this many tokens keys/values get no labels (the query and best key still do):
@@ -124,7 +125,7 @@ class VectorPlane(QWidget):
         self._names: tuple = (None, [])  # (tokens, their labels)
 
         # header: what is shown, and the values toggle
-        self.info = QLabel(self)
+        self.info = RichLabel(parent=self)
         self.info.setTextFormat(Qt.TextFormat.RichText)
         self.info.setWordWrap(True)
         self.info.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)

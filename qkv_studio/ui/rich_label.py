@@ -1,0 +1,151 @@
+"""A word-wrapped rich-text label that lays its text out once per text and width.
+
+The captions above the heatmap, the vector plane and the blend view carry the selected query's numbers,
+so every edit gives them new text.  A QLabel then parses the HTML, lays it out to answer
+``heightForWidth`` (twice, at a scratch width, then restores), and lays it out again to paint: four or
+five layouts of the same paragraph per edit, ~1 ms each on a projector-sized font.  :class:`RichLabel`
+keeps one QTextDocument laid out at the label's own width for painting and for the height at that width,
+and measures other widths on a copy, so an edit costs one parse and one layout.
+
+It stays a QLabel (style sheets such as ``QLabel#caption { font-size: … }`` and the palette apply, and
+``text()``/``setText()`` work as usual), drawing its text itself, top-left, with the label's foreground
+colour as the default.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtGui import QAbstractTextDocumentLayout, QFontMetrics, QPainter, QPalette, QTextDocument
+from PySide6.QtWidgets import QLabel, QWidget
+
+
+class RichLabel(QLabel):
+    """A rich-text, word-wrapped QLabel whose layout work follows its text, not its repaints."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setWordWrap(True)
+        self._text = ""
+        self._doc = self._new_document()
+        self._scratch: QTextDocument | None = None  # a copy for measuring at other widths
+        self._heights: dict[int, int] = {}  # width -> height, for the current text and font
+        self._hint: QSize | None = None
+        if text:
+            self.setText(text)
+
+    def _new_document(self) -> QTextDocument:
+        doc = QTextDocument(self)
+        doc.setDocumentMargin(0)
+        doc.setUndoRedoEnabled(False)
+        doc.setDefaultFont(self.font())
+        return doc
+
+    # ---- QLabel's text API -------------------------------------------------------------------------
+    def text(self) -> str:  # noqa: D102 - QLabel's
+        return self._text
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        """Show ``text`` (HTML); the same text again does nothing."""
+        text = str(text)
+        if text == self._text:
+            return
+        self._text = text
+        self._doc.setHtml(text)
+        self._forget_sizes()
+        self.updateGeometry()
+        self.update()
+
+    def clear(self) -> None:
+        self.setText("")
+
+    def _forget_sizes(self) -> None:
+        self._heights.clear()
+        self._hint = None
+        self._scratch = None
+
+    # ---- sizes ---------------------------------------------------------------------------------------
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        # (QLabel re-derives this from its size policy in setText, which callers may have replaced)
+        return True
+
+    def _margins_h(self) -> int:
+        m = self.contentsMargins()
+        return m.left() + m.right() + 2 * self.margin()
+
+    def _margins_v(self) -> int:
+        m = self.contentsMargins()
+        return m.top() + m.bottom() + 2 * self.margin()
+
+    def _document_height(self, text_width: float) -> int:
+        """The height of the text wrapped at ``text_width``: the painting document measures its own
+        width, a scratch copy every other (so the next paint needs no new layout)."""
+        if abs(self._doc.textWidth() - text_width) < 0.5 or self._doc.textWidth() < 0:
+            doc = self._doc
+        else:
+            if self._scratch is None:
+                self._scratch = self._doc.clone(self)
+                self._scratch.setDocumentMargin(0)
+            doc = self._scratch
+        doc.setTextWidth(text_width)
+        return math.ceil(doc.size().height())
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+        h = self._heights.get(width)
+        if h is None:
+            if len(self._heights) > 32:
+                self._heights.clear()
+            h = self._document_height(max(1, width - self._margins_h())) + self._margins_v()
+            self._heights[width] = h
+        return h
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        if self._hint is None:
+            # Like QLabel: a wrapped paragraph prefers a comfortable line length (at most 80 average
+            # characters, narrower while that stays under four lines), not one long line.
+            fm = QFontMetrics(self.font())
+            width = min(self._ideal_width(), 80 * fm.averageCharWidth())
+            for fraction in (2, 4):
+                narrower = width // 2
+                if narrower > 0 and self._document_height(narrower) < (2 * fraction) * fm.lineSpacing():
+                    width = narrower
+            width += self._margins_h()
+            self._hint = QSize(width, self.heightForWidth(width))
+        return self._hint
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        fm = QFontMetrics(self.font())
+        return QSize(min(self.sizeHint().width(), 8 * fm.averageCharWidth()), fm.lineSpacing() + self._margins_v())
+
+    def _ideal_width(self) -> int:
+        if self._scratch is None:
+            self._scratch = self._doc.clone(self)
+            self._scratch.setDocumentMargin(0)
+        self._scratch.setTextWidth(-1)
+        return math.ceil(self._scratch.idealWidth())
+
+    # ---- painting ------------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        rect = self.contentsRect().adjusted(self.margin(), self.margin(), -self.margin(), -self.margin())
+        if self._doc.textWidth() != rect.width():
+            self._doc.setTextWidth(rect.width())
+        painter = QPainter(self)
+        painter.translate(rect.topLeft())
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        palette = QPalette(self.palette())
+        palette.setColor(QPalette.ColorRole.Text, self.palette().color(self.foregroundRole()))
+        ctx.palette = palette
+        ctx.clip = QRectF(event.rect().translated(-rect.topLeft()))
+        self._doc.documentLayout().draw(painter, ctx)
+        painter.end()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._doc.setDefaultFont(self.font())
+            self._doc.setTextWidth(-1)  # (forces the next paint to lay out again)
+            self._forget_sizes()
+            self.updateGeometry()
+            self.update()
