@@ -405,7 +405,7 @@ def test_export_head_image_gets_the_head_scene(tmp_path, capsys, fake_export, su
     assert "head 1" in scene.title
 
 
-def test_export_head_png_for_real(tmp_path, capsys):
+def test_export_head_png_for_real(qapp, tmp_path, capsys):  # qapp: a QApplication, not export.py's QGuiApplication
     from PySide6.QtGui import QImage
 
     out = tmp_path / "head.png"
