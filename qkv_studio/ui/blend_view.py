@@ -6,10 +6,12 @@ the value vectors as arrows (first two dimensions) with the output vector drawn 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ..render.theme import THEMES, Theme
@@ -21,6 +23,60 @@ from .plot_cache import cache_axes
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
+
+
+class BarValueLabels(pg.GraphicsObject):
+    """Each bar's weight written above it, all drawn in one paint from laid-out static texts.
+
+    (A pg.TextItem per bar re-lays out its text document on every new number: sixteen of them cost
+    ~4 ms an edit.)  Positions are in data coordinates; the text keeps its pixel size.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._labels: list[tuple[float, float, str]] = []
+        self._font = QFont()
+        self._color = QColor("#000000")
+        self._static: dict[str, QStaticText] = {}
+
+    def set_style(self, font: QFont, color: str) -> None:
+        self._font = QFont(font)
+        self._color = QColor(color)
+        self._static.clear()
+        self.update()
+
+    def set_labels(self, labels: list[tuple[float, float, str]]) -> None:
+        """(x, y, text) per bar: the text is centred on x, just above y."""
+        if labels != self._labels:
+            self._labels = labels
+            self.update()
+
+    def labels(self) -> list[tuple[float, float, str]]:
+        return list(self._labels)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        vb = self.getViewBox()
+        return QRectF() if vb is None else self.mapRectFromView(vb.viewRect())
+
+    def paint(self, p: QPainter, *args) -> None:
+        if not self._labels:
+            return
+        tr = p.transform()
+        p.save()
+        p.resetTransform()
+        p.setFont(self._font)
+        p.setPen(self._color)
+        for x, y, text in self._labels:
+            static = self._static.get(text)
+            if static is None:
+                if len(self._static) > 2048:
+                    self._static.clear()
+                static = self._static[text] = QStaticText(text)
+                static.prepare(QTransform(), self._font)
+            size = static.size()
+            at = tr.map(QPointF(x, y))
+            p.drawStaticText(QPointF(at.x() - size.width() / 2, at.y() - size.height() - 1), static)
+        p.restore()
 
 
 class BlendView(QWidget):
@@ -52,7 +108,8 @@ class BlendView(QWidget):
         # one call (a brush per bar costs a call per bar, ~10 ms for 1024 tokens).
         self.best_bar = pg.BarGraphItem(x=[], height=[], width=0.7)
         self.bars_plot.addItem(self.best_bar)
-        self._bar_labels: list[pg.TextItem] = []
+        self.bar_labels = BarValueLabels()
+        self.bars_plot.addItem(self.bar_labels, ignoreBounds=True)
         self._value_items: list = []
         self._value_labels: list[pg.TextItem] = []
         # What the items show now, so an update touches only what changed.
@@ -87,11 +144,15 @@ class BlendView(QWidget):
 
     def set_font_scale(self, f: float) -> None:
         self._font_scale = f
+        self._ticks = None  # (their font follows the scale)
         font = QFont()
         font.setPointSizeF(10 * f)
         for p in (self.bars_plot, self.values_plot):
             for ax in ("left", "bottom"):
                 p.getAxis(ax).setStyle(tickFont=font)
+                # big numbers need room: fewer of them, and on a projector only the major ticks named
+                p.getAxis(ax).setTickDensity(1 / max(1.0, f))
+                p.getAxis(ax).setStyle(maxTextLevel=0 if f >= 1.5 else 2)
             # fixed width: an axis sized by its labels can oscillate with an aspect-locked range
             p.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("−0.55") + 2.2 * QFontMetricsF(font).height()))
         self._sync()
@@ -114,11 +175,7 @@ class BlendView(QWidget):
         self.bars.setOpts(x=np.arange(s.n), height=w, width=0.7, brush=pg.mkBrush(t.key_color), pen=_NO_PEN)
         self.best_bar.setOpts(x=[best], height=[float(w[best])], width=0.7, brush=pg.mkBrush(t.query_color),
                               pen=_NO_PEN)
-        labels = [s.token_label(j) for j in range(s.n)] if s.n <= _MAX_BARS else None
-        if labels != self._ticks:
-            self._ticks = labels
-            axis = self.bars_plot.getAxis("bottom")
-            axis.setTicks(None if labels is None else [list(enumerate(labels))])
+        self._sync_ticks()
         if s.n != self._bars_n:
             self._bars_n = s.n
             self.bars_plot.setXRange(-0.6, s.n - 0.4, padding=0)
@@ -129,36 +186,51 @@ class BlendView(QWidget):
                        f"({fmt_fixed(float(w[best]))}).")
         self._draw_values(best)
 
+    def _sync_ticks(self) -> None:
+        """Token names under the bars: every one when they fit side by side, else every k-th."""
+        s = self._session.scene
+        if s.n > _MAX_BARS:
+            ticks = None
+        else:
+            names = [s.token_label(j) for j in range(s.n)]
+            font = QFont()
+            font.setPointSizeF(10 * self._font_scale)
+            fm = QFontMetricsF(font)
+            widest = max((fm.horizontalAdvance(name) for name in names), default=0.0) + fm.averageCharWidth() / 2
+            per_bar = max(1.0, self.bars_plot.getViewBox().width()) / max(1, s.n)
+            # Crowded names get a smaller font first (down to 70 %), and only then every k-th name.
+            shrink = min(1.0, max(0.7, per_bar / max(widest, 1.0)))
+            font.setPointSizeF(10 * self._font_scale * shrink)
+            stride = max(1, math.ceil(widest * shrink / per_bar))
+            ticks = ([(j, names[j]) for j in range(0, s.n, stride)], font.pointSizeF())
+        if ticks != self._ticks:
+            self._ticks = ticks
+            axis = self.bars_plot.getAxis("bottom")
+            if ticks is not None:
+                font = QFont()
+                font.setPointSizeF(ticks[1])
+                axis.setStyle(tickFont=font)
+            axis.setTicks(None if ticks is None else [ticks[0]])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self._drawn:
+            self._sync_ticks()
+
     @staticmethod
     def _set_text(label: QLabel, text: str) -> None:
         if label.text() != text:  # a word-wrapped label re-lays out the panel on every setText
             label.setText(text)
 
     def _sync_bar_labels(self, w: np.ndarray) -> None:
-        """One text item per bar (up to 16 tokens), reused; rebuilt only for a new theme or zoom."""
+        """The weights above their bars (up to 16 tokens)."""
         style = (self._theme.text, self._font_scale)
         if style != self._bar_style:
             self._bar_style = style
-            for item in self._bar_labels:
-                self.bars_plot.removeItem(item)
-            self._bar_labels = []
-        font = QFont()
-        font.setPointSizeF(9 * self._font_scale)
-        while len(self._bar_labels) < len(w):
-            label = pg.TextItem("", color=self._theme.text, anchor=(0.5, 1.0))
-            label.setFont(font)
-            self.bars_plot.addItem(label)
-            self._bar_labels.append(label)
-        for j, label in enumerate(self._bar_labels):
-            if j < len(w):
-                text, pos = fmt_fixed(float(w[j])), (j, float(w[j]))
-                if getattr(label, "_qkv_state", None) != (text, pos):
-                    label._qkv_state = (text, pos)
-                    label.setText(text)
-                    label.setPos(*pos)
-                label.setVisible(True)
-            else:
-                label.setVisible(False)
+            font = QFont()
+            font.setPointSizeF(9 * self._font_scale)
+            self.bar_labels.set_style(font, self._theme.text)
+        self.bar_labels.set_labels([(float(j), float(x), fmt_fixed(float(x))) for j, x in enumerate(w)])
 
     def _draw_values(self, best: int) -> None:
         s = self._session.scene

@@ -114,3 +114,28 @@ def test_blend_view_shows_weights_as_bars(qtbot, session):
     assert "cat" in view.title.text() and "0.54" in view.title.text()
     session.set_query(0)
     np.testing.assert_allclose(view.bars.opts["height"], session.result.weights[0])
+
+
+def test_blend_view_writes_each_weight_above_its_bar_and_names_every_token(qtbot, session):
+    view = shown(qtbot, BlendView(session))
+    view.resize(700, 400)
+    qtbot.waitUntil(lambda: view._ticks is not None and len(view._ticks[0]) == 4)
+    assert [text for _, _, text in view.bar_labels.labels()] == ["0.06", "0.54", "0.13", "0.27"]
+    assert [(x, round(y, 4)) for x, y, _ in view.bar_labels.labels()][1] == (1.0, 0.5388)
+    assert [name for _, name in view._ticks[0]] == ["the", "cat", "sat", "mat"]
+    session.set_value("Q", 2, 0, 3.0)
+    session.flush()
+    np.testing.assert_allclose([y for _, y, _ in view.bar_labels.labels()], session.result.weights[2])
+
+
+def test_blend_view_thins_token_names_that_cannot_fit(qtbot):
+    from qkv_studio.core.scene import Scene
+
+    rng = np.random.default_rng(0)
+    n = 40
+    scene = Scene.create([f"token{i}" for i in range(n)], q=rng.normal(size=(n, 2)), k=rng.normal(size=(n, 2)),
+                         v=rng.normal(size=(n, 2)))
+    view = shown(qtbot, BlendView(Session(scene)))
+    view.resize(400, 300)
+    qtbot.waitUntil(lambda: view._ticks is not None and 1 < len(view._ticks[0]) < n)
+    assert view.bar_labels.labels() == []  # more than 16 bars: no numbers over them
