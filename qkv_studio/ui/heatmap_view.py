@@ -619,8 +619,10 @@ class HeatmapView(QWidget):
         top = [(i, labels[i]) for i in range(0, n, step_x)]
         if self._sigma and cell_px >= MIN_CELL_PX:
             top.append((n + SIGMA_GAP, "Σ"))
-        self.plot.getAxis("left").setTicks([left, []])
-        top_axis.setTicks([top, []])
+        if (left, top) != getattr(self, "_ticks_shown", None):  # new ticks redraw the axis (~1 ms each)
+            self._ticks_shown = (left, top)
+            self.plot.getAxis("left").setTicks([left, []])
+            top_axis.setTicks([top, []])
 
     def _cell_px(self) -> float:
         sx = self.plot.vb.viewPixelSize()[0]
