@@ -26,6 +26,9 @@ HEADERS = {
     "weight": "weight w",
     "weighted": "w · vⱼ",
 }
+# Vectors show their first components only: at dₖ = 32 four of them pushed the scores and weights (what
+# the table is for) out of view; the editors hold every component.
+VECTOR_LIMIT = 2
 FIT_DELAY_MS = 250  # columns refit this long after the last edit
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
@@ -139,9 +142,9 @@ class CalcModel(QAbstractTableModel):
             return s.token_label(j)
         _, k, v = s.qkv()
         if col == "key":
-            return fmt_vector(k[j])
+            return fmt_vector(k[j], limit=VECTOR_LIMIT)
         if col == "value":
-            return fmt_vector(v[j])
+            return fmt_vector(v[j], limit=VECTOR_LIMIT)
         if col == "score":
             return fmt(float(r.scores[qi, j]), 3)
         if col == "scaled":
@@ -150,7 +153,7 @@ class CalcModel(QAbstractTableModel):
             return fmt_fixed(float(r.weights[qi, j]))
         if self._contrib is None:
             self._contrib = contributions(r, v, qi)
-        return fmt_vector(self._contrib[j])
+        return fmt_vector(self._contrib[j], limit=VECTOR_LIMIT)
 
     def _total_text(self, col: str) -> str:
         r = self._session.result
@@ -160,7 +163,7 @@ class CalcModel(QAbstractTableModel):
         if col == "weight":
             return fmt_fixed(float(r.weights[qi].sum()))
         if col == "weighted":
-            return f"o = {fmt_vector(r.output[qi])}"
+            return f"o = {fmt_vector(r.output[qi], limit=VECTOR_LIMIT)}"
         return ""
 
     def _forget(self) -> None:

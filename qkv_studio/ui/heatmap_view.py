@@ -618,6 +618,11 @@ class HeatmapView(QWidget):
         left = [(i, labels[i]) for i in range(0, n, step_y)]
         top = [(i, labels[i]) for i in range(0, n, step_x)]
         if self._sigma and cell_px >= MIN_CELL_PX:
+            # A thinned-out last key name ("[SEP]") must not run into the Σ over the sums.
+            sigma_w = QFontMetricsF(_pixel_font(top_size)).horizontalAdvance("Σ")
+            top_fm = QFontMetricsF(_pixel_font(top_size))
+            top = [(i, name) for i, name in top
+                   if (n + SIGMA_GAP - i) * cell_px >= (top_fm.horizontalAdvance(name) + sigma_w) / 2 + 4]
             top.append((n + SIGMA_GAP, "Σ"))
         if (left, top) != getattr(self, "_ticks_shown", None):  # new ticks redraw the axis (~1 ms each)
             self._ticks_shown = (left, top)
