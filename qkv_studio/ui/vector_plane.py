@@ -73,6 +73,22 @@ def _set_arrows(item: pg.PlotDataItem, xs: np.ndarray, ys: np.ndarray) -> None:
     item.setData(xs, ys, connect="pairs")
 
 
+def _pca_bases(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The 2-D PCA basis of q and k with the share of their length it keeps, and one for v (None when
+    dᵥ ≤ 2: its first two components are already all of it).  Rows are scaled first, so numbers near
+    1e308 give the same directions instead of overflowing."""
+    from ..core.models import pca_basis  # (NumPy only; loaded when first asked for)
+
+    def scaled(*ms: np.ndarray) -> list[np.ndarray]:
+        top = max((float(np.max(np.abs(m))) for m in ms if m.size), default=0.0)
+        return [m / top if top > 0 else m for m in ms]
+
+    qs, ks = scaled(q, k)
+    basis, explained = pca_basis(qs, ks)
+    v_basis = pca_basis(*scaled(v), np.zeros((0, v.shape[1])))[0] if v.shape[1] > 2 else None
+    return basis, explained, v_basis
+
+
 def _first2(m: np.ndarray) -> np.ndarray:
     """The first two components of each row (a 1-D vector lies on the horizontal axis)."""
     if m.shape[1] >= 2:
@@ -123,6 +139,8 @@ class VectorPlane(QWidget):
         self._labels_sig: tuple | None = None  # what the labels show now
         self._stale = 0  # 1: redraw when shown; 2: re-style and re-fit too (new tokens)
         self._names: tuple = (None, [])  # (tokens, their labels)
+        self._pca = False
+        self._bases: tuple | None = None  # (q·k basis, explained, v basis) while PCA is shown
 
         # header: what is shown, and the values toggle
         self.info = RichLabel(parent=self)
@@ -135,7 +153,18 @@ class VectorPlane(QWidget):
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
         head.addWidget(LayoutBarrier(self.info, grow_only=True), 1)  # new numbers re-lay out this line only
-        head.addWidget(self.values_box, 0, Qt.AlignmentFlag.AlignTop)
+        self.pca_box = QCheckBox("PCA", self)
+        self.pca_box.setToolTip("For dₖ > 2: draw q and k on the two directions that keep most of their length "
+                                "(PCA, not centred: dot products keep their meaning), values on their own. "
+                                "Dragging is off in this view.")
+        self.pca_box.toggled.connect(self.set_pca)
+        boxes = QVBoxLayout()
+        boxes.setContentsMargins(0, 0, 0, 0)
+        boxes.setSpacing(0)
+        boxes.addWidget(self.values_box)
+        boxes.addWidget(self.pca_box)
+        boxes.addStretch(1)
+        head.addLayout(boxes, 0)
 
         self.view_box = _PlaneViewBox()
         self.view_box.drag_handler = self._drag_event
@@ -215,6 +244,24 @@ class VectorPlane(QWidget):
         self._labels_clear()
         self._style()
 
+    def set_pca(self, on: bool) -> None:
+        """Show the vectors through their 2-D PCA (only for dₖ > 2) instead of their first two components."""
+        on = bool(on)
+        if self.pca_box.isChecked() != on:
+            self.pca_box.setChecked(on)  # (comes back here)
+            return
+        if on == self._pca:
+            return
+        self._pca = on
+        self._read_vectors()
+        self._read_result()
+        self._labels_sig = None
+        self._redraw(refit=True, ensure=False)
+
+    def pca_shown(self) -> bool:
+        """True when the plane draws the PCA projection (asked for, and dₖ > 2)."""
+        return self._pca and self._session.scene.d_k > 2
+
     def set_show_values(self, on: bool) -> None:
         """Show or hide the value vectors (the blend stage always shows them)."""
         on = bool(on)
@@ -237,8 +284,8 @@ class VectorPlane(QWidget):
         return self._show_values or self._session.stage == "output"
 
     def read_only(self) -> bool:
-        """True in projection mode: Q, K, V are derived and cannot be dragged."""
-        return self._session.scene.mode == "projection"
+        """True in projection mode (Q, K, V are derived) and in the PCA view: nothing can be dragged."""
+        return self._session.scene.mode == "projection" or self.pca_shown()
 
     def head_view_pos(self, matrix: str, row: int) -> QPointF:
         """Where the head of a drawn vector is, in data coordinates."""
@@ -304,9 +351,19 @@ class VectorPlane(QWidget):
     def _read_vectors(self) -> None:
         scene = self._session.scene
         q, k, v = scene.qkv()
-        self._keys = _first2(k)
-        self._values = _first2(v)
-        self._query_vec = _first2(q[scene.query:scene.query + 1])
+        self.pca_box.setEnabled(scene.d_k > 2)
+        if self.pca_shown():
+            self._bases = _pca_bases(q, k, v)
+            basis, _, v_basis = self._bases
+            with np.errstate(over="ignore", invalid="ignore"):
+                self._keys = k @ basis
+                self._query_vec = q[scene.query:scene.query + 1] @ basis
+                self._values = v @ v_basis if v_basis is not None else _first2(v)
+        else:
+            self._bases = None
+            self._keys = _first2(k)
+            self._values = _first2(v)
+            self._query_vec = _first2(q[scene.query:scene.query + 1])
 
     def _read_result(self) -> None:
         result = self._session.result
@@ -317,17 +374,26 @@ class VectorPlane(QWidget):
         stats = row_stats(result, query)
         self._best = None if stats.fully_masked else stats.argmax
         self._best_weight = stats.max_weight
-        self._output = _first2(result.output[query:query + 1])
+        out = result.output[query:query + 1]
+        v_basis = self._bases[2] if self._bases is not None else None
+        self._output = out @ v_basis if v_basis is not None else _first2(out)
 
     def _update_info(self) -> None:
         scene = self._session.scene
         t = self._theme
         d_k, d_v = scene.d_k, scene.d_v
-        dims = "dₖ = 2" if d_k == 2 else (
-            f"first 2 of dₖ = {d_k} dimensions" if d_k > 2 else "dₖ = 1: one dimension, on the horizontal axis")
-        if d_v != d_k:
-            dims += f" · values: {'first 2 of ' if d_v > 2 else ''}dᵥ = {d_v}"
-        if self.read_only():
+        if self._bases is not None:
+            dims = f"PCA of q and k: 2 directions keep {100 * self._bases[1].sum():.0f}% of dₖ = {d_k}"
+            if self.values_visible():
+                dims += " · values by their own PCA" if d_v > 2 else f" · values: dᵥ = {d_v}"
+        else:
+            dims = "dₖ = 2" if d_k == 2 else (
+                f"first 2 of dₖ = {d_k} dimensions" if d_k > 2 else "dₖ = 1: one dimension, on the horizontal axis")
+            if d_v != d_k:
+                dims += f" · values: {'first 2 of ' if d_v > 2 else ''}dᵥ = {d_v}"
+        if self._bases is not None:
+            hint = "a projection: untick PCA to drag the first two components"
+        elif self.read_only():
             hint = "derived: Q = X·W<sup>Q</sup>, K = X·W<sup>K</sup> — edit X or W to move them"
         else:
             hint = "drag an arrow head to edit that vector"
@@ -342,6 +408,9 @@ class VectorPlane(QWidget):
             f'<span style="font-size:{self._px(14)}px; color:{t.muted}"> &nbsp;({dims})<br>{hint}</span>')
         x_label = "dimension 1"
         y_label = "dimension 2" if d_k >= 2 else "(none: dₖ = 1)"
+        if self._bases is not None:
+            explained = self._bases[1]
+            x_label, y_label = (f"PCA {i + 1} · {100 * explained[i]:.0f}%" for i in range(2))
         css = {"color": t.text, "font-size": f"{self._px(15)}px"}
         key = (x_label, y_label, tuple(css.items()))
         if key != getattr(self, "_axis_labels", None):  # a relabelled axis redraws itself (~8 ms)

@@ -209,3 +209,38 @@ def test_many_keys_are_drawn_fainter(qtbot):
     plane = _show(qtbot, Session(scene))
     assert plane._keys_item.opts["pen"].color().alpha() < 255
     assert plane._query_item.opts["pen"].color().alpha() == 255
+
+
+def test_pca_view_projects_q_and_k_and_cannot_be_dragged(qtbot):
+    from qkv_studio.core.models import pca_basis
+
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.normal(size=(5, 6)) for _ in range(3))
+    session = Session(Scene.create(list("abcde"), q=q, k=k, v=v))
+    plane = _show(qtbot, session)
+    assert plane.pca_box.isEnabled() and not plane.pca_shown()
+    np.testing.assert_allclose(plane.head_view_pos("K", 3).x(), k[3, 0])  # first two components
+    plane.pca_box.click()
+    assert plane.pca_shown() and plane.read_only()
+    basis, explained = pca_basis(q, k)
+    head = plane.head_view_pos("K", 3)
+    np.testing.assert_allclose([head.x(), head.y()], k[3] @ basis)
+    query = session.query
+    q_head = plane.head_view_pos("Q", query)
+    np.testing.assert_allclose([q_head.x(), q_head.y()], q[query] @ basis)
+    assert plane.plot.getAxis("bottom").labelText == f"PCA 1 · {100 * explained[0]:.0f}%"
+    assert "PCA" in plane.info.text()
+    start = plane.head_viewport_pos("Q", query)
+    _drag(qtbot, plane, start, start + QPoint(40, -30))
+    assert session.undo_stack.count() == 0  # a projection is not edited by dragging
+    plane.set_pca(False)
+    assert not plane.pca_shown() and not plane.pca_box.isChecked()
+    np.testing.assert_allclose(plane.head_view_pos("K", 3).x(), k[3, 0])
+
+
+def test_pca_is_offered_only_above_two_dimensions(qtbot):
+    session = Session(load_preset("lesson"))
+    plane = _show(qtbot, session)
+    assert not plane.pca_box.isEnabled()
+    plane.set_pca(True)
+    assert not plane.pca_shown() and not plane.read_only()
