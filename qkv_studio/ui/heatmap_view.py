@@ -382,7 +382,8 @@ class HeatmapView(QWidget):
         blend = (old_rgba.astype(np.float32) * (1.0 - t) + self._rgba.astype(np.float32) * t).astype(np.uint8)
         self.image_item.setImage(blend, autoLevels=False)
         both = np.isfinite(old_m) & np.isfinite(self._matrix)
-        self._text_matrix = np.where(both, old_m * (1.0 - t) + self._matrix * t, self._matrix)
+        with np.errstate(invalid="ignore", over="ignore"):  # (masked −∞ cells are not interpolated)
+            self._text_matrix = np.where(both, old_m * (1.0 - t) + self._matrix * t, self._matrix)
         self.overlay.update()
 
     def _on_anim_end(self) -> None:
