@@ -145,6 +145,7 @@ class BlendView(QWidget):
     def set_font_scale(self, f: float) -> None:
         self._font_scale = f
         self._ticks = None  # (their font follows the scale)
+        self._ticks_for = None
         font = QFont()
         font.setPointSizeF(10 * f)
         for p in (self.bars_plot, self.values_plot):
@@ -189,6 +190,10 @@ class BlendView(QWidget):
     def _sync_ticks(self) -> None:
         """Token names under the bars: every one when they fit side by side, else every k-th."""
         s = self._session.scene
+        key = (s.tokens, self.bars_plot.getViewBox().width(), self._font_scale)
+        if key == getattr(self, "_ticks_for", None):  # (every edit comes here: measure names only anew)
+            return
+        self._ticks_for = key
         if s.n > _MAX_BARS:
             ticks = None
         else:
