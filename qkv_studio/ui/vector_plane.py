@@ -89,6 +89,11 @@ def _pca_bases(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray,
     return basis, explained, v_basis
 
 
+def _finite(m: np.ndarray) -> np.ndarray:
+    """Projected vectors kept finite: an overflow (numbers near 1e308) becomes ±1e300."""
+    return np.nan_to_num(m, nan=0.0, posinf=1e300, neginf=-1e300)
+
+
 def _first2(m: np.ndarray) -> np.ndarray:
     """The first two components of each row (a 1-D vector lies on the horizontal axis)."""
     if m.shape[1] >= 2:
@@ -355,10 +360,10 @@ class VectorPlane(QWidget):
         if self.pca_shown():
             self._bases = _pca_bases(q, k, v)
             basis, _, v_basis = self._bases
-            with np.errstate(over="ignore", invalid="ignore"):
-                self._keys = k @ basis
-                self._query_vec = q[scene.query:scene.query + 1] @ basis
-                self._values = v @ v_basis if v_basis is not None else _first2(v)
+            with np.errstate(over="ignore", invalid="ignore"):  # (finite, if off the plane, near 1e308)
+                self._keys = _finite(k @ basis)
+                self._query_vec = _finite(q[scene.query:scene.query + 1] @ basis)
+                self._values = _finite(v @ v_basis) if v_basis is not None else _first2(v)
         else:
             self._bases = None
             self._keys = _first2(k)
@@ -376,7 +381,8 @@ class VectorPlane(QWidget):
         self._best_weight = stats.max_weight
         out = result.output[query:query + 1]
         v_basis = self._bases[2] if self._bases is not None else None
-        self._output = out @ v_basis if v_basis is not None else _first2(out)
+        with np.errstate(over="ignore", invalid="ignore"):  # (numbers near 1e308 draw off the plane)
+            self._output = _finite(out @ v_basis) if v_basis is not None else _first2(out)
 
     def _update_info(self) -> None:
         scene = self._session.scene

@@ -244,3 +244,21 @@ def test_pca_is_offered_only_above_two_dimensions(qtbot):
     assert not plane.pca_box.isEnabled()
     plane.set_pca(True)
     assert not plane.pca_shown() and not plane.read_only()
+
+
+@pytest.mark.parametrize("big", [1e308, -1e308, 1e-300])
+def test_pca_of_extreme_numbers_stays_finite_and_quiet(qtbot, big):
+    import warnings
+
+    q, k, v = np.full((3, 4), big), np.full((3, 4), -big), np.full((3, 4), big)
+    session = Session(Scene.create(list("abc"), q=q, k=k, v=v))
+    plane = _show(qtbot, session)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plane.set_pca(True)
+        session.set_stage("output")
+        session.flush()
+        qtbot.wait(10)
+    assert plane.pca_shown()
+    assert np.all(np.isfinite(plane.view_box.viewRange()))
+    assert plane.plot.getAxis("bottom").labelText.startswith("PCA 1")
