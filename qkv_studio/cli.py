@@ -23,6 +23,10 @@ Qt is imported only by the commands that need it (the window, screenshots, image
 
 from __future__ import annotations
 
+import qkv_studio
+
+qkv_studio._pause_gc_for_startup()  # before the heavy imports (see qkv_studio/__init__.py)
+
 import argparse
 import os
 import re
@@ -361,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in _DISPATCH:
+            qkv_studio._resume_gc()  # the window resumes it itself, after its own imports
             return _DISPATCH[argv[0]](argv[1:])
         return _cmd_window(argv)
     except CliError as exc:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QLineEdit, QTextEdit,
 )
 
+from .. import _resume_gc
 from ..core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session, write_session
 from ..core.deck import Deck, read_deck
 from ..core.scene import SceneError, projection_of, with_random_projections
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
     presentation_changed = Signal(bool)
 
     def __init__(self, scene: Scene, path: str = "", *, use_settings: bool = True) -> None:
+        _resume_gc(freeze=True)  # the start-up imports are done (see qkv_studio/__init__.py)
         super().__init__()
         self.session = Session(scene, path, self)
         self._use_settings = use_settings
