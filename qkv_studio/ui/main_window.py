@@ -22,7 +22,7 @@ from ..core import STAGES, Scene, SessionFileError, list_presets, load_preset, r
 from ..core.deck import Deck, read_deck
 from ..core.scene import SceneError, projection_of, with_random_projections
 from ..render.colormaps import SEQUENTIAL
-from ..render.theme import THEMES, Theme, get_theme
+from ..render.theme import DEFAULT_THEME, THEMES, Theme, get_theme
 from ..session import Session
 from .blend_view import BlendView
 from .calc_table import CalcTable
@@ -96,8 +96,10 @@ class MainWindow(QMainWindow):
         self.deck_index = 0
         self.setDockNestingEnabled(True)
         self.resize(1600, 950)
-        # The style sheet goes on before the widgets exist: they are styled once as they are first
-        # shown, instead of all restyled when it is set afterwards (~0.15 s each time).
+        # Theme and zoom are known before anything is built, so the style sheet goes on once, before
+        # the widgets exist: they are styled once as they are first shown, instead of all restyled
+        # when it is set afterwards (~0.15 s each time).
+        settings = self._read_settings() if use_settings else {}
         self._apply_style()
         self._build_widgets()
         self.blank_overlay = BlankOverlay(self)
@@ -113,9 +115,8 @@ class MainWindow(QMainWindow):
         self._update_title()
         self.resize(1600, 950)
         if use_settings:
-            self._restore_settings()
-        self.apply_theme(self._theme.name)
-        self._apply_font_scale()
+            self._restore_settings(settings)
+        self._style_new_panels()
         self.act_animate.setChecked(self.heatmap.animate)
 
     # ---- construction -----------------------------------------------------------------------------
@@ -376,13 +377,14 @@ class MainWindow(QMainWindow):
         m = mb.addMenu("&File")
         m.addAction(self.act_new)
         m.addAction(self.act_open)
+        # The presets (read from disk) and the recent files (from the settings) are listed when the
+        # menu opens, not while the window starts.
         self.preset_menu = m.addMenu("Open &preset")
-        for preset in list_presets():
-            act = self.preset_menu.addAction(f"{preset.name} — {preset.description[:60]}")
-            act.triggered.connect(lambda _=False, name=preset.name: self.open_preset(name))
+        self.preset_menu.aboutToShow.connect(self._fill_preset_menu)
         m.addAction(self.act_open_deck)
         self.recent_menu = m.addMenu("Open &recent")
-        self._rebuild_recent()
+        self._recent_stale = True
+        m.aboutToShow.connect(self._rebuild_recent_if_stale)
         m.addSeparator()
         m.addAction(self.act_save)
         m.addAction(self.act_save_as)
@@ -589,7 +591,24 @@ class MainWindow(QMainWindow):
     def _font_scale(self) -> float:
         return self._zoom * (PRESENTATION_SCALE if self._presentation else 1.0)
 
-    def _apply_font_scale(self) -> None:
+    def _style_new_panels(self) -> None:
+        """The window's theme and font scale on the panels just built (end of construction).
+
+        The heatmap and the vector plane draw themselves in the default theme at scale 1 as they are
+        built: they are told again only when the window's theme or zoom differs (10–20 ms each).
+        """
+        t = self._theme
+        self.theme_actions[t.name].setChecked(True)
+        as_built = (self.heatmap, self.plane)
+        for w in (self.heatmap, self.plane, self.blend):
+            if t.name != DEFAULT_THEME or w not in as_built:
+                w.set_theme(t)
+        self.stepper.set_accent(t.accent if t.name != "light" else t.highlight)
+        self._apply_font_scale(as_built=as_built if self._font_scale() == 1.0 else ())
+
+    def _apply_font_scale(self, *, as_built: tuple = ()) -> None:
+        """Fonts, row heights and the style sheet for the current zoom; panels in ``as_built`` are
+        already drawn at this scale and are not told again."""
         f = self._font_scale()
         font = QFont(QApplication.font())
         font.setPointSizeF(BASE_POINT_SIZE * f)
@@ -602,10 +621,15 @@ class MainWindow(QMainWindow):
         self.stepper.formula.setFont(big)
         self.stepper.stage_formula.setFont(big)
         for w in (self.heatmap, self.plane, self.blend) + self._built_panels():
-            w.set_font_scale(f)
+            if w not in as_built:
+                w.set_font_scale(f)
         for view in (self.calc,) + tuple(e.table for e in self.editors.values()):
-            view.verticalHeader().setDefaultSectionSize(int(font.pointSizeF() * 2.4))
+            view.verticalHeader().setDefaultSectionSize(self._row_height())
         self._apply_style()
+
+    def _row_height(self) -> int:
+        """The height of a table row at the current zoom."""
+        return int(BASE_POINT_SIZE * self._font_scale() * 2.4)
 
     def is_presentation(self) -> bool:
         return self._presentation
@@ -746,7 +770,19 @@ class MainWindow(QMainWindow):
         self.settings().setValue("recent_files", recent[:MAX_RECENT])
         self._rebuild_recent()
 
+    def _fill_preset_menu(self) -> None:
+        if self.preset_menu.actions():
+            return
+        for preset in list_presets():
+            act = self.preset_menu.addAction(f"{preset.name} — {preset.description[:60]}")
+            act.triggered.connect(lambda _=False, name=preset.name: self.open_preset(name))
+
+    def _rebuild_recent_if_stale(self) -> None:
+        if self._recent_stale:
+            self._rebuild_recent()
+
     def _rebuild_recent(self) -> None:
+        self._recent_stale = False
         self.recent_menu.clear()
         recent = self._recent()
         for p in recent:
@@ -754,24 +790,30 @@ class MainWindow(QMainWindow):
             act.triggered.connect(lambda _=False, path=p: self.open_path(path))
         self.recent_menu.setEnabled(bool(recent))
 
-    def _restore_settings(self) -> None:
+    _REMEMBERED = ("geometry", "window_state", "theme", "colormap", "zoom", "animate")
+
+    def _read_settings(self) -> dict:
+        """What the window remembers, read in one go before it is built; theme and zoom take effect
+        at once (the panels are then built and styled once, in them)."""
         st = self.settings()
-        geometry = st.value("geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        state = st.value("window_state")
-        if state is not None:
-            self._restored_state = bool(self.restoreState(state))
-        theme = str(st.value("theme", "light"))
-        self._theme = THEMES.get(theme, THEMES["light"])
-        cmap = str(st.value("colormap", "viridis"))
-        if cmap in SEQUENTIAL:
-            QTimer.singleShot(0, lambda: self.apply_colormap(cmap))
+        values = {key: st.value(key) for key in self._REMEMBERED}
+        self._theme = THEMES.get(str(values["theme"] or "light"), THEMES["light"])
         try:
-            self._zoom = max(0.5, min(4.0, float(st.value("zoom", 1.0))))
+            self._zoom = max(0.5, min(4.0, float(1.0 if values["zoom"] is None else values["zoom"])))
         except (TypeError, ValueError):
             self._zoom = 1.0
-        animate = st.value("animate", True)
+        return values
+
+    def _restore_settings(self, values: dict) -> None:
+        """Geometry, dock layout, colormap and animation from :meth:`_read_settings` (widgets built)."""
+        if values["geometry"] is not None:
+            self.restoreGeometry(values["geometry"])
+        if values["window_state"] is not None:
+            self._restored_state = bool(self.restoreState(values["window_state"]))
+        cmap = "viridis" if values["colormap"] is None else str(values["colormap"])
+        if cmap in SEQUENTIAL:
+            QTimer.singleShot(0, lambda: self.apply_colormap(cmap))
+        animate = True if values["animate"] is None else values["animate"]
         self.heatmap.animate = animate not in (False, "false", "0", 0)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
