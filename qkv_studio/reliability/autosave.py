@@ -23,15 +23,17 @@ import logging
 import os
 import threading
 import time
-import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QElapsedTimer, QLockFile, QObject, QTimer
 
 from ..core import Scene, SessionFileError, read_session, write_session
 from ..core.sessionfile import atomic_write
 from .paths import autosave_dir
+
+if TYPE_CHECKING:  # the thread pool is imported when the first autosave is written, not at start-up
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 log = logging.getLogger("qkv_studio.autosave")
 
@@ -53,6 +55,8 @@ def _submit(fn, *args) -> Future:
     global _pool
     with _pool_guard:
         if _pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qkv-autosave")
         return _pool.submit(fn, *args)
 
@@ -90,6 +94,8 @@ class Entry:
     @classmethod
     def create(cls, folder: Path) -> "Entry":
         """A new entry owned (locked) by this process; raises OSError if the folder is unusable."""
+        import uuid
+
         folder.mkdir(parents=True, exist_ok=True)
         entry = cls(folder, f"{os.getpid()}-{uuid.uuid4().hex[:10]}")
         if not entry.claim():

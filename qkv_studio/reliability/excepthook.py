@@ -17,7 +17,6 @@ Exceptions on other threads are logged.  ``KeyboardInterrupt`` goes to the previ
 from __future__ import annotations
 
 import logging
-import platform
 import sys
 import threading
 import time
@@ -106,6 +105,8 @@ class ExceptionHook:
         message = short_message(value)
         self.last_message, self.last_details = message, details
         try:
+            import platform  # (only ever needed here: not imported at start-up)
+
             log.error("unhandled exception (QKV Studio %s, Python %s, %s)\n%s", _version(),
                       platform.python_version(), platform.platform(), details.rstrip())
         except Exception:  # noqa: BLE001 - logging must not raise here
