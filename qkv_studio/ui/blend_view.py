@@ -90,8 +90,8 @@ class BlendView(QWidget):
         self.title = RichLabel()
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
-        self.bars_plot = pg.PlotWidget()
-        self.values_plot = pg.PlotWidget()
+        self.bars_plot = pg.PlotWidget(enableMenu=False)  # (menus built and then disabled cost start-up time)
+        self.values_plot = pg.PlotWidget(enableMenu=False)
         for p in (self.bars_plot, self.values_plot):
             p.setMenuEnabled(False)
             p.hideButtons()

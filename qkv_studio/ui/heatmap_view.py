@@ -234,7 +234,7 @@ class HeatmapView(QWidget):
 
         self.graphics = pg.GraphicsLayoutWidget(self)
         self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
-        self.plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0)
+        self.plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0, enableMenu=False)  # (no menu to build)
         vb = self.plot.vb
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
