@@ -221,6 +221,10 @@ class MainWindow(QMainWindow):
 
             panel, dock = ModelPanel(self.session, confirm=self.confirm_discard), self.dock_model
             panel.edit_requested.connect(lambda: (self.dock_editors.show(), self.dock_editors.raise_()))
+            # A real head (dₖ = 32) is seen through the plane's PCA; its editable copy by its numbers.
+            panel.run_changed.connect(lambda: self.plane.set_pca(True))
+            panel.head_changed.connect(lambda *_: self.plane.set_pca(True))
+            panel.edit_requested.connect(lambda: self.plane.set_pca(False))
         self._panels[name] = panel
         panel.set_theme(self._theme)
         panel.set_colormap(self._colormap)

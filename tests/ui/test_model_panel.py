@@ -194,3 +194,23 @@ def test_a_short_panel_on_the_projector_keeps_its_views_readable(qtbot, session)
     panel.resize(860, 1400)
     qtbot.waitUntil(lambda: not panel.is_compact(), timeout=1000)
     assert "a real pretrained transformer" in panel.title.text() and "click" in panel.grid_caption.text()
+
+
+@needs_model
+def test_the_window_shows_a_model_head_through_pca_and_its_copy_by_its_numbers(qtbot, lesson_scene):
+    from qkv_studio.ui.main_window import MainWindow
+
+    window = MainWindow(lesson_scene, use_settings=False)
+    qtbot.addWidget(window)
+    window.resize(1600, 950)
+    window.show()
+    qtbot.waitExposed(window)
+    panel = window.model_panel
+    assert not window.plane.pca_shown()
+    assert panel.run_text("The cat sat on the mat.")
+    window.session.flush()
+    assert window.plane.pca_shown() and window.plane.read_only()  # a head of dₖ = 32, seen by PCA
+    assert window.plane.plot.getAxis("bottom").labelText.startswith("PCA 1")
+    assert panel.select(3, 7) and window.plane.pca_shown()
+    assert panel.edit_head()
+    assert not window.plane.pca_shown() and not window.plane.read_only()  # the copy is dragged by its numbers
