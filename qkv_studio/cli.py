@@ -317,9 +317,22 @@ def _cmd_export(argv: list[str]) -> int:
         from qkv_studio.export import export_file
     except ImportError:
         raise CliError("image export is not available yet") from None
+    from qkv_studio.render.figure import FigureOptions
+
+    options = FigureOptions(stage=scene.stage, heading=_figure_heading(args, head))
     _run_foreign(lambda: export_file(scene, str(out), width=args.width, theme=args.theme,
-                                     colormap=args.colormap), out, "export")
+                                     colormap=args.colormap, options=options), out, "export")
     return 0
+
+
+def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> str:
+    """What an exported figure is of, when it is one head: "head 1 (of heads 0–1)" or the model's."""
+    if getattr(args, "model", None):
+        layer = 0 if args.layer is None else args.layer
+        return f"all-MiniLM-L6-v2 layer {layer} head {0 if args.head is None else args.head}"
+    if head is not None:
+        return f"head {head[0]} (of heads 0–{head[1] - 1})"
+    return ""
 
 
 def _cmd_screenshot(argv: list[str]) -> int:

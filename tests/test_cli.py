@@ -241,8 +241,8 @@ def fake_export(monkeypatch):
     calls = []
     module = types.ModuleType("qkv_studio.export")
 
-    def export_file(scene, out_path, *, width=None, theme="light", colormap="viridis"):
-        calls.append(dict(scene=scene, out=out_path, width=width, theme=theme, colormap=colormap))
+    def export_file(scene, out_path, *, width=None, theme="light", colormap="viridis", options=None):
+        calls.append(dict(scene=scene, out=out_path, width=width, theme=theme, colormap=colormap, options=options))
         if module.fail is not None:
             Path(out_path).write_bytes(b"half a pic")
             raise module.fail
@@ -480,3 +480,21 @@ def test_a_folder_without_write_permission_is_refused_up_front(tmp_path, capsys,
     code, o, err = run(capsys, "export", "-o", str(tmp_path / "w.csv"))
     assert_one_line_error(code, o, err, "permission denied")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_exported_heads_figure_names_the_head_in_its_title(tmp_path, capsys, qapp):
+    head_svg, whole_svg = tmp_path / "h.svg", tmp_path / "w.svg"
+    assert run(capsys, "export", "--preset", "multihead", "--head", "1", "-o", str(head_svg))[0] == 0
+    assert run(capsys, "export", "--preset", "multihead", "-o", str(whole_svg))[0] == 0
+    assert "head 1 (of heads 0–1)" in head_svg.read_text(encoding="utf-8")
+    assert "head 1 (of heads" not in whole_svg.read_text(encoding="utf-8")
+
+
+def test_a_model_figure_names_the_layer_and_head(tmp_path, capsys, qapp, monkeypatch):
+    import qkv_studio.cli as cli
+
+    monkeypatch.setattr(cli, "_model_scene", lambda args: load_preset("lesson"))  # no model loaded here
+    out = tmp_path / "m.svg"
+    assert run(capsys, "export", "--model", "minilm", "--text", "hi", "--layer", "2", "--head", "5",
+               "-o", str(out))[0] == 0
+    assert "all-MiniLM-L6-v2 layer 2 head 5" in out.read_text(encoding="utf-8")

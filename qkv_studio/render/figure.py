@@ -94,6 +94,7 @@ class FigureOptions:
     background: str = "theme"
     colormap: str = DEFAULT_SEQUENTIAL
     font_scale: float = 1.0
+    heading: str = ""  # what the figure is of, before the title: "head 1 (of heads 0–1)", a model's layer and head
 
     def validated(self) -> "FigureOptions":
         """Self, or ValueError naming the bad option."""
@@ -370,6 +371,8 @@ def figure_title(scene: Scene, options: FigureOptions) -> tuple[str, str]:
         head, meaning = "scores (÷√dₖ switched off)", "the raw dot products, not divided by √dₖ"
     d_k = scene.d_k
     title = f"{head} · query “{scene.token_label(scene.query)}” · dₖ = {d_k}"
+    if options.heading:
+        title = f"{options.heading} · {title}"
     meaning = meaning.format(sqrt=f"{math.sqrt(d_k):.3g}")
     if not isinstance(scene.mask, str) or scene.mask != "none":
         kind = "causal mask" if isinstance(scene.mask, str) else "custom mask"
