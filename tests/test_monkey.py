@@ -3,6 +3,7 @@ runs it for 20 000 actions).  CI runs a few hundred actions and expects no failu
 
 import os
 
+import numpy as np
 import pytest
 
 from tests import monkey_driver
@@ -31,7 +32,7 @@ def test_monkey_keeps_every_invariant(qtbot, window, tmp_path):
 
 def test_the_driver_notices_a_broken_invariant(qtbot, window, tmp_path, monkeypatch):
     """The driver is only worth its green if it turns red: a heatmap that shows stale numbers."""
-    monkeypatch.setattr(window.heatmap, "displayed_matrix", lambda: window.session.result.scores * 0 + 0.5)
+    monkeypatch.setattr(window.heatmap, "displayed_matrix", lambda: np.full(window.session.result.scores.shape, 0.5))
     report = monkey_driver.run(5, seed=1, workdir=tmp_path, window=window)
     window.session.undo_stack.setClean()
     assert report.failures and any("heatmap" in msg for _, _, msg in report.failures)
