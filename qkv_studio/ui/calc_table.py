@@ -67,6 +67,11 @@ class CalcModel(QAbstractTableModel):
         cols = [c for c in COLUMNS if STAGES.index(APPEARS[c]) <= stage_i]
         if not self._session.scene.scale and "scaled" in cols:
             cols.remove("scaled")
+        scene = self._session.scene
+        if max(scene.d_k, scene.d_v) > 2:
+            # Long vectors are wide even cut to two components: the numbers this stage computes come
+            # first, where they are seen without scrolling, and the vectors after them.
+            cols.sort(key=lambda c: c in ("key", "value", "weighted"))
         return tuple(cols)
 
     def columns(self) -> tuple[str, ...]:

@@ -139,3 +139,21 @@ def test_blend_view_thins_token_names_that_cannot_fit(qtbot):
     view.resize(400, 300)
     qtbot.waitUntil(lambda: view._ticks is not None and 1 < len(view._ticks[0]) < n)
     assert view.bar_labels.labels() == []  # more than 16 bars: no numbers over them
+
+
+def test_calc_table_puts_the_numbers_before_long_vectors(qtbot):
+    from qkv_studio.core.scene import Scene
+
+    rng = np.random.default_rng(1)
+    scene = Scene.create(list("abcd"), q=rng.normal(size=(4, 8)), k=rng.normal(size=(4, 8)),
+                         v=rng.normal(size=(4, 8)))
+    session = Session(scene)
+    table = CalcTable(session)
+    qtbot.addWidget(table)
+    assert table.calc_model.columns() == ("token", "score", "scaled", "weight", "key", "value")
+    session.set_stage("output")
+    assert table.calc_model.columns() == ("token", "score", "scaled", "weight", "key", "value", "weighted")
+    col = table.calc_model.columns().index("weight")
+    weights = [float(table.calc_model.index(j, col).data()) for j in range(4)]
+    np.testing.assert_allclose(weights, session.result.weights[session.query], atol=0.006)
+    assert table.calc_model.index(0, table.calc_model.columns().index("key")).data().endswith("… (8)]")
