@@ -129,6 +129,12 @@ def close_window(app, window) -> None:
     window.session.undo_stack.setClean()
     window.close()
     window.deleteLater()
+    # processEvents() alone leaves deferred deletes queued (they wait for the event loop's next turn):
+    # every window of the earlier sizes then stayed alive, hidden, with its panels, timers and Python
+    # objects, and slowed each later measurement (a real session has one window).
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     app.processEvents()
     gc.collect()
 
