@@ -147,7 +147,7 @@ class BlendView(QWidget):
         self._ticks = None  # (their font follows the scale)
         self._ticks_for = None
         font = QFont()
-        font.setPointSizeF(10 * f)
+        font.setPointSizeF(11 * f)
         for p in (self.bars_plot, self.values_plot):
             for ax in ("left", "bottom"):
                 p.getAxis(ax).setStyle(tickFont=font)
@@ -173,8 +173,12 @@ class BlendView(QWidget):
         w = r.weights[qi]
         best = int(np.argmax(w))
         t = self._theme
-        self.bars.setOpts(x=np.arange(s.n), height=w, width=0.7, brush=pg.mkBrush(t.key_color), pen=_NO_PEN)
-        self.best_bar.setOpts(x=[best], height=[float(w[best])], width=0.7, brush=pg.mkBrush(t.query_color),
+        # Bars are keys (the key colour everywhere else too); the best one is the full colour, the rest
+        # paler — pink stays the query's colour, as on the heatmap and the vector plane.
+        pale = QColor(t.key_color)
+        pale.setAlpha(120)
+        self.bars.setOpts(x=np.arange(s.n), height=w, width=0.7, brush=pg.mkBrush(pale), pen=_NO_PEN)
+        self.best_bar.setOpts(x=[best], height=[float(w[best])], width=0.7, brush=pg.mkBrush(t.key_color),
                               pen=_NO_PEN)
         self._sync_ticks()
         if s.n != self._bars_n:
@@ -199,13 +203,13 @@ class BlendView(QWidget):
         else:
             names = [s.token_label(j) for j in range(s.n)]
             font = QFont()
-            font.setPointSizeF(10 * self._font_scale)
+            font.setPointSizeF(11 * self._font_scale)
             fm = QFontMetricsF(font)
             widest = max((fm.horizontalAdvance(name) for name in names), default=0.0) + fm.averageCharWidth() / 2
             per_bar = max(1.0, self.bars_plot.getViewBox().width()) / max(1, s.n)
             # Crowded names get a smaller font first (down to 70 %), and only then every k-th name.
             shrink = min(1.0, max(0.7, per_bar / max(widest, 1.0)))
-            font.setPointSizeF(10 * self._font_scale * shrink)
+            font.setPointSizeF(11 * self._font_scale * shrink)
             stride = max(1, math.ceil(widest * shrink / per_bar))
             ticks = ([(j, names[j]) for j in range(0, s.n, stride)], font.pointSizeF())
         if ticks != self._ticks:
@@ -233,7 +237,7 @@ class BlendView(QWidget):
         if style != self._bar_style:
             self._bar_style = style
             font = QFont()
-            font.setPointSizeF(9 * self._font_scale)
+            font.setPointSizeF(11 * self._font_scale)
             self.bar_labels.set_style(font, self._theme.text)
         self.bar_labels.set_labels([(float(j), float(x), fmt_fixed(float(x))) for j, x in enumerate(w)])
 
@@ -260,7 +264,7 @@ class BlendView(QWidget):
             self._head = pg.ScatterPlotItem(size=12 * self._font_scale, brush=pg.mkBrush(t.output_color), pen=_NO_PEN)
             self._out_label = pg.TextItem("output", color=t.output_color, anchor=(0, 0))
             font = QFont()
-            font.setPointSizeF(10 * self._font_scale)
+            font.setPointSizeF(12 * self._font_scale)
             font.setBold(True)
             self._out_label.setFont(font)
             for item in (self._lines, self._arrow, self._head, self._out_label):
@@ -277,8 +281,12 @@ class BlendView(QWidget):
             self._sync_value_labels(v2 if s.n <= 16 else v2[:0], s)
         self._arrow.setData([0, out2[0]], [0, out2[1]])
         self._head.setData([out2[0]], [out2[1]])
+        # The label sits beyond the arrow's head, away from the values it is a blend of.
+        r = math.hypot(float(out2[0]), float(out2[1]))
+        ux, uy = (float(out2[0]) / r, float(out2[1]) / r) if 0 < r < math.inf else (0.7, 0.7)
+        self._out_label.setAnchor((0.5 - 0.6 * ux, 0.5 + 0.6 * uy))
         self._out_label.setPos(float(out2[0]), float(out2[1]))
-        label_style = {"font-size": f"{10 * self._font_scale:.0f}pt", "color": t.text}
+        label_style = {"font-size": f"{11 * self._font_scale:.0f}pt", "color": t.text}
         labels = ("value dim 1" + (f" of {v.shape[1]}" if v.shape[1] > 2 else ""),
                   "value dim 2" if v.shape[1] >= 2 else "", tuple(label_style.items()))
         if labels != self._axis_labels:
@@ -298,7 +306,7 @@ class BlendView(QWidget):
     def _sync_value_labels(self, v2: np.ndarray, s) -> None:
         t = self._theme
         font = QFont()
-        font.setPointSizeF(10 * self._font_scale)
+        font.setPointSizeF(11 * self._font_scale)
         while len(self._value_labels) < len(v2):
             label = pg.TextItem("", color=t.value_color, anchor=(0, 1))
             label.setFont(font)

@@ -258,6 +258,9 @@ class HeatmapView(QWidget):
                                          label="")
         self.graphics.addItem(self.color_bar, row=0, col=1)
         cache_axes(self.plot, self.color_bar)
+        # The legend spans the matrix, not the key names above it: its end labels ("1.0", "0") then sit
+        # beside the first and last rows instead of being cut off at the panel's edge.
+        self.plot.vb.sigResized.connect(self._align_bar)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -552,6 +555,17 @@ class HeatmapView(QWidget):
             ax.setTextPen(pg.mkPen(t.text))
         self.color_bar.layout.setColumnFixedWidth(1, int(22 * self._font_scale))
         self._style_bar_label()
+
+    def _align_bar(self, *_: object) -> None:
+        vb = self.plot.vb
+        rect = vb.mapRectToItem(self.color_bar, vb.boundingRect())
+        height = self.color_bar.boundingRect().height()
+        if rect.height() <= 0 or height <= 0:
+            return
+        left, old_top, right, old_bottom = self.color_bar.layout.getContentsMargins()
+        top, bottom = max(0.0, rect.top()), max(0.0, height - rect.bottom())
+        if abs(old_top - top) > 0.5 or abs(old_bottom - bottom) > 0.5:
+            self.color_bar.layout.setContentsMargins(left, top, right, bottom)
 
     def _style_bar_label(self) -> None:
         if self._scale is None:

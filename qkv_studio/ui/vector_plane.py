@@ -356,7 +356,6 @@ class VectorPlane(QWidget):
     def _read_vectors(self) -> None:
         scene = self._session.scene
         q, k, v = scene.qkv()
-        self.pca_box.setEnabled(scene.d_k > 2)
         if self.pca_shown():
             self._bases = _pca_bases(q, k, v)
             basis, _, v_basis = self._bases
@@ -369,6 +368,8 @@ class VectorPlane(QWidget):
             self._keys = _first2(k)
             self._values = _first2(v)
             self._query_vec = _first2(q[scene.query:scene.query + 1])
+        # (last: showing the box re-lays out the plane, which may draw — with the vectors now read)
+        self.pca_box.setVisible(scene.d_k > 2)  # nothing to project in two dimensions: no clutter
 
     def _read_result(self) -> None:
         result = self._session.result
@@ -524,8 +525,9 @@ class VectorPlane(QWidget):
             return
         self._labels_sig = (sig, k_arr, v_arr)
         if self._names[0] is not scene.tokens:  # token_label is O(n): name them all once per token list
-            self._names = (scene.tokens, [scene.token_label(j) for j in range(n)])
+            self._names = (scene.tokens, [scene.token_label(j) for j in range(scene.n)])
         names = self._names[1]
+        n = min(n, len(names), len(self._values))  # (vectors and names of one scene, even mid-change)
         entries: list[tuple[float, float, str, str, bool]] = []  # x, y, text, colour, bold
         entries.append((*self._query_vec[0], f"q {names[scene.query]}", t.query_color, True))
         for j in range(n):
@@ -543,12 +545,12 @@ class VectorPlane(QWidget):
         texts = []
         while len(self._labels) < len(groups):
             fill = QColor(t.background)
-            fill.setAlpha(200)
+            fill.setAlpha(245)  # (an axis line behind a label must not strike through its text)
             item = pg.TextItem(fill=pg.mkBrush(fill))
             item.setZValue(20)
-            # Rich text is laid out again on every paint: keep the drawn label as a picture instead
-            # (the plane repaints under a moving arrow on every drag step).
-            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            # Rich text is laid out again on every paint: keep the drawn text as a picture instead
+            # (the plane repaints under a moving arrow on every drag step).  Only the text: a cached
+            # TextItem loses its background, and an axis line then strikes through the label.
             item.textItem.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             self.plot.addItem(item, ignoreBounds=True)
             self._labels.append(item)

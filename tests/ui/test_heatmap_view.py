@@ -231,3 +231,12 @@ def test_row_edits_repainted_in_place_leave_the_picture_whole(qtbot, session):
     on_screen = view.screen().grabWindow(view.winId()).toImage()
     full = view.grab().toImage().convertToFormat(on_screen.format())
     assert on_screen.size() == full.size() and on_screen == full
+
+
+def test_colour_bar_spans_the_matrix_so_its_end_labels_are_not_cut_off(qtbot, session):
+    view = _show(qtbot, session)
+    _settle(qtbot, session)
+    vb = view.plot.vb.sceneBoundingRect()
+    bar = view.color_bar.bar.sceneBoundingRect()  # the coloured strip itself
+    assert abs(bar.top() - vb.top()) <= 2 and abs(bar.bottom() - vb.bottom()) <= 2
+    assert bar.top() > view.color_bar.sceneBoundingRect().top() + 5  # room above for the "1.0" label

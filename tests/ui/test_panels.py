@@ -157,3 +157,16 @@ def test_calc_table_puts_the_numbers_before_long_vectors(qtbot):
     weights = [float(table.calc_model.index(j, col).data()) for j in range(4)]
     np.testing.assert_allclose(weights, session.result.weights[session.query], atol=0.006)
     assert table.calc_model.index(0, table.calc_model.columns().index("key")).data().endswith("… (8)]")
+
+
+def test_blend_bars_are_in_the_key_colour_the_best_one_full(qtbot, session):
+    from PySide6.QtGui import QColor
+
+    view = shown(qtbot, BlendView(session))
+    key = QColor(view._theme.key_color)
+    best_brush = view.best_bar.opts["brush"].color()
+    other_brush = view.bars.opts["brush"].color()
+    assert best_brush.rgb() == key.rgb() and best_brush.alpha() == 255
+    assert other_brush.rgb() == key.rgb() and other_brush.alpha() < 255
+    assert best_brush.rgb() != QColor(view._theme.query_color).rgb()  # pink is the query's, not a key's
+    assert view.best_bar.opts["x"] == [1]  # "cat", the best match of "sat"

@@ -218,7 +218,7 @@ def test_pca_view_projects_q_and_k_and_cannot_be_dragged(qtbot):
     q, k, v = (rng.normal(size=(5, 6)) for _ in range(3))
     session = Session(Scene.create(list("abcde"), q=q, k=k, v=v))
     plane = _show(qtbot, session)
-    assert plane.pca_box.isEnabled() and not plane.pca_shown()
+    assert not plane.pca_box.isHidden() and not plane.pca_shown()
     np.testing.assert_allclose(plane.head_view_pos("K", 3).x(), k[3, 0])  # first two components
     plane.pca_box.click()
     assert plane.pca_shown() and plane.read_only()
@@ -241,7 +241,7 @@ def test_pca_view_projects_q_and_k_and_cannot_be_dragged(qtbot):
 def test_pca_is_offered_only_above_two_dimensions(qtbot):
     session = Session(load_preset("lesson"))
     plane = _show(qtbot, session)
-    assert not plane.pca_box.isEnabled()
+    assert plane.pca_box.isHidden()  # nothing to project: not shown
     plane.set_pca(True)
     assert not plane.pca_shown() and not plane.read_only()
 
