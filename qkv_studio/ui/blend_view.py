@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from ..render.theme import THEMES, Theme
 from ..session import Session
@@ -121,7 +121,9 @@ class BlendView(QWidget):
         self._values_style: tuple | None = None
         self._values_key: tuple | None = None
         self._axis_labels: tuple | None = None
-        row = QHBoxLayout()
+        # (names under the bars are fitted to the bars' own width, known once the plot has its size)
+        self.bars_plot.getViewBox().sigResized.connect(lambda *_: self._sync_ticks() if self._drawn else None)
+        row = self._plots_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         row.addWidget(self.bars_plot, 1)
         row.addWidget(self.values_plot, 1)
         lay = QVBoxLayout(self)
@@ -223,8 +225,17 @@ class BlendView(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
-        if self._drawn:
-            self._sync_ticks()
+        # Side by side each plot needs ~26 characters of width for its numbers and names; a narrower
+        # dock stacks them, each then as wide as the dock.
+        wide = self.width() >= 26 * 2 * QFontMetricsF(self.font()).averageCharWidth() * self._font_scale \
+            or self.width() >= self.height()
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self._plots_row.direction() != direction:
+            self._plots_row.setDirection(direction)
+
+    def plots_stacked(self) -> bool:
+        """True when the two plots stand one above the other (a narrow dock)."""
+        return self._plots_row.direction() == QBoxLayout.Direction.TopToBottom
 
     @staticmethod
     def _set_text(label: QLabel, text: str) -> None:

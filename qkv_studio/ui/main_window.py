@@ -248,7 +248,8 @@ class MainWindow(QMainWindow):
             self.dock_editors.raise_()
         self.resizeDocks([self.dock_editors, self.dock_calc], [int(w * 0.22), int(w * 0.28)], Qt.Horizontal)
         if h >= 900:
-            self.resizeDocks([self.dock_editors, self.dock_plane], [int(h * 0.60), int(h * 0.40)], Qt.Vertical)
+            # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
+            self.resizeDocks([self.dock_editors, self.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
         self.resizeDocks([self.dock_calc, self.dock_blend], [int(h * 0.36), int(h * 0.64)], Qt.Vertical)
 
     def showEvent(self, event) -> None:  # noqa: N802

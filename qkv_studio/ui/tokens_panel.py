@@ -107,12 +107,32 @@ class TokensPanel(QWidget):
         self.up_button.clicked.connect(lambda: self._move(-1))
         self.down_button.clicked.connect(lambda: self._move(+1))
         self.model.rejected.connect(self._show)
+        for signal in (self.model.modelReset, self.model.rowsInserted, self.model.rowsRemoved):
+            signal.connect(self._fit_height)
+        self._fit_height()
         session.message.connect(self._show_if_mine)
         self.view.selectionModel().currentChanged.connect(self._on_current)
         session.query_changed.connect(self._select_query)
         session.tokens_changed.connect(lambda: self._select_query(session.query))
         session.scene_changed.connect(self.message.hide)
         self._select_query(session.query)
+
+    def _fit_height(self, *_: object) -> None:
+        """Room for every token of a short scene (up to 6 rows): none half-hidden behind a scroll bar."""
+        rows = min(max(self.model.rowCount(), 1), 6)
+        row_h = self.view.sizeHintForRow(0) if self.model.rowCount() else -1
+        if row_h <= 0:
+            row_h = self.view.fontMetrics().height() + 4
+        self.view.setMinimumHeight(rows * row_h + 2 * self.view.frameWidth() + 2)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() in (event.Type.FontChange, event.Type.StyleChange):
+            self._fit_height()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self._fit_height()  # (a style sheet's font arrives when the window is polished, before showing)
 
     def add_token(self) -> None:
         s = self._session.scene

@@ -170,3 +170,24 @@ def test_blend_bars_are_in_the_key_colour_the_best_one_full(qtbot, session):
     assert other_brush.rgb() == key.rgb() and other_brush.alpha() < 255
     assert best_brush.rgb() != QColor(view._theme.query_color).rgb()  # pink is the query's, not a key's
     assert view.best_bar.opts["x"] == [1]  # "cat", the best match of "sat"
+
+
+def test_tokens_list_has_room_for_every_token_of_a_short_scene(qtbot, session):
+    panel = shown(qtbot, TokensPanel(session), size=(300, 60))  # squeezed: the list keeps its minimum
+    view = panel.view
+    rows_shown = lambda: (view.minimumHeight() - 2 * view.frameWidth()) // view.sizeHintForRow(0)  # noqa: E731
+    assert rows_shown() >= 4
+    session.insert_token(4, "rug")
+    assert rows_shown() >= 5
+    for name in ("a", "b", "c"):
+        session.insert_token(0, name)
+    assert 6 <= rows_shown() < 7  # beyond six tokens the list scrolls instead of growing
+
+
+def test_blend_plots_stack_in_a_narrow_dock_and_keep_every_name(qtbot, session):
+    view = shown(qtbot, BlendView(session), size=(900, 500))
+    assert not view.plots_stacked()
+    view.resize(280, 520)
+    qtbot.waitUntil(view.plots_stacked)
+    qtbot.waitUntil(lambda: view._ticks is not None and len(view._ticks[0]) == 4)  # the, cat, sat, mat
+    assert view.bars_plot.width() > 220  # each plot as wide as the dock
