@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QResizeEvent, QStaticText, QTransform
 from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from ..render.theme import THEMES, Theme
@@ -148,6 +148,7 @@ class BlendView(QWidget):
         self._font_scale = f
         self._ticks = None  # (their font follows the scale)
         self._ticks_for = None
+        self.resizeEvent(QResizeEvent(self.size(), self.size()))  # (stack or not, at the new size of text)
         font = QFont()
         font.setPointSizeF(11 * f)
         for p in (self.bars_plot, self.values_plot):
@@ -227,8 +228,9 @@ class BlendView(QWidget):
         super().resizeEvent(event)
         # Side by side each plot needs ~26 characters of width for its numbers and names; a narrower
         # dock stacks them, each then as wide as the dock.
-        wide = self.width() >= 26 * 2 * QFontMetricsF(self.font()).averageCharWidth() * self._font_scale \
-            or self.width() >= self.height()
+        font = QFont()
+        font.setPointSizeF(11 * self._font_scale)  # (the plots' own text size)
+        wide = self.width() >= 26 * 2 * QFontMetricsF(font).averageCharWidth()
         direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
         if self._plots_row.direction() != direction:
             self._plots_row.setDirection(direction)
