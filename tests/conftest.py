@@ -30,6 +30,23 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
+def show_window(qtbot):
+    """A factory: ``show_window(scene, (w, h))`` → a shown, active MainWindow (no saved settings)."""
+    def make(scene, size=(1600, 950)):
+        from qkv_studio.ui.main_window import MainWindow
+
+        w = MainWindow(scene, use_settings=False)
+        qtbot.addWidget(w)
+        w.resize(*size)
+        w.show()
+        qtbot.waitExposed(w)
+        w.activateWindow()
+        return w
+
+    return make
+
+
+@pytest.fixture
 def lesson_scene():
     from qkv_studio.core import load_preset
 

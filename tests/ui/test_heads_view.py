@@ -199,14 +199,8 @@ def test_a_short_view_has_one_line_titles(qtbot, view):
 
 
 @pytest.fixture
-def window(qtbot, scene):
-    from qkv_studio.ui.main_window import MainWindow
-
-    w = MainWindow(scene, use_settings=False)
-    qtbot.addWidget(w)
-    w.resize(1600, 950)
-    w.show()
-    qtbot.waitExposed(w)
+def window(qtbot, show_window, scene):
+    w = show_window(scene)
     w.show_panel(w.dock_heads)
     qtbot.waitUntil(lambda: w.heads.isVisible(), timeout=2000)
     return w

@@ -12,14 +12,8 @@ from qkv_studio.ui.main_window import MainWindow
 
 
 @pytest.fixture
-def window(qtbot, lesson_scene):
-    w = MainWindow(lesson_scene, use_settings=False)
-    qtbot.addWidget(w)
-    w.resize(1600, 950)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    return w
+def window(show_window, lesson_scene):
+    return show_window(lesson_scene, (1600, 950))
 
 
 def test_opens_on_the_lesson_with_its_numbers(window):

@@ -197,14 +197,8 @@ def test_a_short_panel_on_the_projector_keeps_its_views_readable(qtbot, session)
 
 
 @needs_model
-def test_the_window_shows_a_model_head_through_pca_and_its_copy_by_its_numbers(qtbot, lesson_scene):
-    from qkv_studio.ui.main_window import MainWindow
-
-    window = MainWindow(lesson_scene, use_settings=False)
-    qtbot.addWidget(window)
-    window.resize(1600, 950)
-    window.show()
-    qtbot.waitExposed(window)
+def test_the_window_shows_a_model_head_through_pca_and_its_copy_by_its_numbers(show_window, lesson_scene):
+    window = show_window(lesson_scene)
     panel = window.model_panel
     assert not window.plane.pca_shown()
     assert panel.run_text("The cat sat on the mat.")

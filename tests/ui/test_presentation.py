@@ -16,14 +16,8 @@ from qkv_studio.ui.main_window import MainWindow
 
 
 @pytest.fixture
-def window(qtbot, lesson_scene):
-    w = MainWindow(lesson_scene, use_settings=False)
-    qtbot.addWidget(w)
-    w.resize(1920, 1080)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    return w
+def window(show_window, lesson_scene):
+    return show_window(lesson_scene, (1920, 1080))
 
 
 def test_f5_enters_and_esc_leaves(qtbot, window):
