@@ -82,6 +82,7 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         _quiet_harmless_qt_messages()
     from PySide6.QtCore import Qt
+    from .ui.frame_throttle import flush_pending
     from .ui.main_window import MainWindow
 
     unknown = [p for p in panels if p not in PANELS]
@@ -112,6 +113,7 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     for _ in range(5):
         app.processEvents()
     window.session.flush()
+    flush_pending()  # (the panels that follow an edit one frame later are drawn now)
     app.processEvents()
     return window
 

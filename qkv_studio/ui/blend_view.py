@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QW
 from ..render.theme import THEMES, Theme
 from ..session import Session
 from .formatting import fmt_fixed, fmt_vector
+from .frame_throttle import FrameThrottle
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
 from .plot_cache import cache_axes
@@ -130,9 +131,11 @@ class BlendView(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(LayoutBarrier(self.title, grow_only=True))  # new numbers re-lay out this line only
         lay.addLayout(row, 1)
-        session.result_changed.connect(self._sync)
-        session.query_changed.connect(self._sync)
-        session.tokens_changed.connect(self._sync)
+        # The blend follows an edit rather than shows it: drawn at the next frame (see frame_throttle).
+        self._next_frame = FrameThrottle(self._sync, self)
+        session.result_changed.connect(self._next_frame.request)
+        session.query_changed.connect(self._next_frame.request)
+        session.tokens_changed.connect(self._next_frame.request)
         self._sync()
 
     def set_theme(self, theme: Theme) -> None:
@@ -162,6 +165,7 @@ class BlendView(QWidget):
         self._sync()
 
     def _sync(self, *_: object) -> None:
+        self._next_frame.cancel()
         # Every edit and drag step lands here: items are made once and updated in place, and axes,
         # ranges and labels are touched only when what they show changed (a pyqtgraph axis that is
         # told anything redraws its ticks, ~10 ms).  A hidden view catches up when it is shown.

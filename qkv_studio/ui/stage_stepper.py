@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QSizePolic
 from ..core import STAGE_TITLES, STAGES
 from ..session import Session
 from .formatting import fmt, fmt_fixed, fmt_vector
+from .frame_throttle import FrameThrottle
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
 
@@ -114,10 +115,13 @@ class StageStepper(QWidget):
         self.back_button.clicked.connect(lambda: self._back())
         self.next_button.clicked.connect(lambda: self._next())
         self.group.idClicked.connect(lambda i: session.set_stage(STAGES[i]))
+        # A stage step shows at once; the caption's numbers after an edit or a new query follow at the
+        # next frame (see frame_throttle).
+        self._next_frame = FrameThrottle(self._sync, self)
         session.stage_changed.connect(self._sync)
-        session.query_changed.connect(self._sync)
-        session.result_changed.connect(self._sync)
-        session.tokens_changed.connect(self._sync)
+        session.query_changed.connect(self._next_frame.request)
+        session.result_changed.connect(self._next_frame.request)
+        session.tokens_changed.connect(self._next_frame.request)
         self._sync()
 
     def set_navigator(self, next_step, back_step, can_step) -> None:
@@ -135,6 +139,7 @@ class StageStepper(QWidget):
         self._sync()
 
     def _sync(self, *_: object) -> None:
+        self._next_frame.cancel()
         stage = self._session.stage
         self.stage_buttons[stage].setChecked(True)
         self.back_button.setEnabled(self._can_step(-1))

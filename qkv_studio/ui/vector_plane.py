@@ -26,6 +26,7 @@ from ..core import row_stats
 from ..render.colormaps import DEFAULT_SEQUENTIAL, lut
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
+from .frame_throttle import FrameThrottle
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
 from .plot_cache import cache_axes
@@ -143,6 +144,9 @@ class VectorPlane(QWidget):
         self._html_cache: dict[tuple, str] = {}
         self._labels_sig: tuple | None = None  # what the labels show now
         self._stale = 0  # 1: redraw when shown; 2: re-style and re-fit too (new tokens)
+        # What follows from an edit elsewhere is drawn at the next frame (see frame_throttle).
+        self._next_frame = FrameThrottle(self._catch_up, self)
+        self._info_frame = FrameThrottle(self._update_info, self)
         self._names: tuple = (None, [])  # (tokens, their labels)
         self._pca = False
         self._bases: tuple | None = None  # (q·k basis, explained, v basis) while PCA is shown
@@ -314,17 +318,25 @@ class VectorPlane(QWidget):
         self._read_vectors()
 
     def _on_result(self) -> None:
-        self._read_result()
-        self._redraw(ensure=self._drag is None)
+        if self._drag is not None and self.isVisible():
+            # The hand is on this plane: the arrows follow it now, the numbers under it next frame.
+            self._read_result()
+            self._draw()
+            self._info_frame.request()
+            return
+        self._next_frame.request()
 
     def _on_query(self, index: int) -> None:
-        self._read_vectors()
-        self._read_result()
-        self._redraw()
+        self._next_frame.request()
 
     def _on_stage(self, stage: str) -> None:
+        self._next_frame.request()
+
+    def _catch_up(self) -> None:
+        """The next-frame redraw after an edit elsewhere, a query change or a stage step."""
+        self._read_vectors()
         self._read_result()
-        self._redraw()
+        self._redraw(ensure=self._drag is None)
 
     def _on_tokens(self) -> None:
         self._read_vectors()
@@ -650,6 +662,7 @@ class VectorPlane(QWidget):
         if ev.button() != Qt.MouseButton.LeftButton:
             return False
         if ev.isStart():
+            self._next_frame.flush()  # (pick from what is on screen, not from a frame still waiting)
             hit = None if self.read_only() else self._pick(ev.buttonDownScenePos())
             if hit is None:
                 return False

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 from qkv_studio.session import Session
 from qkv_studio.ui.blend_view import BlendView
 from qkv_studio.ui.calc_table import CalcTable
+from qkv_studio.ui.frame_throttle import flush_pending
 from qkv_studio.ui.stage_stepper import StageStepper
 from qkv_studio.ui.tokens_panel import TokensPanel
 
@@ -113,7 +114,8 @@ def test_blend_view_shows_weights_as_bars(qtbot, session):
     np.testing.assert_allclose(heights, session.result.weights[2])
     assert "cat" in view.title.text() and "0.54" in view.title.text()
     session.set_query(0)
-    np.testing.assert_allclose(view.bars.opts["height"], session.result.weights[0])
+    # the blend follows at the next frame
+    qtbot.waitUntil(lambda: np.allclose(view.bars.opts["height"], session.result.weights[0]), timeout=1000)
 
 
 def test_blend_view_writes_each_weight_above_its_bar_and_names_every_token(qtbot, session):
@@ -125,6 +127,7 @@ def test_blend_view_writes_each_weight_above_its_bar_and_names_every_token(qtbot
     assert [name for _, name in view._ticks[0]] == ["the", "cat", "sat", "mat"]
     session.set_value("Q", 2, 0, 3.0)
     session.flush()
+    flush_pending()
     np.testing.assert_allclose([y for _, y, _ in view.bar_labels.labels()], session.result.weights[2])
 
 

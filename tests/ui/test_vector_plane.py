@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication
 from qkv_studio.core import Scene, load_preset
 from qkv_studio.render.theme import get_theme
 from qkv_studio.session import Session
+from qkv_studio.ui.frame_throttle import flush_pending
 from qkv_studio.ui.vector_plane import VectorPlane
 
 
@@ -69,9 +70,11 @@ def test_shows_the_lesson_vectors_and_best_key(qtbot, session):
 def test_best_key_follows_the_query(qtbot, session):
     plane = _show(qtbot, session)
     session.set_query(0)  # q the = [0, 1]
-    assert any(t.startswith("q the") for t in plane.label_texts())
+    # what follows from a change made elsewhere is drawn at the next frame
+    qtbot.waitUntil(lambda: any(t.startswith("q the") for t in plane.label_texts()), timeout=1000)
     session.set_value("Q", 0, 0, -1.0)  # q the = [-1, 1]: now sat's key matches best
     session.flush()
+    flush_pending()
     assert int(np.argmax(session.result.weights[0])) == 2
     assert plane.best_key() == 2
     xs, ys = plane._best_item.getData()
@@ -88,6 +91,7 @@ def test_values_toggle_and_output_stage(qtbot, session):
     plane.set_show_values(False)
     assert not any("v mat" in t for t in plane.label_texts())
     session.set_stage("output")
+    flush_pending()
     assert plane.values_visible()
     assert "output (blend)" in plane.label_texts()
     xs, ys = plane._output_item.getData()
@@ -146,6 +150,7 @@ def test_range_stays_put_while_dragging(qtbot, session):
     # a head moved far outside by another editor brings the view along
     session.set_value("K", 3, 0, 40.0)
     session.flush()
+    flush_pending()
     (x0, x1), _ = plane.view_box.viewRange()
     assert x0 < 40 < x1
 

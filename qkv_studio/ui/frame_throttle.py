@@ -1,0 +1,75 @@
+"""Next-frame updates for the panels that follow an edit rather than show it.
+
+An edit, a drag step or a stage step must be on screen within one 60 Hz frame.  What shows the edit —
+the heatmap, the calculation table, the editors, the plane under the hand while it is dragged — repaints
+at once; the panels that *follow* from it (the blend view, the plane when something else changed, the
+captions with the query's numbers) are redrawn one frame later and then at most once a frame, however
+fast the edits come.  Painting everything in the same turn took ~20 ms on a small VM, so a drag ran at
+~40 Hz everywhere; this way the hand's own feedback keeps up and the rest follows at 60 Hz.
+
+:class:`FrameThrottle` is that delay (superqt's throttler): ``request()`` schedules the callback for the
+next frame (requests before then merge into one call).  :func:`flush_pending` runs every pending call at once — for code that
+must see a finished window *now*: screenshots, exports of the window, tests.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Callable
+
+from PySide6.QtCore import QObject
+from shiboken6 import isValid
+from superqt.utils import QSignalThrottler
+
+FRAME_MS = 16  # one 60 Hz frame
+
+_waiting: "weakref.WeakSet[FrameThrottle]" = weakref.WeakSet()
+
+
+class FrameThrottle(QSignalThrottler):
+    """Runs ``callback`` one frame after a ``request()``, then at most once a frame (superqt's trailing
+    throttler, which merges the requests in between), and knows whether a call is still waiting."""
+
+    def __init__(self, callback: Callable[[], None], parent: QObject | None = None,
+                 interval_ms: int = FRAME_MS) -> None:
+        super().__init__(QSignalThrottler.EmissionPolicy.Trailing, parent)
+        self.setTimeout(interval_ms)
+        self._waiting = False
+        self._callback = callback
+        self.triggered.connect(self._run)
+
+    @property
+    def pending(self) -> bool:
+        """Whether a call is waiting for the next frame."""
+        return self._waiting
+
+    def request(self) -> None:
+        """Ask for a call at the next frame (a call already waiting covers this one)."""
+        self._waiting = True
+        _waiting.add(self)
+        self.throttle()
+
+    def cancel(self) -> None:
+        """Drop a waiting call (the caller has just done the work itself)."""
+        if self._waiting:
+            self._waiting = False
+            _waiting.discard(self)
+            super().cancel()
+
+    def _run(self) -> None:
+        self._waiting = False
+        _waiting.discard(self)
+        self._callback()
+
+
+def flush_pending() -> None:
+    """Run every waiting next-frame update now (screenshots, window exports and tests need them drawn)."""
+    for _ in range(4):  # (an update may ask for another)
+        waiting = [t for t in list(_waiting) if t.pending]
+        if not waiting:
+            return
+        for throttle in waiting:
+            if isValid(throttle):
+                throttle.flush()
+            else:  # (its panel was deleted while the call waited)
+                _waiting.discard(throttle)
