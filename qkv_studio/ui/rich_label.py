@@ -15,6 +15,7 @@ colour as the default.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QFontMetrics, QPainter, QPalette, QTextDocument
@@ -24,11 +25,15 @@ from PySide6.QtWidgets import QLabel, QWidget
 class RichLabel(QLabel):
     """A rich-text, word-wrapped QLabel whose layout work follows its text, not its repaints."""
 
+    KEEP = 12  # laid-out texts kept: a stage step goes back to a title or formula seen before
+
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setWordWrap(True)
         self._text = ""
+        # text -> its document, laid out at the width it was last painted (oldest first)
+        self._kept: OrderedDict[str, QTextDocument] = OrderedDict()
         self._doc = self._new_document()
         self._scratch: QTextDocument | None = None  # a copy for measuring at other widths
         self._heights: dict[int, int] = {}  # width -> height, for the current text and font
@@ -48,12 +53,19 @@ class RichLabel(QLabel):
         return self._text
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
-        """Show ``text`` (HTML); the same text again does nothing."""
+        """Show ``text`` (HTML); the same text again does nothing, a text shown lately is not laid out
+        again (laying out a line with sub- and superscripts in a projector font takes milliseconds)."""
         text = str(text)
         if text == self._text:
             return
+        self._kept[self._text] = self._doc
+        doc = self._kept.pop(text, None)
+        if doc is None:
+            doc = self._kept.pop(next(iter(self._kept))) if len(self._kept) >= self.KEEP else self._new_document()
+            doc.setTextWidth(-1)
+            doc.setHtml(text)
         self._text = text
-        self._doc.setHtml(text)
+        self._doc = doc
         self._forget_sizes()
         self.updateGeometry()
         self.update()
@@ -144,6 +156,9 @@ class RichLabel(QLabel):
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            for doc in self._kept.values():
+                doc.deleteLater()
+            self._kept.clear()
             self._doc.setDefaultFont(self.font())
             self._doc.setTextWidth(-1)  # (forces the next paint to lay out again)
             self._forget_sizes()
