@@ -70,6 +70,6 @@ def flush_pending() -> None:
             return
         for throttle in waiting:
             if isValid(throttle):
-                throttle.flush()
+                throttle.flush(restart_timer=False)  # (the next request waits a frame again)
             else:  # (its panel was deleted while the call waited)
                 _waiting.discard(throttle)

@@ -102,6 +102,12 @@ class CellOverlay(pg.GraphicsObject):
             r0, r1 = int(min(rows)), int(max(rows))
             self.update(QRectF(-0.5, r0 - 0.5, width, r1 - r0 + 1))
 
+    def update_rows(self, rows, margin: float) -> None:
+        """Repaint only these rows (each with ``margin`` cells around it, for the outline's pen)."""
+        width = self._rect.width()
+        for r in rows:
+            self.update(QRectF(-0.5 - margin, r - 0.5 - margin, width + 2 * margin, 1 + 2 * margin))
+
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         m = 0.05 * max(1.0, self._rect.height())
         return self._rect.adjusted(-m, -m, m, m)
@@ -400,8 +406,14 @@ class HeatmapView(QWidget):
         return self._anim.state() == QVariantAnimation.Running
 
     def _on_query(self, index: int) -> None:
-        self._query = index
-        self.overlay.update()
+        old, self._query = self._query, index
+        cell_px = self._cell_px()
+        if cell_px > 0 and self._matrix is not None and 0 <= old < self._matrix.shape[0]:
+            # The outline moves from one row to another: repaint those two rows, not the matrix.
+            pen_px = 3.0 * self._font_scale * self._theme.line_scale
+            self.overlay.update_rows((old, index), (pen_px + 2.0) / cell_px)
+        else:
+            self.overlay.update()
 
     def _on_tokens(self) -> None:
         scene = self._session.scene

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QFont, QKeySequence, QPalette
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout,
+    QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
     QWidget, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QLineEdit, QTextEdit,
 )
 
@@ -32,6 +32,7 @@ from .matrix_editor import MatrixEditor
 # imported and built when first used: start-up does not wait for them (nor for superqt).
 from .overlays import BlankOverlay, ShortcutsOverlay
 from .stage_stepper import StageStepper
+from .table_style import set_grid_color
 from .tokens_panel import TokensPanel
 from .vector_plane import VectorPlane
 
@@ -567,24 +568,48 @@ class MainWindow(QMainWindow):
         self._store("theme", name)
 
     def _apply_style(self) -> None:
-        """The style sheet: theme colours plus the zoomed font size (a style sheet overrides setFont,
-        so the size has to be part of it or styled widgets would keep small text)."""
+        """The theme's colours as the window's palette.
+
+        No style sheet on the window: one there, even if it only sets a font size, makes every widget
+        paint through Qt's style-sheet style, which matches its rules again for each table cell (an
+        editor row took 2.2 ms instead of 0.9, every edit).  Fonts follow the zoom through setFont
+        (:meth:`_apply_font_scale`); the two things a palette cannot say — the checked stage button
+        in the accent colour, and the menus of the dark themes — get sheets on those widgets alone.
+        """
         t = self._theme
-        pt = BASE_POINT_SIZE * self._font_scale()
-        big = pt * (1.15 if self._presentation else 1.45)
-        sheet = (f"QWidget {{ font-size: {pt:.1f}pt; }}"
-                 f"QLabel#caption, QLabel#formula {{ font-size: {big:.1f}pt; }}")
+        palette = QApplication.palette()
         if t.name != "light":
-            sheet += (
-                f"QWidget {{ background: {t.panel}; color: {t.text}; }}"
-                f"QTableView, QListView {{ background: {t.background}; color: {t.text}; gridline-color: {t.grid}; }}"
-                f"QHeaderView::section {{ background: {t.panel}; color: {t.text}; border: 1px solid {t.grid}; }}"
-                f"QPushButton {{ border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 10px; }}"
-                f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
-                f"QMenuBar, QMenu {{ background: {t.panel}; color: {t.text}; }}"
-                f"QMenu::item:selected {{ background: {t.accent}; color: {t.background}; }}")
-        if sheet != self.styleSheet():  # setting even the same sheet restyles every widget
-            self.setStyleSheet(sheet)
+            roles = {
+                QPalette.ColorRole.Window: t.panel, QPalette.ColorRole.WindowText: t.text,
+                QPalette.ColorRole.Base: t.background, QPalette.ColorRole.AlternateBase: t.panel,
+                QPalette.ColorRole.Text: t.text, QPalette.ColorRole.Button: t.panel,
+                QPalette.ColorRole.ButtonText: t.text, QPalette.ColorRole.BrightText: t.text,
+                QPalette.ColorRole.Highlight: t.accent, QPalette.ColorRole.HighlightedText: t.background,
+                QPalette.ColorRole.ToolTipBase: t.panel, QPalette.ColorRole.ToolTipText: t.text,
+                QPalette.ColorRole.PlaceholderText: t.muted, QPalette.ColorRole.Mid: t.grid,
+                QPalette.ColorRole.Midlight: t.grid, QPalette.ColorRole.Dark: t.grid,
+                QPalette.ColorRole.Light: t.grid, QPalette.ColorRole.Shadow: t.background,
+            }
+            for role, color in roles.items():
+                palette.setColor(QPalette.ColorGroup.All, role, QColor(color))
+            for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+                palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(t.muted))
+        self.setPalette(palette)
+        tables = [self.calc] + [e.table for e in self.editors.values()]
+        set_grid_color(tables, None if t.name == "light" else t.grid)
+        menus = "" if t.name == "light" else (
+            f"QMenuBar, QMenu {{ background: {t.panel}; color: {t.text}; }}"
+            f"QMenu::item:selected {{ background: {t.accent}; color: {t.background}; }}")
+        buttons = "" if t.name == "light" else (
+            f"QPushButton {{ border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 10px; "
+            f"background: {t.panel}; color: {t.text}; }}"
+            f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
+            f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")
+        # (each button its own sheet: on the stepper it would cut its labels off the window's palette)
+        styled = [(self.menuBar(), menus)] + [(b, buttons) for b in self.stepper.findChildren(QPushButton)]
+        for widget, sheet in styled:
+            if sheet != widget.styleSheet():  # setting even the same sheet restyles the widget's children
+                widget.setStyleSheet(sheet)
 
     def apply_colormap(self, name: str) -> None:
         self._colormap = name

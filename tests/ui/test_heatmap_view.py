@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
 
 from qkv_studio.core import Scene, load_preset
@@ -188,6 +188,27 @@ def test_query_change_repaints_only_the_overlay(qtbot, session, monkeypatch):
     weights = session.result.weights
     assert np.array_equal(view.image_item.image[1], scale_for("weights", weights).rgba(weights[1:2])[0])
     assert len(calls) <= 1
+
+
+def test_query_change_repaints_the_two_rows_only(qtbot):
+    rng = np.random.default_rng(1)
+    n = 16
+    session = Session(Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 2)),
+                                   k=rng.normal(size=(n, 2)), v=rng.normal(size=(n, 2))))
+    view = _show(qtbot, session)
+    view.resize(700, 700)
+    qtbot.wait(50)
+    asked = []
+    update = view.overlay.update
+    view.overlay.update = lambda *a: (asked.append(QRectF(*a) if a else None), update(*a))
+    old = session.query
+    session.set_query(9)
+    assert asked and None not in asked  # no whole-overlay update
+    rows = set()
+    for rect in asked:
+        assert rect.height() < 1.5
+        rows |= {r for r in range(n) if rect.top() < r < rect.bottom()}
+    assert rows == {old, 9}  # where the outline was, and where it is
 
 
 def test_font_scale_grows_tick_fonts(qtbot, session):

@@ -162,3 +162,23 @@ def test_settings_remember_theme_and_layout(qtbot, lesson_scene):
     b.show()
     assert b.theme_actions["dark"].isChecked()
     assert not b.dock_plane.isVisible()
+
+
+@pytest.mark.parametrize("theme", ["dark", "projector"])
+def test_themes_colour_the_window_without_a_window_style_sheet(window, theme):
+    from PySide6.QtGui import QPalette
+
+    from qkv_studio.render.theme import get_theme
+
+    t = get_theme(theme)
+    window.apply_theme(theme)
+    # a style sheet on the window would make every table cell paint through the style-sheet style
+    assert window.styleSheet() == ""
+    caption = window.stepper.caption
+    assert caption.palette().color(caption.foregroundRole()).name() == t.text  # readable on the panel
+    assert window.calc.viewport().palette().color(QPalette.ColorRole.Base).name() == t.background
+    assert window.calc._grid_pen.color().name() == t.grid  # grid lines seen on black too
+    checked = window.stepper.stage_buttons[window.session.stage]
+    assert t.accent in checked.styleSheet()
+    window.apply_theme("light")
+    assert window.calc._grid_pen.color().name() != t.grid and window.stepper.stage_buttons["scores"].styleSheet() == ""
