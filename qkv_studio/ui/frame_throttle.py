@@ -7,8 +7,8 @@ captions with the query's numbers) are redrawn one frame later and then at most 
 fast the edits come.  Painting everything in the same turn took ~20 ms on a small VM, so a drag ran at
 ~40 Hz everywhere; this way the hand's own feedback keeps up and the rest follows at 60 Hz.
 
-:class:`FrameThrottle` is that delay (superqt's throttler): ``request()`` schedules the callback for the
-next frame (requests before then merge into one call).  :func:`flush_pending` runs every pending call at once — for code that
+:class:`FrameThrottle` is that delay: ``request()`` schedules the callback for the next frame (requests
+before then merge into one call).  :func:`flush_pending` runs every pending call at once — for code that
 must see a finished window *now*: screenshots, exports of the window, tests.
 """
 
@@ -17,26 +17,32 @@ from __future__ import annotations
 import weakref
 from typing import Callable
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt, QTimer
 from shiboken6 import isValid
-from superqt.utils import QSignalThrottler
 
 FRAME_MS = 16  # one 60 Hz frame
 
 _waiting: "weakref.WeakSet[FrameThrottle]" = weakref.WeakSet()
 
 
-class FrameThrottle(QSignalThrottler):
-    """Runs ``callback`` one frame after a ``request()``, then at most once a frame (superqt's trailing
-    throttler, which merges the requests in between), and knows whether a call is still waiting."""
+class FrameThrottle(QObject):
+    """Runs ``callback`` one frame after a ``request()``, then at most once a frame (requests in
+    between merge into one call), and knows whether a call is still waiting.
+
+    (superqt's ``QSignalThrottler`` does the same, but importing superqt imports all its widgets and
+    qtpy: 0.18 s of start-up for a timer.)
+    """
 
     def __init__(self, callback: Callable[[], None], parent: QObject | None = None,
                  interval_ms: int = FRAME_MS) -> None:
-        super().__init__(QSignalThrottler.EmissionPolicy.Trailing, parent)
-        self.setTimeout(interval_ms)
-        self._waiting = False
+        super().__init__(parent)
         self._callback = callback
-        self.triggered.connect(self._run)
+        self._waiting = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)  # (a coarse timer may wait 5 % longer)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._on_timeout)
 
     @property
     def pending(self) -> bool:
@@ -45,16 +51,28 @@ class FrameThrottle(QSignalThrottler):
 
     def request(self) -> None:
         """Ask for a call at the next frame (a call already waiting covers this one)."""
-        self._waiting = True
-        _waiting.add(self)
-        self.throttle()
+        if not self._waiting:
+            self._waiting = True
+            _waiting.add(self)
+        if not self._timer.isActive():
+            self._timer.start()
 
     def cancel(self) -> None:
         """Drop a waiting call (the caller has just done the work itself)."""
         if self._waiting:
             self._waiting = False
             _waiting.discard(self)
-            super().cancel()
+
+    def flush(self) -> None:
+        """Run a waiting call now; the next request waits a whole frame again."""
+        self._timer.stop()
+        if self._waiting:
+            self._run()
+
+    def _on_timeout(self) -> None:
+        if self._waiting:
+            self._run()
+            self._timer.start()  # the frame after this call: at most one call a frame
 
     def _run(self) -> None:
         self._waiting = False
@@ -70,6 +88,6 @@ def flush_pending() -> None:
             return
         for throttle in waiting:
             if isValid(throttle):
-                throttle.flush(restart_timer=False)  # (the next request waits a frame again)
+                throttle.flush()
             else:  # (its panel was deleted while the call waited)
                 _waiting.discard(throttle)

@@ -242,6 +242,7 @@ class HeatmapView(QWidget):
         self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
         self.plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0, enableMenu=False)  # (no menu to build)
         vb = self.plot.vb
+        cache_axes(self.plot)  # (before the axes are set up: see plot_cache)
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
@@ -263,7 +264,7 @@ class HeatmapView(QWidget):
         self.color_bar = pg.ColorBarItem(values=(0, 1), width=22, interactive=False, colorMapMenu=False,
                                          label="")
         self.graphics.addItem(self.color_bar, row=0, col=1)
-        cache_axes(self.plot, self.color_bar)
+        cache_axes(self.color_bar)
         # The legend spans the matrix, not the key names above it: its end labels ("1.0", "0") then sit
         # beside the first and last rows instead of being cut off at the panel's edge.
         self.plot.vb.sigResized.connect(self._align_bar)
