@@ -217,6 +217,7 @@ class CalcDelegate(QStyledItemDelegate):
         self._model = model
         self._layouts: dict[tuple[str, bool], QStaticText] = {}
         self._seen_once: set[tuple[str, bool]] = set()  # texts painted once, without a layout
+        self._widths: dict[tuple[str, bool], float] = {}  # text widths, for fitting the columns
         self._bold = QFont()
         self._bold_metrics = QFontMetrics(self._bold)
         self._metrics_f = self._bold_metrics_f = QFontMetricsF(self._bold)
@@ -291,13 +292,21 @@ class CalcDelegate(QStyledItemDelegate):
 
     def text_width(self, row: int, column: int) -> float:
         """The width of a cell's text in its font (bold for the best key and the total row)."""
-        metrics = self._bold_metrics_f if self._model.is_bold(row) else self._metrics_f
-        return metrics.horizontalAdvance(self._model.text(row, column))
+        bold = self._model.is_bold(row)
+        key = (self._model.text(row, column), bold)
+        width = self._widths.get(key)
+        if width is None:
+            if len(self._widths) > 8192:
+                self._widths.clear()
+            metrics = self._bold_metrics_f if bold else self._metrics_f
+            width = self._widths[key] = metrics.horizontalAdvance(key[0])
+        return width
 
     def restyle(self, font: QFont, palette: QPalette) -> None:
         """Forget the laid-out texts: the view's font or colours changed."""
         self._layouts.clear()
         self._seen_once.clear()
+        self._widths.clear()
         self._bold = QFont(font)
         self._bold.setBold(True)
         self._bold_metrics = QFontMetrics(self._bold)

@@ -211,7 +211,13 @@ class VectorPlane(QWidget):
 
         self.view_box.sigRangeChanged.connect(self._draw)
         self.view_box.sigResized.connect(self._draw)
-        self.plot_widget.scene().sigMouseMoved.connect(self._on_hover)
+        scene = self.plot_widget.scene()
+        scene.sigMouseMoved.connect(self._on_hover)
+        # While an arrow is dragged pyqtgraph still hit-tests every item under the pointer for hover
+        # events no item may accept mid-drag (~0.7 ms a move): skip that while the drag is ours.
+        send_hover = scene.sendHoverEvents
+        scene.sendHoverEvents = lambda ev, exitOnly=False: (
+            None if self._drag is not None and not exitOnly else send_hover(ev, exitOnly))
 
         session.scene_changed.connect(self._on_scene)
         session.result_changed.connect(self._on_result)
