@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPalette, QPen, QStaticText
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableView)
 
 from ..core import STAGES, contributions
 from ..session import Session
+from .cell_text import CellText
 from .formatting import fmt, fmt_fixed, fmt_vector
 
 COLUMNS = ("token", "key", "value", "score", "scaled", "weight", "weighted")
@@ -187,40 +188,39 @@ class CalcModel(QAbstractTableModel):
             self._columns = cols
             self._rows = rows
             self.endResetModel()
+            self._seen = None
         elif rows:
             # An edit of the query's own vector changes the numbers, not the token, key and value
-            # columns on the left: repaint only from the first column that changed.
-            first = 0
+            # columns: repaint only the columns that changed (each run of neighbours in one signal —
+            # with long vectors the key and value columns come last, after the numbers).
+            changed = list(range(len(cols)))
             scene = self._session.scene
             _, k, v = scene.qkv()
             seen = (scene.tokens, k, v, scene.query, self._best())
             last = self._seen
             if last is not None and all(a is b for a, b in zip(seen[:3], last[:3])) and seen[3:] == last[3:]:
-                first = next((i for i, c in enumerate(cols) if c not in ("token", "key", "value")), 0)
+                changed = [i for i, c in enumerate(cols) if c not in ("token", "key", "value")] or changed
             self._seen = seen
-            self.dataChanged.emit(self.index(0, first), self.index(rows, len(cols) - 1))
+            start = prev = changed[0]
+            for c in changed[1:] + [None]:
+                if c is not None and c == prev + 1:
+                    prev = c
+                    continue
+                self.dataChanged.emit(self.index(0, start), self.index(rows, prev))
+                if c is not None:
+                    start = prev = c
 
 
 class CalcDelegate(QStyledItemDelegate):
-    """Paints a cell's text in one call from a laid-out QStaticText.
+    """Paints a cell: the total row's shading and the model's cached string, through :class:`CellText`
+    (the standard delegate asked the model for seven roles and laid the text out on every paint)."""
 
-    QStyledItemDelegate asks the model for seven roles per cell and lays the text out again on every
-    paint (~40 µs a cell here, so ~15 ms for a table in view); a cell's text is the model's cached string,
-    and its layout is kept until that string comes back no more.  Sizes (column fitting) still come from
-    the standard delegate, through the model's roles.
-    """
-
-    PAD = 5  # px between the text and the cell's side, like the style's item margin
+    PAD = CellText.PAD
 
     def __init__(self, model: CalcModel, parent=None) -> None:
         super().__init__(parent)
         self._model = model
-        self._layouts: dict[tuple[str, bool], QStaticText] = {}
-        self._seen_once: set[tuple[str, bool]] = set()  # texts painted once, without a layout
-        self._widths: dict[tuple[str, bool], float] = {}  # text widths, for fitting the columns
-        self._bold = QFont()
-        self._bold_metrics = QFontMetrics(self._bold)
-        self._metrics_f = self._bold_metrics_f = QFontMetricsF(self._bold)
+        self._text = CellText()
         self._pen = QPen()
         if isinstance(parent, QTableView):
             self.restyle(parent.font(), parent.palette())
@@ -234,84 +234,22 @@ class CalcDelegate(QStyledItemDelegate):
         if model.is_total(row):
             painter.fillRect(rect, model._total_brush)
         text = model.text(row, column)
-        if not text:
-            return
-        bold = model.is_bold(row)
-        key = (text, bold)
-        static = self._layouts.get(key)
-        if static is None and key in self._seen_once:
-            # Laid out once, drawn many times: a text painted again (a token, a key, a number that
-            # stays) gets a QStaticText; a number seen once is drawn directly — preparing a layout
-            # costs ~40 µs, drawing a plain string ~15, and a new query brings ~80 new numbers.
-            if len(self._layouts) > 8192:  # numbers of past edits: start afresh now and then
-                self._layouts.clear()
-            static = QStaticText(text)
-            static.setTextFormat(Qt.TextFormat.PlainText)
-            static.prepare(painter.transform(), self._bold if bold else painter.font())
-            self._layouts[key] = static
-        elif static is None:
-            if len(self._seen_once) > 8192:
-                self._seen_once.clear()
-            self._seen_once.add(key)
-        if static is not None:
-            size = static.size()
-            width, height = size.width(), size.height()
-        else:
-            metrics = self._bold_metrics_f if bold else self._metrics_f
-            width, height = metrics.horizontalAdvance(text), metrics.height()
-        if model.is_left_aligned(column):
-            x = rect.left() + self.PAD
-        else:
-            x = rect.right() + 1 - self.PAD - width
-        y = rect.top() + (rect.height() - height) / 2
-        # The painter starts each paint with the view's font (a zoom or theme change clears the
-        # layouts); only bold cells change it, and put it back.
-        clip = bold or width > rect.width() - 2 * self.PAD  # (until the columns refit after an edit)
-        if clip:
-            painter.save()
-            painter.setClipRect(rect)
-            if bold:
-                painter.setFont(self._bold)
-        painter.setPen(self._pen)
-        if static is not None:
-            painter.drawStaticText(QPointF(x, y), static)
-        else:
-            metrics = self._bold_metrics_f if bold else self._metrics_f
-            painter.drawText(QPointF(x, y + metrics.ascent()), text)
-        if clip:
-            painter.restore()
+        if text:
+            painter.setPen(self._pen)
+            self._text.draw(painter, rect, text, bold=model.is_bold(row), left=model.is_left_aligned(column))
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 - Qt's name
-        # Column fitting asks every cell in view: measure the cached text (the standard delegate would
-        # ask the model for seven roles and lay the text out, ~40 µs a cell).
-        model = self._model
-        row = index.row()
-        metrics = self._bold_metrics if model.is_bold(row) else QFontMetrics(option.font)
-        text = model.text(row, index.column())
-        return QSize(math.ceil(metrics.horizontalAdvance(text)) + 2 * self.PAD + 2, metrics.height() + 6)
+        # (the table fits its columns itself, from text_width; this answers Qt's own questions)
+        width = self.text_width(index.row(), index.column())
+        return QSize(math.ceil(width) + 2 * self.PAD + 2, math.ceil(self._text._metrics[0].height()) + 6)
 
     def text_width(self, row: int, column: int) -> float:
         """The width of a cell's text in its font (bold for the best key and the total row)."""
-        bold = self._model.is_bold(row)
-        key = (self._model.text(row, column), bold)
-        width = self._widths.get(key)
-        if width is None:
-            if len(self._widths) > 8192:
-                self._widths.clear()
-            metrics = self._bold_metrics_f if bold else self._metrics_f
-            width = self._widths[key] = metrics.horizontalAdvance(key[0])
-        return width
+        return self._text.width(self._model.text(row, column), self._model.is_bold(row))
 
     def restyle(self, font: QFont, palette: QPalette) -> None:
         """Forget the laid-out texts: the view's font or colours changed."""
-        self._layouts.clear()
-        self._seen_once.clear()
-        self._widths.clear()
-        self._bold = QFont(font)
-        self._bold.setBold(True)
-        self._bold_metrics = QFontMetrics(self._bold)
-        self._metrics_f = QFontMetricsF(font)
-        self._bold_metrics_f = QFontMetricsF(self._bold)
+        self._text.restyle(font)
         self._pen = QPen(palette.color(QPalette.ColorRole.Text))
 
 

@@ -160,6 +160,18 @@ def test_calc_table_puts_the_numbers_before_long_vectors(qtbot):
     weights = [float(table.calc_model.index(j, col).data()) for j in range(4)]
     np.testing.assert_allclose(weights, session.result.weights[session.query], atol=0.006)
     assert table.calc_model.index(0, table.calc_model.columns().index("key")).data().endswith("… (8)]")
+    # an edit of the query's own vector tells the view about the number columns only, not the vectors
+    session.set_value("Q", session.query, 0, 2.5)
+    session.flush()
+    told = []
+    table.calc_model.dataChanged.connect(lambda a, b, *_: told.append((a.column(), b.column())))
+    best = int(np.argmax(session.result.weights[session.query]))
+    session.set_value("Q", session.query, 0, 2.51)  # (the best key stays: its row is not re-emboldened)
+    session.flush()
+    assert int(np.argmax(session.result.weights[session.query])) == best
+    cols = table.calc_model.columns()
+    changed = {c for first, last in told for c in range(first, last + 1)}
+    assert told and changed == {cols.index(c) for c in ("score", "scaled", "weight", "weighted")}
 
 
 def test_blend_bars_are_in_the_key_colour_the_best_one_full(qtbot, session):
