@@ -558,7 +558,11 @@ class HeatmapView(QWidget):
             ax.setTextPen(pg.mkPen(t.text))
             ax.setLabel(text, **label_css)
         bar_axis = self.color_bar.axis
-        bar_axis.setStyle(tickFont=tick_font)
+        # The end labels ("1.0", "0") stand half above and below the bar; pyqtgraph drops a label that
+        # overhangs its axis by more than 15 px, which projector-sized text does: allow half a label.
+        half_label = self._px(17) // 2 + 4
+        bar_axis.setStyle(tickFont=tick_font, hideOverlappingLabels=half_label)
+        self.graphics.ci.layout.setContentsMargins(4, 4, 4, half_label)  # (room for the "0" under the bar)
         bar_axis.setPen(pg.mkPen(t.muted, width=width))
         bar_axis.setTextPen(pg.mkPen(t.text))
         bar_axis.setWidth(int(12 + 4 * self._px(15)))

@@ -261,3 +261,22 @@ def test_colour_bar_spans_the_matrix_so_its_end_labels_are_not_cut_off(qtbot, se
     bar = view.color_bar.bar.sceneBoundingRect()  # the coloured strip itself
     assert abs(bar.top() - vb.top()) <= 2 and abs(bar.bottom() - vb.bottom()) <= 2
     assert bar.top() > view.color_bar.sceneBoundingRect().top() + 5  # room above for the "1.0" label
+
+
+def test_projector_sized_legend_keeps_its_end_labels(qtbot, session):
+    from PySide6.QtGui import QImage, QPainter
+
+    view = _show(qtbot, session)
+    view.resize(900, 800)
+    view.set_font_scale(2.2)  # presentation mode's text
+    _settle(qtbot, session)
+    qtbot.wait(50)
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    specs = view.color_bar.axis.generateDrawSpecs(painter)
+    painter.end()
+    texts = {text for _, _, text in specs[2]}
+    assert {"0", "1.0"} <= texts or {"0.0", "1.0"} <= texts  # pyqtgraph drops overhanging labels otherwise
+    # and the bottom one has room under the bar, inside the panel
+    bar = view.color_bar.bar.sceneBoundingRect()
+    assert view.graphics.sceneRect().bottom() - bar.bottom() >= view._px(17) // 2
