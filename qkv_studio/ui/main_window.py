@@ -577,7 +577,7 @@ class MainWindow(QMainWindow):
         in the accent colour, and the menus of the dark themes — get sheets on those widgets alone.
         """
         t = self._theme
-        palette = QApplication.palette()
+        palette = QApplication.style().standardPalette()
         if t.name != "light":
             roles = {
                 QPalette.ColorRole.Window: t.panel, QPalette.ColorRole.WindowText: t.text,
@@ -594,6 +594,9 @@ class MainWindow(QMainWindow):
                 palette.setColor(QPalette.ColorGroup.All, role, QColor(color))
             for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
                 palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(t.muted))
+        # The application's too: dialogs and message boxes are windows of their own, which do not take
+        # their parent's palette.
+        QApplication.setPalette(palette)
         self.setPalette(palette)
         tables = [self.calc] + [e.table for e in self.editors.values()]
         set_grid_color(tables, None if t.name == "light" else t.grid)

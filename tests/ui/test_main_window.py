@@ -180,5 +180,12 @@ def test_themes_colour_the_window_without_a_window_style_sheet(window, theme):
     assert window.calc._grid_pen.color().name() == t.grid  # grid lines seen on black too
     checked = window.stepper.stage_buttons[window.session.stage]
     assert t.accent in checked.styleSheet()
+    # dialogs and message boxes are windows of their own: the application's palette carries the theme
+    from PySide6.QtWidgets import QDialog
+
+    dialog = QDialog(window)
+    assert dialog.palette().color(QPalette.ColorRole.Window).name() == t.panel
+    dialog.deleteLater()
     window.apply_theme("light")
+    assert QApplication.palette().color(QPalette.ColorRole.Window).name() != t.panel
     assert window.calc._grid_pen.color().name() != t.grid and window.stepper.stage_buttons["scores"].styleSheet() == ""
