@@ -573,8 +573,9 @@ class MainWindow(QMainWindow):
         No style sheet on the window: one there, even if it only sets a font size, makes every widget
         paint through Qt's style-sheet style, which matches its rules again for each table cell (an
         editor row took 2.2 ms instead of 0.9, every edit).  Fonts follow the zoom through setFont
-        (:meth:`_apply_font_scale`); the two things a palette cannot say — the checked stage button
-        in the accent colour, and the menus of the dark themes — get sheets on those widgets alone.
+        (:meth:`_apply_font_scale`); what a palette cannot say — the checked stage button in the
+        accent colour — is a sheet on those buttons alone.  The palette is the application's too, so
+        menus, dialogs and message boxes (windows of their own) follow the theme.
         """
         t = self._theme
         palette = QApplication.style().standardPalette()
@@ -594,25 +595,19 @@ class MainWindow(QMainWindow):
                 palette.setColor(QPalette.ColorGroup.All, role, QColor(color))
             for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
                 palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(t.muted))
-        # The application's too: dialogs and message boxes are windows of their own, which do not take
-        # their parent's palette.
-        QApplication.setPalette(palette)
+        QApplication.setPalette(palette)  # (a window does not take its parent's palette)
         self.setPalette(palette)
         tables = [self.calc] + [e.table for e in self.editors.values()]
         set_grid_color(tables, None if t.name == "light" else t.grid)
-        menus = "" if t.name == "light" else (
-            f"QMenuBar, QMenu {{ background: {t.panel}; color: {t.text}; }}"
-            f"QMenu::item:selected {{ background: {t.accent}; color: {t.background}; }}")
         buttons = "" if t.name == "light" else (
             f"QPushButton {{ border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 10px; "
             f"background: {t.panel}; color: {t.text}; }}"
             f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
             f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")
         # (each button its own sheet: on the stepper it would cut its labels off the window's palette)
-        styled = [(self.menuBar(), menus)] + [(b, buttons) for b in self.stepper.findChildren(QPushButton)]
-        for widget, sheet in styled:
-            if sheet != widget.styleSheet():  # setting even the same sheet restyles the widget's children
-                widget.setStyleSheet(sheet)
+        for button in self.stepper.findChildren(QPushButton):
+            if buttons != button.styleSheet():  # setting even the same sheet restyles the widget
+                button.setStyleSheet(buttons)
 
     def apply_colormap(self, name: str) -> None:
         self._colormap = name
