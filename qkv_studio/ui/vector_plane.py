@@ -209,8 +209,6 @@ class VectorPlane(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.plot_widget, 1)
 
-        self.view_box.sigRangeChanged.connect(self._draw)
-        self.view_box.sigResized.connect(self._draw)
         scene = self.plot_widget.scene()
         scene.sigMouseMoved.connect(self._on_hover)
         # While an arrow is dragged pyqtgraph still hit-tests every item under the pointer for hover
@@ -230,6 +228,9 @@ class VectorPlane(QWidget):
         self.set_theme(self._theme)
         self._fit()
         self._draw()
+        # (connected after the first fit: its range change would draw everything once more at start-up)
+        self.view_box.sigRangeChanged.connect(self._draw)
+        self.view_box.sigResized.connect(self._draw)
 
     # ---- public API -------------------------------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
