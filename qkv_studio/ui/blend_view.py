@@ -80,6 +80,9 @@ class BarValueLabels(pg.GraphicsObject):
         p.restore()
 
 
+LABEL_SCALE_MAX = 1.5  # the largest growth of the names inside the values plot (see _label_scale)
+
+
 class BlendView(QWidget):
     """Weights as bars and the output among the values, for the selected query."""
 
@@ -235,12 +238,23 @@ class BlendView(QWidget):
         font = QFont()
         font.setPointSizeF(11 * self._font_scale)  # (the plots' own text size)
         wide = self.width() >= 26 * 2 * QFontMetricsF(font).averageCharWidth()
-        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        # A tall dock stacks them too: side by side each plot would be a narrow strip, the values plot's
+        # equal-aspect axes then spanning ±3 for vectors within ±1.
+        tall = self.height() > 1.2 * self.width()
+        direction = (QBoxLayout.Direction.LeftToRight if wide and not tall
+                     else QBoxLayout.Direction.TopToBottom)
         if self._plots_row.direction() != direction:
             self._plots_row.setDirection(direction)
+        # Stacked in a tall dock, the values plot gets the larger share: its axes keep equal scales, so
+        # its height is what shows the vectors (the bars read as well shorter).  In a short one (the
+        # projector's large type) the bars need their half for their tick labels.
+        values_share = 3 if tall else 2
+        if self._plots_row.stretch(1) != values_share:
+            self._plots_row.setStretch(0, 2)
+            self._plots_row.setStretch(1, values_share)
 
     def plots_stacked(self) -> bool:
-        """True when the two plots stand one above the other (a narrow dock)."""
+        """True when the two plots stand one above the other (a narrow or a tall dock)."""
         return self._plots_row.direction() == QBoxLayout.Direction.TopToBottom
 
     @staticmethod
@@ -281,7 +295,7 @@ class BlendView(QWidget):
             self._head = pg.ScatterPlotItem(size=12 * self._font_scale, brush=pg.mkBrush(t.output_color), pen=_NO_PEN)
             self._out_label = pg.TextItem("output", color=t.output_color, anchor=(0, 0))
             font = QFont()
-            font.setPointSizeF(12 * self._font_scale)
+            font.setPointSizeF(12 * self._label_scale())
             font.setBold(True)
             self._out_label.setFont(font)
             for item in (self._lines, self._arrow, self._head, self._out_label):
@@ -320,10 +334,15 @@ class BlendView(QWidget):
             self.values_plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad),
                                       padding=0)
 
+    def _label_scale(self) -> float:
+        """The names written among the value vectors grow less than the rest: at the projector's 2.2×
+        "v cat" and "v sat" covered each other and the arrows they name."""
+        return min(self._font_scale, LABEL_SCALE_MAX)
+
     def _sync_value_labels(self, v2: np.ndarray, s) -> None:
         t = self._theme
         font = QFont()
-        font.setPointSizeF(11 * self._font_scale)
+        font.setPointSizeF(11 * self._label_scale())
         while len(self._value_labels) < len(v2):
             label = pg.TextItem("", color=t.value_color, anchor=(0, 1))
             label.setFont(font)

@@ -272,7 +272,9 @@ class CalcTable(QTableView):
         # row (~10 ms), so it is not done on each edit (ResizeToContents would): at once when the
         # columns change, and after edits once they pause (a drag refits when it stops).
         header.setSectionResizeMode(QHeaderView.Interactive)
-        header.setStretchLastSection(True)
+        # (no stretched last column: it pushed the weights, the numbers the table is for, to the far
+        # edge of the dock, away from their tokens)
+        header.setStretchLastSection(False)
         header.setResizeContentsPrecision(0)  # measure the rows in view, not all 1024 (refit on scroll)
         self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setWordWrap(False)
@@ -336,6 +338,20 @@ class CalcTable(QTableView):
                                 & 0xFFFFFFFF)
         self._grid_pen = QPen(color, 0, self.gridStyle())
 
+    def content_width(self) -> int:
+        """The width that shows every column (the weights last), frame and scroll bar included."""
+        columns = sum(self.columnWidth(c) for c in range(self.calc_model.columnCount()))
+        return columns + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
+
+    def content_height(self) -> int:
+        """The height that shows every row (the header, the keys and the Σ row), frame included."""
+        rows = self.calc_model.rowCount()
+        height = self.horizontalHeader().height() + 2 * self.frameWidth()
+        height += sum(self.rowHeight(r) for r in range(min(rows, 64)))
+        if sum(self.columnWidth(c) for c in range(self.calc_model.columnCount())) > self.viewport().width():
+            height += self.horizontalScrollBar().sizeHint().height()
+        return height
+
     def fit_columns(self) -> None:
         """Size the columns to their contents now (a hidden table does it when shown)."""
         self._fit_timer.stop()
@@ -351,9 +367,12 @@ class CalcTable(QTableView):
         rows, cols = model.rowCount(), model.columnCount()
         if rows == 0 or cols == 0:
             return
-        first = max(0, self.rowAt(0))
-        last = self.rowAt(self.viewport().height() - 1)
-        last = rows - 1 if last < 0 else last
+        if rows <= 65:  # (a short table: every row, also those below the dock's edge before it is sized)
+            first, last = 0, rows - 1
+        else:
+            first = max(0, self.rowAt(0))
+            last = self.rowAt(self.viewport().height() - 1)
+            last = rows - 1 if last < 0 else last
         width_of = self._delegate.text_width
         pad = 2 * CalcDelegate.PAD + 2
         for c in range(cols):

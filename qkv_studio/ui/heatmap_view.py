@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QVariantAnimation
+from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QTimer, QVariantAnimation
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QVBoxLayout, QWidget
 
@@ -267,7 +267,15 @@ class HeatmapView(QWidget):
         cache_axes(self.color_bar)
         # The legend spans the matrix, not the key names above it: its end labels ("1.0", "0") then sit
         # beside the first and last rows instead of being cut off at the panel's edge.
-        self.plot.vb.sigResized.connect(self._align_bar)
+        # Aligned once the layouts have settled (a resize, a new range or token count, the bar's own
+        # height all move it, in an order the layouts decide): one check per event-loop turn.
+        self._align_timer = QTimer(self)
+        self._align_timer.setSingleShot(True)
+        self._align_timer.setInterval(0)
+        self._align_timer.timeout.connect(self._align_bar)
+        self.plot.vb.sigResized.connect(self._align_timer.start)
+        self.plot.vb.sigRangeChanged.connect(self._align_timer.start)
+        self.color_bar.geometryChanged.connect(self._align_timer.start)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -574,8 +582,9 @@ class HeatmapView(QWidget):
         self._style_bar_label()
 
     def _align_bar(self, *_: object) -> None:
-        vb = self.plot.vb
-        rect = vb.mapRectToItem(self.color_bar, vb.boundingRect())
+        # The legend spans the matrix's cells (not the view box, which pads them a little), so its 0
+        # and its top stand level with the first and last rows.
+        rect = self.image_item.mapRectToItem(self.color_bar, self.image_item.boundingRect())
         height = self.color_bar.boundingRect().height()
         if rect.height() <= 0 or height <= 0:
             return

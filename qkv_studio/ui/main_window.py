@@ -241,17 +241,30 @@ class MainWindow(QMainWindow):
         w, h = max(self.width(), 800), max(self.height(), 500)
         if self._presentation:
             self.resizeDocks([self.dock_calc], [int(w * 0.40)], Qt.Horizontal)
-            self.resizeDocks([self.dock_calc, self.dock_blend], [int(h * 0.40), int(h * 0.60)], Qt.Vertical)
+            self._share_right_column(h, 0.40)
             return
         if h < 900:
             # Too short for editors and plane one above the other: make them tabs of one column.
             self.tabifyDockWidget(self.dock_editors, self.dock_plane)
             self.dock_editors.raise_()
-        self.resizeDocks([self.dock_editors, self.dock_calc], [int(w * 0.22), int(w * 0.28)], Qt.Horizontal)
+        # The calculation column is as wide as its table when that fits in 36 % (in a narrow window the
+        # weights, its last column, would otherwise sit behind a scroll bar).
+        chrome = max(0, self.dock_calc.width() - self.calc.width())
+        calc = max(int(w * 0.28), min(int(w * 0.36), self.calc.content_width() + chrome + 4))
+        self.resizeDocks([self.dock_editors, self.dock_calc], [int(w * 0.22), calc], Qt.Horizontal)
         if h >= 900:
             # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
             self.resizeDocks([self.dock_editors, self.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
-        self.resizeDocks([self.dock_calc, self.dock_blend], [int(h * 0.36), int(h * 0.64)], Qt.Vertical)
+        self._share_right_column(h, 0.36)
+
+    def _share_right_column(self, h: int, calc_share: float) -> None:
+        """The calculation table gets up to ``calc_share`` of the height — no more than its rows need,
+        so a short scene's table does not leave an empty box while the blend view is squeezed."""
+
+        chrome = max(0, self.dock_calc.height() - self.calc.height())
+        wanted = self.calc.content_height() + chrome + 10  # (a few px of slack: no scroll bar for them)
+        calc = max(int(h * 0.18), min(int(h * calc_share), wanted))
+        self.resizeDocks([self.dock_calc, self.dock_blend], [calc, h - calc], Qt.Vertical)
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)

@@ -23,7 +23,7 @@ from .formatting import fmt, parse_number
 _MATRIX_TITLES = {
     "Q": ("Query Q", "what each token is looking for"),
     "K": ("Key K", "the label each token advertises"),
-    "V": ("Value V", "the content each token hands back"),
+    "V": ("Value V", "what each token hands back"),
     "X": ("Embeddings X", "one row per token (d_model)"),
     "Wq": ("W^Q", "learned: d_model × dₖ"),
     "Wk": ("W^K", "learned: d_model × dₖ"),

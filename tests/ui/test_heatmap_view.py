@@ -257,9 +257,16 @@ def test_row_edits_repainted_in_place_leave_the_picture_whole(qtbot, session):
 def test_colour_bar_spans_the_matrix_so_its_end_labels_are_not_cut_off(qtbot, session):
     view = _show(qtbot, session)
     _settle(qtbot, session)
-    vb = view.plot.vb.sceneBoundingRect()
+    qtbot.wait(20)  # (aligned once the layouts have settled)
+    cells = view.image_item.sceneBoundingRect()  # the matrix's cells, inside the padded view box
     bar = view.color_bar.bar.sceneBoundingRect()  # the coloured strip itself
-    assert abs(bar.top() - vb.top()) <= 2 and abs(bar.bottom() - vb.bottom()) <= 2
+    # level with the first and last rows: "1.0" beside the top of the matrix, "0" beside its bottom
+    assert abs(bar.top() - cells.top()) <= 1.5 and abs(bar.bottom() - cells.bottom()) <= 1.5
+    assert view.plot.vb.sceneBoundingRect().top() < cells.top() - 2  # (the view box's padding)
+    view.resize(view.width(), view.height() - 150)  # and again after the panel changes size
+    qtbot.wait(30)
+    cells, bar = view.image_item.sceneBoundingRect(), view.color_bar.bar.sceneBoundingRect()
+    assert abs(bar.top() - cells.top()) <= 1.5 and abs(bar.bottom() - cells.bottom()) <= 1.5
     assert bar.top() > view.color_bar.sceneBoundingRect().top() + 5  # room above for the "1.0" label
 
 

@@ -206,3 +206,40 @@ def test_blend_plots_stack_in_a_narrow_dock_and_keep_every_name(qtbot, session):
     qtbot.waitUntil(view.plots_stacked)
     qtbot.waitUntil(lambda: view._ticks is not None and len(view._ticks[0]) == 4)  # the, cat, sat, mat
     assert view.bars_plot.width() > 220  # each plot as wide as the dock
+
+
+def test_blend_plots_stack_in_a_tall_dock_the_values_plot_taller(qtbot, session):
+    view = shown(qtbot, BlendView(session), size=(900, 500))
+    assert not view.plots_stacked()
+    view.resize(520, 900)  # wide enough for both side by side, but each would be a thin strip
+    qtbot.waitUntil(view.plots_stacked)
+    qtbot.waitUntil(lambda: view.values_plot.height() > 1.3 * view.bars_plot.height(), timeout=2000)
+    (_, _), (y0, y1) = view.values_plot.getViewBox().viewRange()
+    assert y1 - y0 < 4.5  # the values (within ±1) fill the plot instead of a third of it
+    view.resize(900, 500)
+    qtbot.waitUntil(lambda: not view.plots_stacked())
+
+
+def test_blend_names_among_the_vectors_grow_less_than_the_rest(qtbot, session):
+    from qkv_studio.ui.blend_view import LABEL_SCALE_MAX
+
+    view = shown(qtbot, BlendView(session), size=(900, 700))
+    view.set_font_scale(2.2)  # the projector's type
+    flush_pending()
+    label = view._value_labels[0]
+    assert label.textItem.font().pointSizeF() == pytest.approx(11 * LABEL_SCALE_MAX)
+    assert view.bars_plot.getAxis("left").style["tickFont"].pointSizeF() == pytest.approx(11 * 2.2)
+
+
+def test_calculation_columns_keep_their_widths_and_the_dock_fits_a_short_table(qtbot, lesson_scene, show_window):
+    window = show_window(lesson_scene, (1920, 1080))
+    window.layout_docks()
+    qtbot.wait(50)
+    table, header = window.calc, window.calc.horizontalHeader()
+    weight = table.calc_model.columns().index("weight")
+    # the weights stand beside the other numbers, not at the dock's far edge
+    assert header.sectionSize(weight) < 2 * table._delegate.text_width(1, weight) + 40
+    # a four-token table: the dock is as tall as its rows, the blend view has the rest
+    assert window.dock_calc.height() < table.content_height() + 80
+    assert window.dock_blend.height() > 2 * window.dock_calc.height()
+    assert table.verticalScrollBar().maximum() == 0  # every row in view
