@@ -246,12 +246,14 @@ def bench_drag(n: int, reps: int, warmup: int) -> tuple[float, float]:
 
 
 def bench_step(n: int, reps: int, warmup: int) -> tuple[float, float]:
-    """One stage step (→ or ←, back and forth over all five stages) until repainted."""
+    """One stage step (→ or ←, back and forth over all five stages) until the heatmap (matrix, legend,
+    title) and the stepper have repainted; and the follow-up frame, in which the calculation table
+    shows or hides its stage's column (see FollowUp)."""
     from qkv_studio.core import STAGES
 
     app, window = open_window(n)
     s = window.session
-    watch = PaintWatch([window.heatmap.graphics.viewport(), window.calc.viewport(), window.stepper])
+    watch = PaintWatch([window.heatmap.graphics.viewport(), window.stepper])
     order = list(range(len(STAGES))) + list(range(len(STAGES) - 2, 0, -1))  # 0 1 2 3 4 3 2 1
 
     def step(i: int) -> None:
@@ -523,7 +525,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(results))
     if follow_ups:
-        print("\nThe frame after each action (blend view, vector plane, captions: they follow one frame later):")
+        print("\nThe frame after each action (what follows one frame later: blend view, vector plane, captions;"
+              " after a stage step the calculation table's column):")
         print(follow_up_table(follow_ups))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_name(args.out.name + ".tmp")

@@ -431,10 +431,25 @@ class Scene:
         raise SceneError(name, msg)
 
     def with_query(self, query: int) -> "Scene":
-        return self._evolve(query=int(query)) if query != self.query else self
+        if query == self.query:
+            return self
+        if isinstance(query, bool) or not isinstance(query, (int, np.integer)) or not 0 <= query < self.n:
+            raise SceneError("query", f"query {query} is out of range: there are {self.n} tokens (0–{self.n - 1})")
+        return self._view(query=int(query))
 
     def with_stage(self, stage: str) -> "Scene":
-        return self._evolve(stage=stage) if stage != self.stage else self
+        if stage == self.stage:
+            return self
+        if stage not in STAGES:
+            raise SceneError("stage", f"unknown stage {stage!r}: use one of {', '.join(STAGES)}")
+        return self._view(stage=stage)
+
+    def _view(self, **changes) -> "Scene":
+        """A copy looking at the same numbers another way (another query or stage): nothing else is
+        checked again, and the projections and attention computed for these numbers carry over (a
+        stage step re-validated every matrix and, in projection mode, projected X again)."""
+        kept = {k: v for k, v in self._derived.items() if k in ("qkv", "result", "token_counts")}
+        return replace(self, _derived=kept, **changes)
 
     def with_mask(self, mask: Mask) -> "Scene":
         return self._evolve(mask=mask)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableView)
@@ -17,6 +17,7 @@ from ..core import STAGES, contributions
 from ..session import Session
 from .cell_text import CellText
 from .formatting import fmt, fmt_fixed, fmt_vector
+from .frame_throttle import FrameThrottle
 
 COLUMNS = ("token", "key", "value", "score", "scaled", "weight", "weighted")
 HEADERS = {
@@ -44,28 +45,42 @@ APPEARS = {"token": "vectors", "key": "vectors", "value": "vectors", "score": "s
 
 
 class CalcModel(QAbstractTableModel):
-    """Rows = key tokens plus a total row; columns = those visible at the current stage."""
+    """Rows = key tokens plus a total row; columns = every column the scene shows by its last stage.
+
+    Which of them the current stage shows is :meth:`shown_columns` (the view hides the others): a stage
+    step changes that and nothing else — no model reset, no texts formatted again.
+    """
+
+    shown_changed = Signal()
+    """The stage shows other columns (the view hides and shows its sections)."""
 
     def __init__(self, session: Session, parent=None) -> None:
         super().__init__(parent)
         self._session = session
-        self._columns = self._visible()
+        self._columns = self._visible(STAGES[-1])
+        self._shown = self._visible()
         self._rows = session.scene.n
         self._bold = QFont()
         self._bold.setBold(True)
         self._total_brush = QBrush(QColor(0, 0, 0, 18))
-        self._texts: dict[tuple[int, int], str] = {}  # (row, column) -> text, until the next refresh
+        # (row, column name) -> text, until the numbers change: a stage step shows or hides columns
+        # and keeps every text (and the widths measured from them) of the columns it keeps
+        self._texts: dict[tuple[int, str], str] = {}
+        self.generation = 0  # counts the times the texts were forgotten (widths measured go with them)
         self._best_row: int | None = None
         self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
         self._seen: tuple | None = None  # (tokens, K, V, query, best key) at the last refresh
         session.scene_changed.connect(self._forget)
         session.result_changed.connect(self._refresh)
         session.query_changed.connect(self._refresh)
-        session.stage_changed.connect(self._refresh)
+        # A stage step shows in the heatmap and the stepper at once; the table's new column follows at
+        # the next frame (see frame_throttle), so that the step's own frame stays within a frame.
+        self._stage_frame = FrameThrottle(self._on_stage, self)
+        session.stage_changed.connect(self._stage_frame.request)
         session.tokens_changed.connect(self._refresh)
 
-    def _visible(self) -> tuple[str, ...]:
-        stage_i = STAGES.index(self._session.stage)
+    def _visible(self, stage: str | None = None) -> tuple[str, ...]:
+        stage_i = STAGES.index(stage or self._session.stage)
         cols = [c for c in COLUMNS if STAGES.index(APPEARS[c]) <= stage_i]
         if not self._session.scene.scale and "scaled" in cols:
             cols.remove("scaled")
@@ -77,7 +92,12 @@ class CalcModel(QAbstractTableModel):
         return tuple(cols)
 
     def columns(self) -> tuple[str, ...]:
+        """The model's columns: every column this scene shows by its last stage."""
         return self._columns
+
+    def shown_columns(self) -> tuple[str, ...]:
+        """The columns the current stage shows, in order."""
+        return self._shown
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else self._rows + 1
@@ -90,6 +110,10 @@ class CalcModel(QAbstractTableModel):
             return HEADERS[self._columns[section]]
         return None
 
+    def best_row(self) -> int:
+        """The key with the largest weight for the selected query."""
+        return self._best()
+
     def _best(self) -> int:
         if self._best_row is None:
             r = self._session.result
@@ -100,15 +124,9 @@ class CalcModel(QAbstractTableModel):
         # Called for every visible cell and role on each repaint and column sizing: roles are compared
         # as plain ints and texts are formatted once per refresh (PySide's enum lookups cost µs each).
         if role == _DISPLAY:
-            key = (index.row(), index.column())
-            text = self._texts.get(key)
-            if text is None:
-                if not index.isValid():
-                    return None
-                col = self._columns[key[1]]
-                text = self._total_text(col) if key[0] == self._rows else self._cell_text(key[0], col)
-                self._texts[key] = text
-            return text
+            if not index.isValid():
+                return None
+            return self.text(index.row(), index.column())
         if not index.isValid():
             return None
         if role == _ALIGNMENT:
@@ -122,11 +140,14 @@ class CalcModel(QAbstractTableModel):
         return None
 
     def text(self, row: int, column: int) -> str:
-        """The text of a cell, formatted once per refresh (what DisplayRole returns)."""
-        key = (row, column)
+        """The text of a cell, formatted once until the numbers change (what DisplayRole returns)."""
+        return self.text_of(row, self._columns[column])
+
+    def text_of(self, row: int, col: str) -> str:
+        """The text of a row in the named column, shown or not (see :meth:`all_columns`)."""
+        key = (row, col)
         text = self._texts.get(key)
         if text is None:
-            col = self._columns[column]
             text = self._total_text(col) if row == self._rows else self._cell_text(row, col)
             self._texts[key] = text
         return text
@@ -178,25 +199,46 @@ class CalcModel(QAbstractTableModel):
         self._texts.clear()
         self._best_row = None
         self._contrib = None
+        self.generation += 1
 
-    def _refresh(self, *_: object) -> None:
-        self._forget()
-        cols = self._visible()
+    def _on_stage(self, *_: object) -> None:
+        # The numbers are the same: only which columns show changes (and the best key is bold from
+        # the scores on).
+        shown = self._visible()
+        if shown != self._shown:
+            self._shown = shown
+            self.shown_changed.emit()
+        was_bold = self._seen is not None and self._seen[-1]
+        if self._rows and was_bold != (STAGES.index(self._session.stage) >= 1):
+            self._seen = None
+            self._refresh(forget=False)
+
+    def _refresh(self, *_: object, forget: bool = True) -> None:
+        self._stage_frame.cancel()  # (this shows the current stage's columns too)
+        if forget:
+            self._forget()
+        cols = self._visible(STAGES[-1])
         rows = self._session.scene.n
+        shown = self._visible()
         if cols != self._columns or rows != self._rows:
             self.beginResetModel()
             self._columns = cols
+            self._shown = shown
             self._rows = rows
             self.endResetModel()
             self._seen = None
-        elif rows:
+            return
+        if shown != self._shown:
+            self._shown = shown
+            self.shown_changed.emit()
+        if rows:
             # An edit of the query's own vector changes the numbers, not the token, key and value
             # columns: repaint only the columns that changed (each run of neighbours in one signal —
             # with long vectors the key and value columns come last, after the numbers).
             changed = list(range(len(cols)))
             scene = self._session.scene
             _, k, v = scene.qkv()
-            seen = (scene.tokens, k, v, scene.query, self._best())
+            seen = (scene.tokens, k, v, scene.query, self._best(), STAGES.index(self._session.stage) >= 1)
             last = self._seen
             if last is not None and all(a is b for a, b in zip(seen[:3], last[:3])) and seen[3:] == last[3:]:
                 changed = [i for i, c in enumerate(cols) if c not in ("token", "key", "value")] or changed
@@ -247,6 +289,10 @@ class CalcDelegate(QStyledItemDelegate):
         """The width of a cell's text in its font (bold for the best key and the total row)."""
         return self._text.width(self._model.text(row, column), self._model.is_bold(row))
 
+    def text_width_of(self, row: int, name: str, bold: bool) -> float:
+        """The width of a row's text in the named column."""
+        return self._text.width(self._model.text_of(row, name), bold)
+
     def restyle(self, font: QFont, palette: QPalette) -> None:
         """Forget the laid-out texts: the view's font or colours changed."""
         self._text.restyle(font)
@@ -258,6 +304,9 @@ class CalcTable(QTableView):
 
     def __init__(self, session: Session, parent=None) -> None:
         super().__init__(parent)
+        self._widest: dict[tuple, float] = {}  # (column, first row, last row, best key bold) -> px
+        self._widths_generation = -1
+        self._header_hints: dict[tuple[str, str], int] = {}  # (column, header font) -> section hint
         self.calc_model = CalcModel(session, self)
         self.setModel(self.calc_model)
         self._delegate = CalcDelegate(self.calc_model, self)
@@ -282,10 +331,11 @@ class CalcTable(QTableView):
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(FIT_DELAY_MS)
         self._fit_timer.timeout.connect(self.fit_columns)
-        self.calc_model.modelReset.connect(self.fit_columns)
+        self.calc_model.modelReset.connect(self._show_columns)
+        self.calc_model.shown_changed.connect(self._show_columns)
         self.calc_model.dataChanged.connect(self._fit_timer.start)
         self.verticalScrollBar().valueChanged.connect(self._fit_timer.start)
-        self.fit_columns()
+        self._show_columns()
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         # Every cell in view in one pass.  QTableView's own paint makes ~4 calls into Python per cell
@@ -303,7 +353,10 @@ class CalcTable(QTableView):
         first_col = max(0, self.columnAt(area.left()))
         last_col = self.columnAt(area.right())
         last_col = cols - 1 if last_col < 0 else last_col
-        xs = [(self.columnViewportPosition(c), self.columnWidth(c)) for c in range(first_col, last_col + 1)]
+        xs = [(c, self.columnViewportPosition(c), self.columnWidth(c)) for c in range(first_col, last_col + 1)
+              if not self.isColumnHidden(c)]
+        if not xs:
+            return
         painter = QPainter(self.viewport())
         painter.setFont(self.font())
         paint_cell = self._delegate.paint_cell
@@ -313,16 +366,16 @@ class CalcTable(QTableView):
         y = self.rowViewportPosition(first_row)
         for row in range(first_row, last_row + 1):
             h = self.rowHeight(row)
-            for c, (x, w) in enumerate(xs, first_col):
+            for c, x, w in xs:
                 paint_cell(painter, QRect(x, y, w - shrink, h - shrink), row, c)
             y += h
         if grid:
             painter.setPen(self._grid_pen)
             bottom = y - 1
-            right = xs[-1][0] + xs[-1][1] - 1
+            right = xs[-1][1] + xs[-1][2] - 1
             top = self.rowViewportPosition(first_row)
-            left = xs[0][0]
-            for x, w in xs:
+            left = xs[0][1]
+            for _, x, w in xs:
                 painter.drawLine(x + w - 1, top, x + w - 1, bottom)
             y = top
             for row in range(first_row, last_row + 1):
@@ -332,6 +385,7 @@ class CalcTable(QTableView):
 
     def _restyle(self) -> None:
         self._delegate.restyle(self.font(), self.palette())
+        self._widest.clear()
         option = QStyleOptionViewItem()
         option.initFrom(self)
         color = QColor.fromRgba(self.style().styleHint(QStyle.StyleHint.SH_Table_GridLineColor, option, self)
@@ -351,6 +405,17 @@ class CalcTable(QTableView):
         if sum(self.columnWidth(c) for c in range(self.calc_model.columnCount())) > self.viewport().width():
             height += self.horizontalScrollBar().sizeHint().height()
         return height
+
+    def _show_columns(self) -> None:
+        """Hide the columns the stage does not show yet, and fit the others."""
+        shown = self.calc_model.shown_columns()
+        for c, name in enumerate(self.calc_model.columns()):
+            hidden = name not in shown
+            if self.isColumnHidden(c) != hidden:
+                self.setColumnHidden(c, hidden)
+        self.fit_columns()
+        self.updateGeometries()
+        self.viewport().update()
 
     def fit_columns(self) -> None:
         """Size the columns to their contents now (a hidden table does it when shown)."""
@@ -373,13 +438,38 @@ class CalcTable(QTableView):
             first = max(0, self.rowAt(0))
             last = self.rowAt(self.viewport().height() - 1)
             last = rows - 1 if last < 0 else last
-        width_of = self._delegate.text_width
+        if self._widths_generation != model.generation:
+            self._widths_generation = model.generation
+            self._widest.clear()
+        # Every column the scene shows by its last stage is measured, the hidden ones too, and kept
+        # until the numbers change: a stage step measures nothing (formatting and measuring 65 rows
+        # took ~5 ms a step), and the table knows whether its last stage will need a scroll bar.
+        width_of = self._delegate.text_width_of
         pad = 2 * CalcDelegate.PAD + 2
-        for c in range(cols):
-            widest = max((width_of(r, c) for r in range(first, last + 1)), default=0.0)
-            width = max(math.ceil(widest) + pad, header.sectionSizeHint(c))
-            if header.sectionSize(c) != width:
+        best = model.best_row()
+        bold_best = model.is_bold(best)
+        font_key = header.font().key()
+        total = 0
+        for c, name in enumerate(model.columns()):
+            key = (name, first, last, bold_best)
+            widest = self._widest.get(key)
+            if widest is None:
+                widest = self._widest[key] = max(
+                    (width_of(r, name, r == rows - 1 or (bold_best and r == best)) for r in range(first, last + 1)),
+                    default=0.0)
+            hint = self._header_hints.get((name, font_key))
+            if hint is None:
+                hint = self._header_hints[(name, font_key)] = header.sectionSizeHint(c)
+            width = max(math.ceil(widest) + pad, hint)
+            total += width
+            if header.sectionSize(c) != width:  # (a hidden column keeps its size for when it shows)
                 header.resizeSection(c, width)
+        # The horizontal scroll bar stays for every stage once the last one needs it: stepping then
+        # keeps the rows where they are (the bar coming and going moved them and re-laid out the dock).
+        wide = total > self.viewport().width()  # (every column: the last stage's width)
+        policy = Qt.ScrollBarPolicy.ScrollBarAlwaysOn if wide else Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        if self.horizontalScrollBarPolicy() != policy:
+            self.setHorizontalScrollBarPolicy(policy)
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)

@@ -30,7 +30,7 @@ from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
-from .plot_cache import cache_axes
+from .plot_cache import LegendBar, cache_axes, remembering_axes
 
 # The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
 SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
@@ -216,6 +216,7 @@ class HeatmapView(QWidget):
         self._scale: ColorScale | None = None
         self._coloured: tuple | None = None  # (scale key, matrix, mask) the image was coloured from
         self._shown = SHOWN_STAGE[session.stage]
+        self._stage = session.stage
         self._sigma = False
         self._query = session.query
         self._n_range = -1
@@ -240,7 +241,10 @@ class HeatmapView(QWidget):
 
         self.graphics = pg.GraphicsLayoutWidget(self)
         self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
-        self.plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0, enableMenu=False)  # (no menu to build)
+        # (no menu to build; the axes keep their pictures: a stage step to or from the softmax moves
+        # the right edge for the Σ column and back, and every range change redrew both axes)
+        self.plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0, enableMenu=False,
+                                                       axisItems=remembering_axes("left", "top"))
         vb = self.plot.vb
         cache_axes(self.plot)  # (before the axes are set up: see plot_cache)
         self.plot.setMouseEnabled(False, False)
@@ -261,8 +265,7 @@ class HeatmapView(QWidget):
         self.overlay.setZValue(10)
         self.plot.addItem(self.overlay, ignoreBounds=True)
 
-        self.color_bar = pg.ColorBarItem(values=(0, 1), width=22, interactive=False, colorMapMenu=False,
-                                         label="")
+        self.color_bar = LegendBar(values=(0, 1), width=22, interactive=False, colorMapMenu=False, label="")
         self.graphics.addItem(self.color_bar, row=0, col=1)
         cache_axes(self.color_bar)
         # The legend spans the matrix, not the key names above it: its end labels ("1.0", "0") then sit
@@ -280,7 +283,9 @@ class HeatmapView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(2)
-        layout.addWidget(LayoutBarrier(self.title))  # a new title re-lays out this panel only
+        # A new title re-lays out this panel only; one that wraps at some stage keeps its room at the
+        # others, so the matrix does not jump (and every axis re-lay out) as the stages are stepped.
+        layout.addWidget(LayoutBarrier(self.title, grow_only=True))
         layout.addWidget(self.graphics, 1)
 
         self.graphics.scene().sigMouseClicked.connect(self._on_click)
@@ -390,7 +395,9 @@ class HeatmapView(QWidget):
         else:
             self._apply_dim()
             self._update_title()
-            self.overlay.update()
+            if "vectors" in (stage, self._stage) and self._cell_px() >= MIN_CELL_PX:
+                self.overlay.update()  # (the numbers show from the scores on; nothing else changes)
+        self._stage = stage
 
     def _on_anim_step(self, t) -> None:
         if self._anim_from is None:
@@ -511,9 +518,9 @@ class HeatmapView(QWidget):
             self._image_n = n
             self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
         self._apply_dim()
-        if self._scale is None or (scale.cmap, scale.lo, scale.hi) != (self._scale.cmap, self._scale.lo,
-                                                                      self._scale.hi):
+        if self._scale is None or scale.cmap != self._scale.cmap:
             self.color_bar.setColorMap(_colour_map(scale.cmap))
+        if self._scale is None or (scale.lo, scale.hi) != (self._scale.lo, self._scale.hi):
             self.color_bar.setLevels((scale.lo, scale.hi))
         self._scale = scale
         self._style_bar_label()
@@ -569,7 +576,8 @@ class HeatmapView(QWidget):
         # The end labels ("1.0", "0") stand half above and below the bar; pyqtgraph drops a label that
         # overhangs its axis by more than 15 px, which projector-sized text does: allow half a label.
         half_label = self._px(17) // 2 + 4
-        bar_axis.setStyle(tickFont=tick_font, hideOverlappingLabels=half_label)
+        # (major ticks only: minor ones every 0.02 were clutter, and a third of the legend's drawing time)
+        bar_axis.setStyle(tickFont=tick_font, hideOverlappingLabels=half_label, maxTickLevel=0)
         self.graphics.ci.layout.setContentsMargins(4, 4, 4, half_label)  # (room for the "0" under the bar)
         bar_axis.setPen(pg.mkPen(t.muted, width=width))
         bar_axis.setTextPen(pg.mkPen(t.text))
@@ -646,7 +654,7 @@ class HeatmapView(QWidget):
         else:
             step_y = max(1, math.ceil(fm.height() * 1.05 / cell_px))
             gap = 6 * self._font_scale
-            widest = max((fm.horizontalAdvance(s) for s in labels), default=10.0)
+            widest = self._widest_label(labels, base, fm)
             step_x = max(1, math.ceil((widest + gap) / cell_px))
             # Key names a little smaller beat dropping every other one.
             for shrink in (0.85, 0.72):
@@ -669,6 +677,14 @@ class HeatmapView(QWidget):
             self._ticks_shown = (left, top)
             self.plot.getAxis("left").setTicks([left, []])
             top_axis.setTicks([top, []])
+
+    def _widest_label(self, labels: list[str], px: int, fm: QFontMetricsF) -> float:
+        """The widest token name at ``px`` (measured once per list of names and size: a stage step
+        asks three times, and measuring 64 names takes ~0.5 ms)."""
+        key = (tuple(labels), px)
+        if getattr(self, "_widest", (None, 0.0))[0] != key:
+            self._widest = (key, max((fm.horizontalAdvance(s) for s in labels), default=10.0))
+        return self._widest[1]
 
     def _cell_px(self) -> float:
         sx = self.plot.vb.viewPixelSize()[0]

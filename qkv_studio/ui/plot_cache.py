@@ -1,4 +1,4 @@
-"""Axes drawn from a cached pixmap.
+"""Axes drawn from a cached pixmap, and axes that remember the pictures they drew.
 
 A pyqtgraph axis with a grid reaches across the whole plot, so every change inside the plot (an arrow
 that moves, one recoloured row) repaints it: its ticks, labels and grid lines replayed from a QPicture,
@@ -27,3 +27,58 @@ def cache_axes(*items: pg.PlotItem | pg.ColorBarItem) -> None:
             axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             if axis.autoSIPrefix:
                 axis.enableAutoSIPrefix(False)
+
+
+class RememberingAxis(pg.AxisItem):
+    """An axis that keeps the pictures of the last few looks it drew and replays one when it comes back.
+
+    pyqtgraph throws an axis's picture away on every change and regenerates it when next painted
+    (~2 ms for a colour legend: tick spacing, texts and their bounding boxes, all in Python).  A stage
+    step swaps the heatmap's legend between the score, scaled and weight scales, and stepping back and
+    forth did that work every time.  A picture is remembered under everything it was drawn from —
+    range, size, font, style, pens and ticks — so any other change simply misses.
+    """
+
+    KEEP = 8
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._pictures: dict[tuple, object] = {}
+        super().__init__(*args, **kwargs)
+
+    def _look(self) -> tuple:
+        style = self.style
+        font = style.get("tickFont")
+        pens = tuple(None if pen is None else (pen.color().rgba(), pen.widthF(), int(pen.style().value))
+                     for pen in (self._pen, self._textPen, self._tickPen))
+        rest = repr(sorted((k, v) for k, v in style.items() if k != "tickFont"))
+        return (tuple(self.range), self.size().toTuple(), font.key() if font is not None else None, rest, pens,
+                repr(self._tickLevels), repr(self._tickSpacing), self._tickDensity, self.scale, self.logMode,
+                self.grid)
+
+    def paint(self, p, opt, widget) -> None:  # noqa: D102 - pyqtgraph's
+        if self.picture is None:
+            look = self._look()
+            picture = self._pictures.get(look)
+            if picture is None:
+                super().paint(p, opt, widget)  # (generates self.picture and plays it)
+                if len(self._pictures) >= self.KEEP:
+                    self._pictures.pop(next(iter(self._pictures)))
+                self._pictures[look] = self.picture
+                return
+            self.picture = picture
+        self.picture.play(p)
+
+
+def remembering_axes(*sides: str) -> dict[str, RememberingAxis]:
+    """``axisItems`` for a PlotItem: a :class:`RememberingAxis` on each side named."""
+    return {side: RememberingAxis(side) for side in sides}
+
+
+class LegendBar(pg.ColorBarItem):
+    """pyqtgraph's colour bar with :class:`RememberingAxis` sides: its scale, and the frame sides that
+    carry its title (a new title used to redraw that side's empty picture)."""
+
+    def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph's names
+        if axisItems is None:  # (only PlotItem's constructor calls this, before any axis exists)
+            axisItems = remembering_axes("left", "right", "top", "bottom")
+        super().setAxisItems(axisItems)

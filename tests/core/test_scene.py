@@ -199,6 +199,22 @@ def test_query_stage_mask_scale():
     assert s.with_scale(False).result().scaled[2].tolist() == [1, 4, 2, 3]
 
 
+def test_another_query_or_stage_keeps_the_computed_numbers_and_checks_only_itself():
+    s = projection_scene()
+    result, qkv = s.result(), s.qkv()
+    for other in (s.with_stage("scores"), s.with_query(0)):
+        assert other.result() is result and other.qkv() is qkv  # not projected nor computed again
+    assert s.with_stage("scores").with_query(1).stage == "scores"
+    with pytest.raises(SceneError) as info:
+        s.with_query(4)
+    assert info.value.field == "query" and "out of range" in str(info.value)
+    with pytest.raises(SceneError) as info:
+        s.with_stage("blend")
+    assert info.value.field == "stage"
+    # a change of the numbers does not keep them
+    assert s.with_value("X", 0, 0, 5.0).result() is not result
+
+
 def test_insert_token():
     s = lesson()
     t = s.insert_token(1, "big", rows={"q": [1, 1], "k": [2, 2], "v": [3, 3]})

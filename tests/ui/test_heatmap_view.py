@@ -287,3 +287,18 @@ def test_projector_sized_legend_keeps_its_end_labels(qtbot, session):
     # and the bottom one has room under the bar, inside the panel
     bar = view.color_bar.bar.sceneBoundingRect()
     assert view.graphics.sceneRect().bottom() - bar.bottom() >= view._px(17) // 2
+
+
+def test_a_title_that_wraps_at_one_stage_does_not_make_the_matrix_jump(qtbot, session):
+    view = _show(qtbot, session, size=(500, 500))
+    session.set_stage("weights")
+    _settle(qtbot, session)
+    one_line = view.graphics.height()
+    session.set_stage("output")  # "softmax weights w — the blend: output = w · V" takes two lines here
+    _settle(qtbot, session)
+    assert view.title.heightForWidth(view.title.width()) > view.title.fontMetrics().lineSpacing() * 1.5
+    two_lines = view.graphics.height()
+    assert two_lines < one_line
+    session.set_stage("weights")
+    _settle(qtbot, session)
+    assert view.graphics.height() == two_lines  # the room stays: the matrix keeps its place

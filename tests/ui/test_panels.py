@@ -81,10 +81,16 @@ def test_calc_table_columns_appear_stage_by_stage(qtbot, session):
     table = shown(qtbot, CalcTable(session))
     model = table.calc_model
     session.set_stage("vectors")
-    assert model.columns() == ("token", "key", "value")
+    flush_pending()  # (the table's columns follow a stage step at the next frame)
+    assert model.shown_columns() == ("token", "key", "value")
+    assert [table.isColumnHidden(c) for c in range(model.columnCount())] == \
+        [name not in ("token", "key", "value") for name in model.columns()]
     session.set_stage("scores")
-    assert model.columns()[-1] == "score"
+    assert model.shown_columns() == ("token", "key", "value")  # not yet: the next frame
+    qtbot.waitUntil(lambda: model.shown_columns()[-1] == "score", timeout=1000)
+    assert not table.isColumnHidden(model.columns().index("score"))
     session.set_stage("weights")
+    flush_pending()
     col = model.columns().index("weight")
     weights = [model.index(j, col).data() for j in range(4)]
     assert weights == ["0.06", "0.54", "0.13", "0.27"]
@@ -153,9 +159,10 @@ def test_calc_table_puts_the_numbers_before_long_vectors(qtbot):
     session = Session(scene)
     table = CalcTable(session)
     qtbot.addWidget(table)
-    assert table.calc_model.columns() == ("token", "score", "scaled", "weight", "key", "value")
+    assert table.calc_model.shown_columns() == ("token", "score", "scaled", "weight", "key", "value")
     session.set_stage("output")
-    assert table.calc_model.columns() == ("token", "score", "scaled", "weight", "key", "value", "weighted")
+    flush_pending()
+    assert table.calc_model.shown_columns() == ("token", "score", "scaled", "weight", "key", "value", "weighted")
     col = table.calc_model.columns().index("weight")
     weights = [float(table.calc_model.index(j, col).data()) for j in range(4)]
     np.testing.assert_allclose(weights, session.result.weights[session.query], atol=0.006)
@@ -172,6 +179,33 @@ def test_calc_table_puts_the_numbers_before_long_vectors(qtbot):
     cols = table.calc_model.columns()
     changed = {c for first, last in told for c in range(first, last + 1)}
     assert told and changed == {cols.index(c) for c in ("score", "scaled", "weight", "weighted")}
+
+
+def test_calc_table_keeps_its_scroll_bar_through_the_stages_when_the_last_one_needs_it(qtbot, session):
+    from qkv_studio.core.scene import Scene
+
+    rng = np.random.default_rng(2)
+    wide = Session(Scene.create(list("abcd"), q=rng.normal(size=(4, 8)), k=rng.normal(size=(4, 8)),
+                                v=rng.normal(size=(4, 8)), stage="scores"))
+    table = CalcTable(wide)
+    qtbot.addWidget(table)
+    table.resize(520, 300)
+    table.show()
+    qtbot.waitExposed(table)
+    table.fit_columns()
+    visible = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()))
+    assert visible < table.viewport().width()  # the scores stage's columns fit…
+    assert table.horizontalScrollBarPolicy() == Qt.ScrollBarAlwaysOn  # …but the rows will not jump later
+    rows_at = table.viewport().geometry()
+    wide.set_stage("output")
+    flush_pending()
+    assert table.viewport().geometry() == rows_at
+    # a table whose every stage fits has no scroll bar
+    narrow = shown(qtbot, CalcTable(session))
+    narrow.resize(700, 300)
+    narrow.fit_columns()
+    assert narrow.horizontalScrollBarPolicy() == Qt.ScrollBarAsNeeded
+    assert not narrow.horizontalScrollBar().isVisible()
 
 
 def test_blend_bars_are_in_the_key_colour_the_best_one_full(qtbot, session):

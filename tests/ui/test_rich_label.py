@@ -35,3 +35,26 @@ def test_kept_texts_are_bounded_and_a_font_change_forgets_them(qtbot):
     assert not label._kept
     label.setText("text 3")
     assert label._doc is not kept and label._doc.defaultFont().pointSizeF() == font.pointSizeF()
+
+
+def test_a_painted_text_is_kept_as_a_picture_until_its_colour_or_size_changes(qtbot):
+    from PySide6.QtGui import QColor, QPalette
+
+    label = RichLabel("scores q·k<sub>j</sub>")
+    qtbot.addWidget(label)
+    label.resize(300, 60)
+    label.show()
+    qtbot.waitExposed(label)
+    label.grab()  # (paints the label)
+    assert len(label._pixmaps) == 1
+    picture = next(iter(label._pixmaps.values()))
+    label.grab()
+    assert next(iter(label._pixmaps.values())) is picture  # painted again from the same picture
+    palette = label.palette()
+    palette.setColor(QPalette.ColorRole.WindowText, QColor("#d6246e"))
+    label.setPalette(palette)
+    label.grab()
+    assert len(label._pixmaps) == 2  # the new colour is a new picture
+    image = label.grab().toImage()
+    assert any(image.pixelColor(x, y).red() > 2 * image.pixelColor(x, y).green() + 40
+               for x in range(0, 300) for y in range(0, 30))  # the text, in its new colour

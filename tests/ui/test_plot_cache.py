@@ -1,0 +1,57 @@
+"""Axes that keep their pictures: a range seen again is replayed, anything else drawn anew."""
+
+import pyqtgraph as pg
+from PySide6.QtGui import QFont
+
+from qkv_studio.ui.plot_cache import LegendBar, RememberingAxis
+
+
+def _paint(widget, axis, qtbot) -> None:
+    axis.update()
+    widget.grab()  # (paints the scene)
+
+
+def test_an_axis_replays_the_picture_of_a_range_it_showed_before(qtbot):
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    bar = LegendBar(values=(0, 1), interactive=False, colorMapMenu=False)
+    widget.addItem(bar)
+    widget.resize(200, 400)
+    widget.show()
+    qtbot.waitExposed(widget)
+    axis = bar.axis
+    assert isinstance(axis, RememberingAxis)
+    generated = []
+    original = axis.generateDrawSpecs
+    axis.generateDrawSpecs = lambda p: generated.append(tuple(axis.range)) or original(p)
+
+    _paint(widget, axis, qtbot)
+    generated.clear()
+    bar.setLevels((-3, 3))
+    _paint(widget, axis, qtbot)
+    assert generated == [(-3, 3)]
+    scores_picture = axis.picture
+    bar.setLevels((0, 1))
+    _paint(widget, axis, qtbot)
+    bar.setLevels((-3, 3))
+    _paint(widget, axis, qtbot)
+    assert generated == [(-3, 3)] and axis.picture is scores_picture  # both replayed
+
+    font = QFont()
+    font.setPixelSize(30)
+    axis.setStyle(tickFont=font)  # another look: drawn again
+    _paint(widget, axis, qtbot)
+    assert generated == [(-3, 3), (-3, 3)]
+
+
+def test_an_axis_keeps_only_a_few_pictures(qtbot):
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    bar = LegendBar(values=(0, 1), interactive=False, colorMapMenu=False)
+    widget.addItem(bar)
+    widget.show()
+    qtbot.waitExposed(widget)
+    for i in range(3 * RememberingAxis.KEEP):
+        bar.setLevels((0, i + 1))
+        _paint(widget, bar.axis, qtbot)
+    assert len(bar.axis._pictures) == RememberingAxis.KEEP
