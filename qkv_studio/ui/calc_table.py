@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import (SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QPointF, QRect, QSize,
+                            Qt, QTimer, Signal)
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableView)
@@ -307,6 +308,7 @@ class CalcTable(QTableView):
         self._widest: dict[tuple, float] = {}  # (column, first row, last row, best key bold) -> px
         self._widths_generation = -1
         self._header_hints: dict[tuple[str, str], int] = {}  # (column, header font) -> section hint
+        self._follows_scroll_range = True  # (see _follow_scroll_range)
         self.calc_model = CalcModel(session, self)
         self.setModel(self.calc_model)
         self._delegate = CalcDelegate(self.calc_model, self)
@@ -470,6 +472,26 @@ class CalcTable(QTableView):
         policy = Qt.ScrollBarPolicy.ScrollBarAlwaysOn if wide else Qt.ScrollBarPolicy.ScrollBarAsNeeded
         if self.horizontalScrollBarPolicy() != policy:
             self.setHorizontalScrollBarPolicy(policy)
+            self._follow_scroll_range(not wide)
+
+    def _follow_scroll_range(self, follow: bool) -> None:
+        """Whether the scroll area re-lays out its scroll bars when the horizontal range changes.
+
+        QAbstractScrollArea does that (queued) on every range change, to show or hide the bar; it
+        raises both bars' containers as it goes, which repaints them and the dock beneath: ~5 ms on
+        each stage step.  A bar that is always on has nothing to show or hide.  (Qt connects by the
+        slot's name; should that ever change, disconnecting fails and Qt's behaviour stays.)
+        """
+        if follow == self._follows_scroll_range:
+            return
+        signal, slot = SIGNAL("rangeChanged(int,int)"), SLOT("_q_showOrHideScrollBars()")
+        bar = self.horizontalScrollBar()
+        if follow:
+            done = QObject.connect(bar, signal, self, slot, Qt.ConnectionType.QueuedConnection)
+        else:
+            done = QObject.disconnect(bar, signal, self, slot)
+        if done:
+            self._follows_scroll_range = follow
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)

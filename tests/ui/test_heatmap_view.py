@@ -211,6 +211,28 @@ def test_query_change_repaints_the_two_rows_only(qtbot):
     assert rows == {old, 9}  # where the outline was, and where it is
 
 
+def test_an_edit_of_a_row_repaints_that_row_and_a_new_stage_repaints_unclipped(qtbot):
+    from PySide6.QtWidgets import QGraphicsView
+
+    rng = np.random.default_rng(1)
+    n = 16
+    session = Session(Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 2)),
+                                   k=rng.normal(size=(n, 2)), v=rng.normal(size=(n, 2))))
+    view = _show(qtbot, session)
+    view.animate = False
+    minimal, full = (QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate,
+                     QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+    session.set_value("Q", session.query, 0, 1.5)
+    _settle(qtbot, session)
+    assert view.graphics.viewportUpdateMode() == minimal  # one row: clipped to it
+    session.set_stage("scores")
+    assert view.graphics.viewportUpdateMode() == full  # every cell, the legend and Σ change
+    _settle(qtbot, session)
+    session.set_value("Q", 9, 0, -1.5)
+    _settle(qtbot, session)
+    assert view.graphics.viewportUpdateMode() == minimal
+
+
 def test_font_scale_grows_tick_fonts(qtbot, session):
     view = _show(qtbot, session)
     small = view.plot.getAxis("left").style["tickFont"].pixelSize()
