@@ -190,7 +190,9 @@ def bench_edit(n: int, reps: int, warmup: int) -> tuple[float, float]:
 
 
 def bench_drag(n: int, reps: int, warmup: int) -> tuple[float, float]:
-    """One mouse-move step of a drag of the query's arrow head on the vector plane, until repainted."""
+    """One mouse-move step of a drag of the query's arrow head on the vector plane, until the plane and
+    the heatmap have repainted; and the follow-up frame, in which the calculation table and the
+    editors show the step's numbers (they follow a drag one frame late; see FollowUp)."""
     from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
     from PySide6.QtGui import QMouseEvent
     from PySide6.QtTest import QTest
@@ -203,8 +205,7 @@ def bench_drag(n: int, reps: int, warmup: int) -> tuple[float, float]:
     app.processEvents()
     plane = window.plane
     vp = plane.plot_widget.viewport()
-    watch = PaintWatch([vp, window.heatmap.graphics.viewport(), window.calc.viewport(),
-                        window.editors["Q"].table.viewport()])
+    watch = PaintWatch([vp, window.heatmap.graphics.viewport()])
     start = plane.head_viewport_pos("Q", window.session.query)
     points = [QPoint(start.x() + 25, start.y() - 10), QPoint(start.x() + 5, start.y() + 15)]
 
@@ -526,7 +527,8 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     if follow_ups:
         print("\nThe frame after each action (what follows one frame later: blend view, vector plane, captions;"
-              " after a stage step the calculation table's column):")
+              " after a stage step the calculation table's column, after a drag step the table's and the"
+              " editors' numbers):")
         print(follow_up_table(follow_ups))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_name(args.out.name + ".tmp")

@@ -66,6 +66,8 @@ class Session(QObject):
     path_changed(str): the file the scene belongs to changed ("" for none).
     modified_changed(bool): unsaved changes appeared or were saved.
     message(str): a refused edit or a notice, for the status bar.
+    drag_changed(bool): a vector drag began (True) or ended (False); while it lasts, panels that
+        only report its numbers (the calculation table, the editors) may follow a frame late.
     """
 
     scene_changed = Signal()
@@ -76,6 +78,7 @@ class Session(QObject):
     path_changed = Signal(str)
     modified_changed = Signal(bool)
     message = Signal(str)
+    drag_changed = Signal(bool)
 
     def __init__(self, scene: Scene, path: str = "", parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -88,6 +91,7 @@ class Session(QObject):
         self._changed_rows: list[int] | None = None  # what the latest result_changed changed
         self._changing_rows: list[int] | None = []  # collected for the next one (None: everything)
         self._drag_serial = 0
+        self._dragging = False
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(1000)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
@@ -188,6 +192,8 @@ class Session(QObject):
     def edit(self, make: Callable[[Scene], Scene], text: str, *, merge_key: tuple | None = None,
              rows_hint: tuple[str, list[int]] | None = None) -> bool:
         """Push an undoable edit; a refused edit emits ``message`` and changes nothing."""
+        if self._dragging and not (merge_key and merge_key[0] == "drag"):
+            self.end_drag()  # (another edit: a drag whose release went astray is over)
         try:
             after = make(self._scene)
         except (SceneError, ValueError) as exc:
@@ -201,6 +207,7 @@ class Session(QObject):
     def load(self, scene: Scene, path: str = "") -> None:
         """Replace the whole scene (Open, New, preset): a fresh undo history, nothing modified."""
         old = self._scene
+        self.end_drag()
         self.undo_stack.clear()
         self._scene = scene
         self._result = None
@@ -263,9 +270,24 @@ class Session(QObject):
         """Paste a block of numbers at (row, col)."""
         return self.edit(lambda s: s.with_block(matrix, row, col, block), f"Paste into {matrix}")
 
+    @property
+    def dragging(self) -> bool:
+        """Whether a vector is being dragged (between :meth:`begin_drag` and :meth:`end_drag`)."""
+        return self._dragging
+
     def begin_drag(self) -> None:
         """Start a new drag: moves until :meth:`begin_drag` is called again form one undo step."""
         self._drag_serial += 1
+        if not self._dragging:
+            self._dragging = True
+            self.drag_changed.emit(True)
+
+    def end_drag(self) -> None:
+        """The drag is over (the button was released): every panel shows its last step now."""
+        if self._dragging:
+            self._dragging = False
+            self.flush()
+            self.drag_changed.emit(False)
 
     def drag_vector(self, matrix: str, row: int, x: float, y: float) -> bool:
         """Move the first two components of a vector (a drag step on the vector plane)."""

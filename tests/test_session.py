@@ -54,6 +54,22 @@ def test_refused_edit_keeps_scene_and_says_why(session, qtbot):
     assert session.undo_stack.count() == 0
 
 
+def test_a_drag_is_on_between_begin_and_end_or_until_another_edit(qtbot, session):
+    told = []
+    session.drag_changed.connect(told.append)
+    assert not session.dragging
+    session.begin_drag()
+    session.begin_drag()  # (a new drag right after one: still one "on")
+    session.drag_vector("Q", 2, 1.5, 1.5)
+    assert session.dragging and told == [True]
+    session.end_drag()
+    session.end_drag()
+    assert not session.dragging and told == [True, False]
+    session.begin_drag()
+    session.set_value("K", 0, 0, 2.0)  # a release that went astray: the next edit ends the drag
+    assert not session.dragging and told == [True, False, True, False]
+
+
 def test_drag_steps_merge_into_one_undo_step(session):
     session.begin_drag()
     for x in np.linspace(1, 2, 8):

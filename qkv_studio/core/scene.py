@@ -419,7 +419,11 @@ class Scene:
             raise SceneError(matrix, "only finite numbers can be entered")
         new = np.array(arr)
         new[row:row + r, col:col + c] = block
-        return self._evolve(**{matrix.lower(): new})
+        new.flags.writeable = False
+        # The same shape, finite numbers in a valid scene: nothing else to check (a drag step comes
+        # here 60 times a second, and re-validating every matrix took a fifth of a millisecond).
+        kept = {k: v for k, v in self._derived.items() if k == "token_counts"}
+        return replace(self, _derived=kept, **{matrix.lower(): new})
 
     def with_matrix(self, matrix: str, values: np.ndarray) -> "Scene":
         """Replace a whole editable matrix (same shape)."""

@@ -70,14 +70,16 @@ class CalcModel(QAbstractTableModel):
         self.generation = 0  # counts the times the texts were forgotten (widths measured go with them)
         self._best_row: int | None = None
         self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
-        self._seen: tuple | None = None  # (tokens, K, V, query, best key) at the last refresh
+        self._seen: tuple | None = None  # (tokens, K, V, query, best key, bold?, texts' generation) last shown
         session.scene_changed.connect(self._forget)
-        session.result_changed.connect(self._refresh)
+        session.result_changed.connect(self._on_result)
         session.query_changed.connect(self._refresh)
-        # A stage step shows in the heatmap and the stepper at once; the table's new column follows at
-        # the next frame (see frame_throttle), so that the step's own frame stays within a frame.
-        self._stage_frame = FrameThrottle(self._on_stage, self)
-        session.stage_changed.connect(self._stage_frame.request)
+        # What the table only reports follows at the next frame (see frame_throttle), so that the
+        # action's own frame stays within a frame: a stage step's new column (the heatmap and the
+        # stepper show the step), and a drag's numbers (the plane and the heatmap show the drag).
+        self._next_frame = FrameThrottle(lambda: self._refresh(forget=False), self)
+        session.stage_changed.connect(self._next_frame.request)
+        session.drag_changed.connect(self._on_drag)
         session.tokens_changed.connect(self._refresh)
 
     def _visible(self, stage: str | None = None) -> tuple[str, ...]:
@@ -202,20 +204,19 @@ class CalcModel(QAbstractTableModel):
         self._contrib = None
         self.generation += 1
 
-    def _on_stage(self, *_: object) -> None:
-        # The numbers are the same: only which columns show changes (and the best key is bold from
-        # the scores on).
-        shown = self._visible()
-        if shown != self._shown:
-            self._shown = shown
-            self.shown_changed.emit()
-        was_bold = self._seen is not None and self._seen[-1]
-        if self._rows and was_bold != (STAGES.index(self._session.stage) >= 1):
-            self._seen = None
-            self._refresh(forget=False)
+    def _on_drag(self, dragging: bool) -> None:
+        if not dragging:
+            self._next_frame.flush()  # (the drag is over: its last step now)
+
+    def _on_result(self) -> None:
+        if self._session.dragging:
+            self._forget()  # (a repaint before the next frame shows the new numbers, not a mix)
+            self._next_frame.request()
+        else:
+            self._refresh()
 
     def _refresh(self, *_: object, forget: bool = True) -> None:
-        self._stage_frame.cancel()  # (this shows the current stage's columns too)
+        self._next_frame.cancel()  # (this shows the current numbers and stage's columns too)
         if forget:
             self._forget()
         cols = self._visible(STAGES[-1])
@@ -240,8 +241,11 @@ class CalcModel(QAbstractTableModel):
             scene = self._session.scene
             _, k, v = scene.qkv()
             seen = (scene.tokens, k, v, scene.query, self._best(), STAGES.index(self._session.stage) >= 1)
+            seen += (self.generation,)
             last = self._seen
             if last is not None and all(a is b for a, b in zip(seen[:3], last[:3])) and seen[3:] == last[3:]:
+                return  # (a stage step that keeps the numbers and the bold row: nothing to repaint)
+            if last is not None and all(a is b for a, b in zip(seen[:3], last[:3])) and seen[3:-1] == last[3:-1]:
                 changed = [i for i, c in enumerate(cols) if c not in ("token", "key", "value")] or changed
             self._seen = seen
             start = prev = changed[0]

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from ..core.scene import shape_equation
 from ..session import Session
+from .frame_throttle import FrameThrottle
 from .formatting import fmt, parse_number
 
 _MATRIX_TITLES = {
@@ -65,8 +66,12 @@ class MatrixModel(QAbstractTableModel):
         self._shown = self._current_matrix()  # what the view was last told about (to signal only changes)
         self._tokens = session.scene.tokens
         self._query_row = session.query
+        # A drag's steps reach the editors one frame later (the plane and the heatmap show the drag;
+        # see frame_throttle); a drag moves numbers, never the matrix's shape.
+        self._next_frame = FrameThrottle(self._follow_scene, self)
         session.scene_changed.connect(self._on_scene_changed)
         session.query_changed.connect(self._on_query_changed)
+        session.drag_changed.connect(self._on_drag)
 
     # ---- reading ----------------------------------------------------------------------------------
     def matrix(self) -> np.ndarray:
@@ -178,7 +183,18 @@ class MatrixModel(QAbstractTableModel):
         return f"[{row}, {index.column() + 1}]"
 
     # ---- following the Session ---------------------------------------------------------------------
+    def _on_drag(self, dragging: bool) -> None:
+        if not dragging:
+            self._next_frame.flush()  # (the drag is over: its last step now)
+
     def _on_scene_changed(self) -> None:
+        if self._session.dragging and self._current_shape() == self._shape:
+            self._next_frame.request()
+        else:
+            self._follow_scene()
+
+    def _follow_scene(self) -> None:
+        self._next_frame.cancel()
         shape = self._current_shape()
         old, new = self._shown, self._current_matrix()
         self._shown = new
@@ -347,6 +363,8 @@ class MatrixEditor(QWidget):
         self.message.show()
 
     def _sync(self) -> None:
+        if self._session.dragging:
+            return  # (a drag changes numbers only: names, shape and buttons stay)
         self._fit_row_names()
         editable = self.model.editable()
         self.add_button.setVisible(editable)

@@ -68,7 +68,8 @@ def _set_arrows(item: pg.PlotDataItem, xs: np.ndarray, ys: np.ndarray) -> None:
     """Give ``item`` new segments only when they differ: an unchanged set is neither re-set nor repainted
     (an edit of one query leaves the 1024 key arrows alone)."""
     old = getattr(item, "_qkv_xy", None)
-    if old is not None and np.array_equal(old[0], xs) and np.array_equal(old[1], ys):
+    if old is not None and ((old[0] is xs and old[1] is ys)
+                            or (np.array_equal(old[0], xs) and np.array_equal(old[1], ys))):
         return
     item._qkv_xy = (xs, ys)
     item.setData(xs, ys, connect="pairs")
@@ -135,6 +136,8 @@ class VectorPlane(QWidget):
         self._best_weight = 0.0
         self._output: np.ndarray | None = None
         self._keys = np.zeros((0, 2))
+        self._read_from: tuple = (None, None)  # the K and V the keys and values were read from
+        self._arrow_memo: dict[str, tuple] = {}
         self._values = np.zeros((0, 2))
         self._query_vec = np.zeros((1, 2))
         self._drag: tuple[str, int, float, float] | None = None
@@ -384,9 +387,14 @@ class VectorPlane(QWidget):
                 self._values = _finite(v @ v_basis) if v_basis is not None else _first2(v)
         else:
             self._bases = None
-            self._keys = _first2(k)
-            self._values = _first2(v)
+            # (the same keys and values as last time, when a query was edited: the same arrays, so
+            # that their arrows are not computed again — see _arrows)
+            if self._read_from[0] is not k:
+                self._keys = _first2(k)
+            if self._read_from[1] is not v:
+                self._values = _first2(v)
             self._query_vec = _first2(q[scene.query:scene.query + 1])
+        self._read_from = (k, v) if self._bases is None else (None, None)
         # (last: showing the box re-lays out the plane, which may draw — with the vectors now read)
         self.pca_box.setVisible(scene.d_k > 2)  # nothing to project in two dimensions: no clutter
 
@@ -504,7 +512,7 @@ class VectorPlane(QWidget):
         best = self._best if self._best is not None and self._best < n else None
         # All keys, the best one too (its bold arrow is drawn over it): the set then stays the same,
         # and cached, when only the best match changes (at 1024 keys a redraw costs ~15 ms).
-        _set_arrows(self._keys_item, *_arrow_xy(self._keys, head, px))
+        _set_arrows(self._keys_item, *self._arrows("keys", self._keys, head, px))
         if best is not None:
             bx, by = _arrow_xy(self._keys[best:best + 1], head * 1.15, px)
             _set_arrows(self._best_halo, bx, by)
@@ -514,7 +522,7 @@ class VectorPlane(QWidget):
             _set_arrows(self._best_item, _EMPTY, _EMPTY)
         show_v = self.values_visible()
         if show_v:
-            _set_arrows(self._values_item, *_arrow_xy(self._values, head, px))
+            _set_arrows(self._values_item, *self._arrows("values", self._values, head, px))
         else:
             _set_arrows(self._values_item, _EMPTY, _EMPTY)
         _set_arrows(self._query_item, *_arrow_xy(self._query_vec, head * 1.15, px))
@@ -524,6 +532,16 @@ class VectorPlane(QWidget):
         else:
             _set_arrows(self._output_item, _EMPTY, _EMPTY)
         self._draw_labels(show_v, show_out)
+
+    def _arrows(self, name: str, vecs: np.ndarray, head: float, px) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`_arrow_xy`, remembered while the vectors (the same array), head and zoom stay: a drag
+        of the query leaves 64 or 1024 key arrows as they are."""
+        last = self._arrow_memo.get(name)
+        if last is not None and last[0] is vecs and last[1] == (head, tuple(px)):
+            return last[2]
+        xy = _arrow_xy(vecs, head, px)
+        self._arrow_memo[name] = (vecs, (head, tuple(px)), xy)
+        return xy
 
     def _labels_clear(self) -> None:
         for item in self._labels:
@@ -690,6 +708,7 @@ class VectorPlane(QWidget):
         self._session.drag_vector(matrix, row, x + 0.0, y + 0.0)
         if ev.isFinish():
             self._drag = None
+            self._session.end_drag()
             self.plot_widget.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
             self._ensure_visible()
         return True

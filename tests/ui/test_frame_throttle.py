@@ -7,6 +7,7 @@ import numpy as np
 from qkv_studio.session import Session
 from qkv_studio.ui.blend_view import BlendView
 from qkv_studio.ui.calc_table import CalcTable
+from qkv_studio.ui.formatting import fmt
 from qkv_studio.ui.frame_throttle import FRAME_MS, FrameThrottle, flush_pending
 
 
@@ -63,3 +64,38 @@ def test_an_edit_shows_in_the_table_at_once_and_in_the_blend_a_frame_later(qtbot
         f"{session.result.weights[2, 2]:.2f}"
     assert not np.allclose(blend.bars.opts["height"], session.result.weights[2])  # not yet
     qtbot.waitUntil(lambda: np.allclose(blend.bars.opts["height"], session.result.weights[2]), timeout=1000)
+
+
+def test_a_drag_shows_in_the_heatmap_at_once_and_in_the_table_and_editors_a_frame_later(qtbot, lesson_scene):
+    from qkv_studio.ui.heatmap_view import HeatmapView
+    from qkv_studio.ui.matrix_editor import MatrixEditor
+
+    session = Session(lesson_scene)
+    heatmap, table, editor = HeatmapView(session), CalcTable(session), MatrixEditor(session, "Q")
+    for w in (heatmap, table, editor):
+        qtbot.addWidget(w)
+        w.show()
+    qtbot.waitExposed(editor)
+    flush_pending()
+    model = table.calc_model
+    weight = model.columns().index("weight")
+    told = []
+    model.dataChanged.connect(lambda *a: told.append("table"))
+    editor.model.dataChanged.connect(lambda *a: told.append("editor"))
+
+    session.begin_drag()
+    session.drag_vector("Q", 2, 3.0, 0.5)
+    session.flush()
+    assert np.array_equal(heatmap.displayed_matrix()[2], session.result.weights[2])  # at once
+    assert told == []  # the numbers follow …
+    qtbot.waitUntil(lambda: "table" in told and "editor" in told, timeout=1000)  # … at the next frame
+    assert model.text(2, weight) == f"{session.result.weights[2, 2]:.2f}"
+
+    told.clear()
+    session.drag_vector("Q", 2, -1.0, 2.0)
+    session.flush()
+    assert told == []
+    session.end_drag()  # the release: the last step shows everywhere now
+    assert "table" in told and "editor" in told
+    assert model.text(2, weight) == f"{session.result.weights[2, 2]:.2f}"
+    assert editor.model.index(2, 0).data() == fmt(-1.0) and editor.model.index(2, 1).data() == "2"

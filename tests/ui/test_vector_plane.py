@@ -106,7 +106,10 @@ def test_dragging_the_query_head_is_one_live_undo_step(qtbot, session):
     end = _viewport_pos(plane, 2.0, 0.5)
     changes = []
     session.scene_changed.connect(lambda: changes.append(np.array(session.scene.q[2])))
+    dragging = []
+    session.drag_changed.connect(dragging.append)
     _drag(qtbot, plane, start, end)
+    assert dragging == [True, False] and not session.dragging  # (panels following a frame late catch up)
     q = session.scene.q[2]
     assert q[0] == pytest.approx(2.0, abs=0.05) and q[1] == pytest.approx(0.5, abs=0.05)
     assert len(changes) >= 3  # it moved live, not only on release
