@@ -20,7 +20,7 @@ from .formatting import fmt_fixed, fmt_vector
 from .frame_throttle import FrameThrottle
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
-from .plot_cache import cache_axes
+from .plot_cache import cache_axes, remembering_axes
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -94,8 +94,9 @@ class BlendView(QWidget):
         self.title = RichLabel()
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
-        self.bars_plot = pg.PlotWidget(enableMenu=False)  # (menus built and then disabled cost start-up time)
-        self.values_plot = pg.PlotWidget(enableMenu=False)
+        # (menus built and then disabled cost start-up time; see plot_cache for the axes)
+        self.bars_plot = pg.PlotWidget(enableMenu=False, axisItems=remembering_axes("left", "bottom"))
+        self.values_plot = pg.PlotWidget(enableMenu=False, axisItems=remembering_axes("left", "bottom"))
         for p in (self.bars_plot, self.values_plot):
             p.setMenuEnabled(False)
             p.hideButtons()
@@ -159,10 +160,10 @@ class BlendView(QWidget):
         font.setPointSizeF(11 * f)
         for p in (self.bars_plot, self.values_plot):
             for ax in ("left", "bottom"):
-                p.getAxis(ax).setStyle(tickFont=font)
-                # big numbers need room: fewer of them, and on a projector only the major ticks named
+                # major ticks and grid lines only (minor ones were clutter, and half the first paint);
+                # big numbers need room: fewer of them on a projector
+                p.getAxis(ax).setStyle(tickFont=font, maxTickLevel=0)
                 p.getAxis(ax).setTickDensity(1 / max(1.0, f))
-                p.getAxis(ax).setStyle(maxTextLevel=0 if f >= 1.5 else 2)
             # fixed width: an axis sized by its labels can oscillate with an aspect-locked range
             p.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("−0.55") + 2.2 * QFontMetricsF(font).height()))
         self._sync()

@@ -313,6 +313,7 @@ class CalcTable(QTableView):
         self._widths_generation = -1
         self._header_hints: dict[tuple[str, str], int] = {}  # (column, header font) -> section hint
         self._follows_scroll_range = True  # (see _follow_scroll_range)
+        self._all_columns_width = 0  # every column's width, the hidden ones too (at the last fit)
         self.calc_model = CalcModel(session, self)
         self.setModel(self.calc_model)
         self._delegate = CalcDelegate(self.calc_model, self)
@@ -399,8 +400,10 @@ class CalcTable(QTableView):
         self._grid_pen = QPen(color, 0, self.gridStyle())
 
     def content_width(self) -> int:
-        """The width that shows every column (the weights last), frame and scroll bar included."""
-        columns = sum(self.columnWidth(c) for c in range(self.calc_model.columnCount()))
+        """The width that shows every column of every stage (the output's last), frame and scroll
+        bar included."""
+        shown = sum(self.columnWidth(c) for c in range(self.calc_model.columnCount()))
+        columns = max(shown, self._all_columns_width)
         return columns + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
 
     def content_height(self) -> int:
@@ -472,11 +475,20 @@ class CalcTable(QTableView):
                 header.resizeSection(c, width)
         # The horizontal scroll bar stays for every stage once the last one needs it: stepping then
         # keeps the rows where they are (the bar coming and going moved them and re-laid out the dock).
-        wide = total > self.viewport().width()  # (every column: the last stage's width)
+        self._all_columns_width = total
+        self._choose_scroll_bar()
+
+    def _choose_scroll_bar(self) -> None:
+        wide = self._all_columns_width > self.viewport().width()  # (every column: the last stage's width)
         policy = Qt.ScrollBarPolicy.ScrollBarAlwaysOn if wide else Qt.ScrollBarPolicy.ScrollBarAsNeeded
         if self.horizontalScrollBarPolicy() != policy:
             self.setHorizontalScrollBarPolicy(policy)
             self._follow_scroll_range(not wide)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._choose_scroll_bar()  # (a dock made wide enough for the last stage needs no bar)
 
     def _follow_scroll_range(self, follow: bool) -> None:
         """Whether the scroll area re-lays out its scroll bars when the horizontal range changes.

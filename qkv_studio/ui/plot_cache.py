@@ -43,7 +43,20 @@ class RememberingAxis(pg.AxisItem):
 
     def __init__(self, *args, **kwargs) -> None:
         self._pictures: dict[tuple, object] = {}
+        self._label_html: str | None = None
         super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)  # (see the module's docstring: from the start, not after set-up)
+
+    def _updateLabel(self) -> None:  # noqa: N802 - pyqtgraph's name
+        # pyqtgraph sets the title's HTML again on every pen, text-pen, tick-pen, label and (auto SI)
+        # range change, though it rarely changes: ~220 times, 20 ms, while the window is built.
+        html = self.labelString()
+        if html != self._label_html:
+            self._label_html = html
+            self.label.setHtml(html)
+        self._adjustSize()
+        self.picture = None
+        self.update()
 
     def _look(self) -> tuple:
         style = self.style
@@ -70,8 +83,11 @@ class RememberingAxis(pg.AxisItem):
 
 
 def remembering_axes(*sides: str) -> dict[str, RememberingAxis]:
-    """``axisItems`` for a PlotItem: a :class:`RememberingAxis` on each side named."""
-    return {side: RememberingAxis(side) for side in sides}
+    """``axisItems`` for a PlotItem: a :class:`RememberingAxis` on each side named (default: all four).
+
+    PlotItem shows every axis it is given, besides its left and bottom ones: name only those shown.
+    """
+    return {side: RememberingAxis(side) for side in sides or ("left", "right", "top", "bottom")}
 
 
 class LegendBar(pg.ColorBarItem):
@@ -80,5 +96,5 @@ class LegendBar(pg.ColorBarItem):
 
     def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph's names
         if axisItems is None:  # (only PlotItem's constructor calls this, before any axis exists)
-            axisItems = remembering_axes("left", "right", "top", "bottom")
+            axisItems = remembering_axes()
         super().setAxisItems(axisItems)

@@ -29,7 +29,7 @@ from ..session import Session
 from .frame_throttle import FrameThrottle
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
-from .plot_cache import cache_axes
+from .plot_cache import cache_axes, remembering_axes
 
 MAX_LABELLED = 16  # above this many tokens keys/values get no labels (the query and best key still do):
 # more labels than this overlap into a grey mass in a panel-sized plane, and each costs a rich-text item
@@ -180,7 +180,7 @@ class VectorPlane(QWidget):
 
         self.view_box = _PlaneViewBox()
         self.view_box.drag_handler = self._drag_event
-        self.plot_widget = pg.PlotWidget(self, viewBox=self.view_box)
+        self.plot_widget = pg.PlotWidget(self, viewBox=self.view_box, axisItems=remembering_axes("left", "bottom"))
         self.plot = self.plot_widget.getPlotItem()
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
@@ -469,7 +469,9 @@ class VectorPlane(QWidget):
         font.setPixelSize(self._px(15))
         for name in ("left", "bottom"):
             ax = self.plot.getAxis(name)
-            ax.setStyle(tickFont=font)
+            # (major ticks and grid lines only: the minor ones were clutter on a projector, and half
+            # of the plane's first paint)
+            ax.setStyle(tickFont=font, maxTickLevel=0)
             ax.setPen(pg.mkPen(t.muted, width=max(1.0, self._pen_w(1))))
             ax.setTextPen(pg.mkPen(t.text))
         # A fixed axis width: with the aspect locked, a width that followed the tick labels ("−0.5" vs

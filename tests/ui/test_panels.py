@@ -277,3 +277,9 @@ def test_calculation_columns_keep_their_widths_and_the_dock_fits_a_short_table(q
     assert window.dock_calc.height() < table.content_height() + 80
     assert window.dock_blend.height() > 2 * window.dock_calc.height()
     assert table.verticalScrollBar().maximum() == 0  # every row in view
+    # the dock is as wide as the last stage's table: no scroll bar at any stage
+    window.session.set_stage("output")
+    flush_pending()
+    qtbot.wait(20)
+    assert not table.horizontalScrollBar().isVisible()
+    assert table.viewport().width() >= sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()))

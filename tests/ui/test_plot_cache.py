@@ -55,3 +55,17 @@ def test_an_axis_keeps_only_a_few_pictures(qtbot):
         bar.setLevels((0, i + 1))
         _paint(widget, bar.axis, qtbot)
     assert len(bar.axis._pictures) == RememberingAxis.KEEP
+
+
+def test_the_window_plots_show_only_their_own_axes_and_they_remember(qtbot, lesson_scene, show_window):
+    window = show_window(lesson_scene, (1600, 950))
+
+    def shown(plot) -> set[str]:
+        return {side for side, axis in plot.axes.items() if axis["item"].isVisible()}
+
+    assert shown(window.heatmap.plot) == {"left", "top"}
+    for plot in (window.plane.plot, window.blend.bars_plot.getPlotItem(), window.blend.values_plot.getPlotItem()):
+        assert shown(plot) == {"left", "bottom"}
+        for side in ("left", "bottom"):
+            axis = plot.getAxis(side)
+            assert isinstance(axis, RememberingAxis) and not axis.autoSIPrefix
