@@ -140,18 +140,29 @@ class BlendView(QWidget):
         session.result_changed.connect(self._next_frame.request)
         session.query_changed.connect(self._next_frame.request)
         session.tokens_changed.connect(self._next_frame.request)
+        # Styled in the default theme at scale 1 and drawn once as it is built: the window tells it
+        # again only when its theme or zoom differs (as for the heatmap and the plane).
+        self._style_theme(self._theme)
+        self._style_fonts(self._font_scale)
         self._sync()
 
     def set_theme(self, theme: Theme) -> None:
+        self._style_theme(theme)
+        self._sync()
+
+    def _style_theme(self, theme: Theme) -> None:
         self._theme = theme
         for p in (self.bars_plot, self.values_plot):
             p.setBackground(theme.background)
             for ax in ("left", "bottom"):
                 p.getAxis(ax).setPen(pg.mkPen(theme.text, width=theme.line_scale))
                 p.getAxis(ax).setTextPen(pg.mkPen(theme.text))
-        self._sync()
 
     def set_font_scale(self, f: float) -> None:
+        self._style_fonts(f)
+        self._sync()
+
+    def _style_fonts(self, f: float) -> None:
         self._font_scale = f
         self._ticks = None  # (their font follows the scale)
         self._ticks_for = None
@@ -166,7 +177,6 @@ class BlendView(QWidget):
                 p.getAxis(ax).setTickDensity(1 / max(1.0, f))
             # fixed width: an axis sized by its labels can oscillate with an aspect-locked range
             p.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("−0.55") + 2.2 * QFontMetricsF(font).height()))
-        self._sync()
 
     def _sync(self, *_: object) -> None:
         self._next_frame.cancel()

@@ -757,10 +757,13 @@ _CMAPS: dict[str, pg.ColorMap] = {}
 
 
 def _colour_map(name: str) -> pg.ColorMap:
-    """The legend's ColorMap, built from the very lookup table that colours the cells."""
+    """The legend's ColorMap: the very map the cells' lookup table is read from (render.colormaps.lut),
+    so the bar and the cells agree.  (A ColorMap made from the table's 256 colours again converted
+    each through mkColor: 10 ms of start-up.)"""
     if name not in _CMAPS:
-        table = lut(name)
-        _CMAPS[name] = pg.ColorMap(np.linspace(0.0, 1.0, len(table)), table)
+        lut(name)  # (an unknown name raises here)
+        _CMAPS[name] = (pg.ColorMap([0.0, 1.0], [(0, 0, 0), (255, 255, 255)]) if name == "grayscale"
+                        else pg.colormap.get(name))
     return _CMAPS[name]
 
 

@@ -646,12 +646,13 @@ class MainWindow(QMainWindow):
     def _style_new_panels(self) -> None:
         """The window's theme and font scale on the panels just built (end of construction).
 
-        The heatmap and the vector plane draw themselves in the default theme at scale 1 as they are
-        built: they are told again only when the window's theme or zoom differs (10–20 ms each).
+        The heatmap, the vector plane and the blend view draw themselves in the default theme at scale
+        1 as they are built: they are told again only when the window's theme or zoom differs (10–20
+        ms each).
         """
         t = self._theme
         self.theme_actions[t.name].setChecked(True)
-        as_built = (self.heatmap, self.plane)
+        as_built = (self.heatmap, self.plane, self.blend)
         for w in (self.heatmap, self.plane, self.blend):
             if t.name != DEFAULT_THEME or w not in as_built:
                 w.set_theme(t)

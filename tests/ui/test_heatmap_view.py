@@ -324,3 +324,12 @@ def test_a_title_that_wraps_at_one_stage_does_not_make_the_matrix_jump(qtbot, se
     session.set_stage("weights")
     _settle(qtbot, session)
     assert view.graphics.height() == two_lines  # the room stays: the matrix keeps its place
+
+
+@pytest.mark.parametrize("name", ["viridis", "cividis", "magma", "grayscale", "CET-CBD1"])
+def test_the_legend_bar_has_the_colours_of_the_cells(qtbot, name):
+    from qkv_studio.render.colormaps import lut
+    from qkv_studio.ui.heatmap_view import _colour_map
+
+    bar = _colour_map(name).getLookupTable(nPts=256, alpha=True)  # (what ColorBarItem paints)
+    assert np.abs(bar.astype(int) - lut(name).astype(int)).max() <= 1
