@@ -118,7 +118,7 @@ class StageStepper(QWidget):
         # A stage step shows at once; the caption's numbers after an edit or a new query follow at the
         # next frame (see frame_throttle).
         self._next_frame = FrameThrottle(self._sync, self)
-        session.stage_changed.connect(self._sync)
+        session.stage_changed.connect(self._on_stage)
         session.query_changed.connect(self._next_frame.request)
         session.result_changed.connect(self._next_frame.request)
         session.tokens_changed.connect(self._next_frame.request)
@@ -138,8 +138,18 @@ class StageStepper(QWidget):
         self._accent = color
         self._sync()
 
+    def _on_stage(self, *_: object) -> None:
+        # The buttons and the formula's highlight show the step at once; the caption's paragraph
+        # (laid out anew for each stage and query) follows at the next frame.
+        self._sync_controls()
+        self._next_frame.request()
+
     def _sync(self, *_: object) -> None:
         self._next_frame.cancel()
+        self._sync_controls()
+        self._sync_caption()
+
+    def _sync_controls(self) -> None:
         stage = self._session.stage
         self.stage_buttons[stage].setChecked(True)
         self.back_button.setEnabled(self._can_step(-1))
@@ -149,6 +159,9 @@ class StageStepper(QWidget):
         self.next_button.setText("Next scene ▶" if count and at_end and index + 1 < count else "Next ▶")
         self.formula.setText(full_formula_html(stage, self._accent))
         self.stage_formula.setText(_STAGE_FORMULA[stage])
+
+    def _sync_caption(self) -> None:
+        index, count = self._deck
         caption = self.caption_text()
         if count:
             caption = f"<span style='color:#888'>[{index + 1}/{count}]</span> " + caption

@@ -68,10 +68,13 @@ def test_stepper_buttons_and_caption(qtbot, session):
     assert "softmax" in stepper.formula.text() and "√" in stepper.formula.text()
     qtbot.mouseClick(stepper.next_button, Qt.LeftButton)
     assert session.stage == "output"
-    assert not stepper.next_button.isEnabled()
-    assert "blend" in stepper.caption.text()
+    assert not stepper.next_button.isEnabled() and stepper.stage_buttons["output"].isChecked()  # at once
+    assert "<i>V</i></span>" in stepper.formula.text()  # the formula highlights the stage's piece
+    assert "The output for" not in stepper.caption.text()  # the caption follows at the next frame
+    qtbot.waitUntil(lambda: "The output for “sat” is the weighted blend" in stepper.caption.text(), timeout=1000)
     qtbot.mouseClick(stepper.stage_buttons["scores"], Qt.LeftButton)
     assert session.stage == "scores"
+    flush_pending()
     assert "“cat” best" in stepper.caption.text()
     qtbot.mouseClick(stepper.back_button, Qt.LeftButton)
     assert session.stage == "vectors" and not stepper.back_button.isEnabled()
