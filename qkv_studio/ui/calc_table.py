@@ -411,7 +411,8 @@ class CalcTable(QTableView):
         rows = self.calc_model.rowCount()
         height = self.horizontalHeader().height() + 2 * self.frameWidth()
         height += sum(self.rowHeight(r) for r in range(min(rows, 64)))
-        if sum(self.columnWidth(c) for c in range(self.calc_model.columnCount())) > self.viewport().width():
+        bar_on = self.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOn
+        if bar_on or sum(self.columnWidth(c) for c in range(self.calc_model.columnCount())) > self.viewport().width():
             height += self.horizontalScrollBar().sizeHint().height()
         return height
 

@@ -30,8 +30,11 @@ class LayoutBarrier(QWidget):
         self._tallest: dict[int, int] = {}  # width -> the tallest height needed there (grow_only)
         child.setParent(self)
         self.setSizePolicy(child.sizePolicy())
-        self._hint = self._wanted()
-        self.setVisible(not child.isHidden())
+        # (measured once the barrier has its width: at the default one a caption was laid out as a
+        # column of words, ~3 ms each while the window is built)
+        self._hint: tuple | None = None
+        if child.isHidden():  # (showing it explicitly would size it now, from its child's text: ~2 ms)
+            self.hide()
         child.installEventFilter(self)
 
     def child_widget(self) -> QWidget:
