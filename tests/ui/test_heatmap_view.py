@@ -306,9 +306,13 @@ def test_projector_sized_legend_keeps_its_end_labels(qtbot, session):
     painter.end()
     texts = {text for _, _, text in specs[2]}
     assert {"0", "1.0"} <= texts or {"0.0", "1.0"} <= texts  # pyqtgraph drops overhanging labels otherwise
-    # and the bottom one has room under the bar, inside the panel
-    bar = view.color_bar.bar.sceneBoundingRect()
-    assert view.graphics.sceneRect().bottom() - bar.bottom() >= view._px(17) // 2
+    # and the bottom one has room under the bar, inside the panel (a ViewBox places its items for the
+    # new size when it next paints: wait for the layouts, with a paint, before reading positions)
+    def room_under_the_bar() -> float:
+        view.graphics.viewport().repaint()
+        return view.graphics.sceneRect().bottom() - view.color_bar.bar.sceneBoundingRect().bottom()
+
+    qtbot.waitUntil(lambda: room_under_the_bar() >= view._px(17) // 2, timeout=2000)
 
 
 def test_a_title_that_wraps_at_one_stage_does_not_make_the_matrix_jump(qtbot, session):
