@@ -276,19 +276,25 @@ def test_row_edits_repainted_in_place_leave_the_picture_whole(qtbot, session):
     assert on_screen.size() == full.size() and on_screen == full
 
 
+def _bar_level_with_the_cells(view) -> bool:
+    """The legend's strip spans the matrix's cells, row for row (read after a paint: a ViewBox places
+    its items for a new size when it next paints)."""
+    view.graphics.viewport().repaint()
+    cells = view.image_item.sceneBoundingRect()  # the matrix's cells, inside the padded view box
+    bar = view.color_bar.bar.sceneBoundingRect()  # the coloured strip itself
+    return abs(bar.top() - cells.top()) <= 1.5 and abs(bar.bottom() - cells.bottom()) <= 1.5
+
+
 def test_colour_bar_spans_the_matrix_so_its_end_labels_are_not_cut_off(qtbot, session):
     view = _show(qtbot, session)
     _settle(qtbot, session)
-    qtbot.wait(20)  # (aligned once the layouts have settled)
-    cells = view.image_item.sceneBoundingRect()  # the matrix's cells, inside the padded view box
-    bar = view.color_bar.bar.sceneBoundingRect()  # the coloured strip itself
     # level with the first and last rows: "1.0" beside the top of the matrix, "0" beside its bottom
-    assert abs(bar.top() - cells.top()) <= 1.5 and abs(bar.bottom() - cells.bottom()) <= 1.5
-    assert view.plot.vb.sceneBoundingRect().top() < cells.top() - 2  # (the view box's padding)
+    # (aligned once the layouts have settled)
+    qtbot.waitUntil(lambda: _bar_level_with_the_cells(view), timeout=2000)
+    assert view.plot.vb.sceneBoundingRect().top() < view.image_item.sceneBoundingRect().top() - 2  # (padding)
     view.resize(view.width(), view.height() - 150)  # and again after the panel changes size
-    qtbot.wait(30)
-    cells, bar = view.image_item.sceneBoundingRect(), view.color_bar.bar.sceneBoundingRect()
-    assert abs(bar.top() - cells.top()) <= 1.5 and abs(bar.bottom() - cells.bottom()) <= 1.5
+    qtbot.waitUntil(lambda: _bar_level_with_the_cells(view), timeout=2000)
+    bar = view.color_bar.bar.sceneBoundingRect()
     assert bar.top() > view.color_bar.sceneBoundingRect().top() + 5  # room above for the "1.0" label
 
 
