@@ -199,6 +199,18 @@ def test_calc_table_keeps_its_scroll_bar_through_the_stages_when_the_last_one_ne
     visible = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()))
     assert visible < table.viewport().width()  # the scores stage's columns fit…
     assert table.horizontalScrollBarPolicy() == Qt.ScrollBarAlwaysOn  # …but the rows will not jump later
+    from PySide6.QtCore import SIGNAL
+
+    def relayouts() -> int:  # the scroll area's show-or-hide re-layout on each range change
+        return table.horizontalScrollBar().receivers(SIGNAL("rangeChanged(int,int)"))
+
+    assert relayouts() == 0  # (a bar that is always on has nothing to show or hide)
+    table.resize(1400, 300)  # wide enough for every stage: the bar comes and goes as Qt sees fit
+    qtbot.waitUntil(lambda: table.horizontalScrollBarPolicy() == Qt.ScrollBarAsNeeded, timeout=1000)
+    assert relayouts() == 1
+    table.resize(520, 300)
+    qtbot.waitUntil(lambda: table.horizontalScrollBarPolicy() == Qt.ScrollBarAlwaysOn, timeout=1000)
+    assert relayouts() == 0
     rows_at = table.viewport().geometry()
     wide.set_stage("output")
     flush_pending()
