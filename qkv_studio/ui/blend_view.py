@@ -20,7 +20,7 @@ from .formatting import fmt_fixed, fmt_vector
 from .frame_throttle import FrameThrottle
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
-from .plot_cache import cache_axes, remembering_axes
+from .plot_cache import cache_axes, remembering_axes, show_only
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -95,9 +95,10 @@ class BlendView(QWidget):
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
         # (menus built and then disabled cost start-up time; see plot_cache for the axes)
-        self.bars_plot = pg.PlotWidget(enableMenu=False, axisItems=remembering_axes("left", "bottom"))
-        self.values_plot = pg.PlotWidget(enableMenu=False, axisItems=remembering_axes("left", "bottom"))
+        self.bars_plot = pg.PlotWidget(enableMenu=False, axisItems=remembering_axes())
+        self.values_plot = pg.PlotWidget(enableMenu=False, axisItems=remembering_axes())
         for p in (self.bars_plot, self.values_plot):
+            show_only(p.getPlotItem(), "left", "bottom")
             p.setMenuEnabled(False)
             p.hideButtons()
             p.setMouseEnabled(False, False)

@@ -30,7 +30,7 @@ from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
-from .plot_cache import LegendBar, cache_axes, remembering_axes
+from .plot_cache import LegendBar, cache_axes, remembering_axes, show_only
 
 # The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
 SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
@@ -244,7 +244,7 @@ class HeatmapView(QWidget):
         # (no menu to build; the axes keep their pictures: a stage step to or from the softmax moves
         # the right edge for the Σ column and back, and every range change redrew both axes)
         self.plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0, enableMenu=False,
-                                                       axisItems=remembering_axes("left", "top"))
+                                                       axisItems=remembering_axes())
         vb = self.plot.vb
         cache_axes(self.plot)  # (before the axes are set up: see plot_cache)
         self.plot.setMouseEnabled(False, False)
@@ -254,8 +254,7 @@ class HeatmapView(QWidget):
         self.plot.setDefaultPadding(0.0)
         self.plot.setAspectLocked(False)  # cells fill the panel: labels hug the matrix, no empty bands
         self.plot.disableAutoRange()
-        self.plot.showAxis("top")
-        self.plot.hideAxis("bottom")
+        show_only(self.plot, "left", "top")
         self.plot.getAxis("left").setStyle(tickLength=0)
         self.plot.getAxis("top").setStyle(tickLength=0)
 

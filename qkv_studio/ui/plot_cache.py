@@ -85,17 +85,34 @@ class RememberingAxis(pg.AxisItem):
         self.picture.play(p)
 
 
-def remembering_axes(*sides: str) -> dict[str, RememberingAxis]:
-    """``axisItems`` for a PlotItem: a :class:`RememberingAxis` on each side named (default: all four).
-
-    PlotItem shows every axis it is given, besides its left and bottom ones: name only those shown.
-    """
-    return {side: RememberingAxis(side) for side in sides or ("left", "right", "top", "bottom")}
+SIDES = ("left", "right", "top", "bottom")
 
 
-class LegendBar(pg.ColorBarItem):
-    """pyqtgraph's colour bar with :class:`RememberingAxis` sides: its scale, and the frame sides that
-    carry its title (a new title used to redraw that side's empty picture)."""
+def remembering_axes() -> dict[str, RememberingAxis]:
+    """``axisItems`` for a PlotItem: a :class:`RememberingAxis` on every side.  The hidden sides too:
+    pyqtgraph's own axes re-set their titles' HTML on every range change even while hidden.  PlotItem
+    shows every axis it is given: hide the others afterwards (:func:`show_only`)."""
+    return {side: RememberingAxis(side) for side in SIDES}
+
+
+def show_only(plot: pg.PlotItem, *sides: str) -> None:
+    """Show these axes of ``plot`` and hide the others."""
+    for side in SIDES:
+        plot.showAxis(side, side in sides)
+
+
+class _PlotWithoutMenu(pg.PlotItem):
+    """A PlotItem whose view box builds no context menu (ColorBarItem disables it once it is built)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("enableMenu", False)
+        super().__init__(*args, **kwargs)
+
+
+class LegendBar(pg.ColorBarItem, _PlotWithoutMenu):
+    """pyqtgraph's colour bar with :class:`RememberingAxis` sides (its scale, and the frame sides that
+    carry its title: a new title used to redraw that side's empty picture), built without the view-box
+    menu it would disable (~5 ms of start-up)."""
 
     def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph's names
         if axisItems is None:  # (only PlotItem's constructor calls this, before any axis exists)
