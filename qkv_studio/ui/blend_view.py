@@ -300,10 +300,11 @@ class BlendView(QWidget):
                 self.values_plot.removeItem(item)
             self._value_items = []
             self._value_labels = []
-            self._lines = pg.PlotDataItem(pen=pg.mkPen(t.value_color, width=2 * t.line_scale * self._font_scale))
+            # (curves, not PlotDataItems: the same lines without the data item's processing on each set)
+            self._lines = pg.PlotCurveItem(pen=pg.mkPen(t.value_color, width=2 * t.line_scale * self._font_scale))
             # The values stay put while the output moves: repaint them from a cached picture.
-            self._lines.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            self._arrow = pg.PlotDataItem(pen=pg.mkPen(t.output_color, width=4 * t.line_scale * self._font_scale))
+            self._lines.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            self._arrow = pg.PlotCurveItem(pen=pg.mkPen(t.output_color, width=4 * t.line_scale * self._font_scale))
             self._head = pg.ScatterPlotItem(size=12 * self._font_scale, brush=pg.mkBrush(t.output_color), pen=_NO_PEN)
             self._out_label = pg.TextItem("output", color=t.output_color, anchor=(0, 0))
             font = QFont()
@@ -322,7 +323,7 @@ class BlendView(QWidget):
             segs[1::2] = v2
             self._lines.setData(segs[:, 0], segs[:, 1], connect="pairs")
             self._sync_value_labels(v2 if s.n <= 16 else v2[:0], s)
-        self._arrow.setData([0, out2[0]], [0, out2[1]])
+        self._arrow.setData(np.array([0.0, out2[0]]), np.array([0.0, out2[1]]))
         self._head.setData([out2[0]], [out2[1]])
         # The label sits beyond the arrow's head, away from the values it is a blend of.
         r = math.hypot(float(out2[0]), float(out2[1]))
