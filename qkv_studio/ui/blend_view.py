@@ -20,6 +20,7 @@ from .formatting import fmt_fixed, fmt_vector
 from .frame_throttle import FrameThrottle
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
+from .arrows import arrow_segments
 from .plot_cache import cache_axes, remembering_axes, show_only
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
@@ -126,9 +127,12 @@ class BlendView(QWidget):
         self._bar_style: tuple | None = None
         self._values_style: tuple | None = None
         self._values_key: tuple | None = None
+        self._lines_key: tuple | None = None
         self._axis_labels: tuple | None = None
         # (names under the bars are fitted to the bars' own width, known once the plot has its size)
         self.bars_plot.getViewBox().sigResized.connect(lambda *_: self._sync_ticks() if self._drawn else None)
+        # (the value arrows' heads are sized in pixels: a new size of the plot redraws them)
+        self.values_plot.getViewBox().sigResized.connect(lambda *_: self._drawn and self._next_frame.request())
         row = self._plots_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         row.addWidget(self.bars_plot, 1)
         row.addWidget(self.values_plot, 1)
@@ -301,17 +305,25 @@ class BlendView(QWidget):
             self._value_items = []
             self._value_labels = []
             # (curves, not PlotDataItems: the same lines without the data item's processing on each set)
-            self._lines = pg.PlotCurveItem(pen=pg.mkPen(t.value_color, width=2 * t.line_scale * self._font_scale))
+            # (the values as arrows, as on the vector plane: thin aliased lines were faint from afar)
+            self._lines = pg.PlotCurveItem(pen=pg.mkPen(t.value_color, width=3 * t.line_scale * self._font_scale),
+                                           antialias=True)
             # The values stay put while the output moves: repaint them from a cached picture.
             self._lines.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            self._arrow = pg.PlotCurveItem(pen=pg.mkPen(t.output_color, width=4 * t.line_scale * self._font_scale))
+            self._arrow = pg.PlotCurveItem(pen=pg.mkPen(t.output_color, width=4 * t.line_scale * self._font_scale),
+                                           antialias=True)
             self._head = pg.ScatterPlotItem(size=12 * self._font_scale, brush=pg.mkBrush(t.output_color), pen=_NO_PEN)
-            self._out_label = pg.TextItem("output", color=t.output_color, anchor=(0, 0))
+            # (on a backing of the plot's colour: the label stays readable where it crosses a value)
+            backing = QColor(t.background)
+            backing.setAlpha(210)
+            self._out_label = pg.TextItem("output", color=t.output_color, anchor=(0, 0), fill=backing)
             font = QFont()
             font.setPointSizeF(12 * self._label_scale())
             font.setBold(True)
             self._out_label.setFont(font)
-            for item in (self._lines, self._arrow, self._head, self._out_label):
+            # (the output's arrow and dot over its label's backing, the label over the values)
+            for z, item in ((0, self._lines), (2, self._arrow), (3, self._head), (1, self._out_label)):
+                item.setZValue(z)
                 self.values_plot.addItem(item)
                 self._value_items.append(item)
             self._values_key = None
@@ -319,9 +331,6 @@ class BlendView(QWidget):
         values_changed = values_key != self._values_key
         if values_changed:
             self._values_key = values_key
-            segs = np.zeros((2 * s.n, 2))
-            segs[1::2] = v2
-            self._lines.setData(segs[:, 0], segs[:, 1], connect="pairs")
             self._sync_value_labels(v2 if s.n <= 16 else v2[:0], s)
         self._arrow.setData(np.array([0.0, out2[0]]), np.array([0.0, out2[1]]))
         self._head.setData([out2[0]], [out2[1]])
@@ -346,6 +355,15 @@ class BlendView(QWidget):
             pad = 0.3 * float(max(hi[0] - lo[0], hi[1] - lo[1], 1e-9))
             self.values_plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad),
                                       padding=0)
+        # Heads a fixed number of pixels long: drawn again when the vectors or the zoom change.
+        px = self.values_plot.getViewBox().viewPixelSize()
+        if not (px[0] > 0 and px[1] > 0 and math.isfinite(px[0]) and math.isfinite(px[1])):
+            px = (0.01, 0.01)
+        lines_key = (values_key, style, tuple(round(p, 12) for p in px))
+        if lines_key != self._lines_key:
+            self._lines_key = lines_key
+            self._lines.setData(*arrow_segments(v2, 10 * self._label_scale() * t.line_scale ** 0.5, px),
+                                connect="pairs")
 
     def _label_scale(self) -> float:
         """The names written among the value vectors grow less than the rest: at the projector's 2.2×

@@ -612,8 +612,16 @@ class MainWindow(QMainWindow):
         self.setPalette(palette)
         tables = [self.calc] + [e.table for e in self.editors.values()]
         set_grid_color(tables, None if t.name == "light" else t.grid)
-        buttons = "" if t.name == "light" else (
-            f"QPushButton {{ border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 10px; "
+        # The current stage's button in the colour the formula marks the stage's piece with: Fusion's
+        # checked button is a shade of grey that the back of a hall cannot tell from the others.
+        # (a button with a sheet takes the application's font, not the window's: the size goes in it)
+        size = f"font-size: {self.font().pointSizeF():.1f}pt;"
+        buttons = (
+            f"QPushButton {{ {size} }}"
+            f"QPushButton:checked {{ background: {t.highlight}; color: #ffffff; font-weight: bold; "
+            f"border: 1px solid {t.highlight}; border-radius: 3px; padding: 3px 8px; }}"
+        ) if t.name == "light" else (
+            f"QPushButton {{ {size} border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 10px; "
             f"background: {t.panel}; color: {t.text}; }}"
             f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
             f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")

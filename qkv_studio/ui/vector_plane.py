@@ -30,36 +30,13 @@ from ..session import Session
 from .frame_throttle import FrameThrottle
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
+from .arrows import arrow_segments
 from .plot_cache import cache_axes, remembering_axes, show_only
 
 MAX_LABELLED = 16  # above this many tokens keys/values get no labels (the query and best key still do):
 # more labels than this overlap into a grey mass in a panel-sized plane, and each costs a rich-text item
 GRAB_PX = 12.0  # how close (in pixels) a press must be to an arrow head to grab it
 HEAD_PX = 15.0  # arrow-head length in pixels (times the font scale)
-_HEAD_ANGLE = math.radians(24)
-
-
-def _arrow_xy(vecs: np.ndarray, head_px: float, px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """x, y of ``connect="pairs"`` segments drawing arrows from the origin to each row of ``vecs``.
-
-    Heads are ``head_px`` pixels long whatever the zoom (``px`` = data units per pixel).
-    """
-    if len(vecs) == 0:
-        return np.zeros(0), np.zeros(0)
-    sx, sy = px
-    with np.errstate(over="ignore", invalid="ignore"):  # a vector near 1e308 draws off the plane, no warning
-        X, Y = vecs[:, 0] / sx, vecs[:, 1] / sy
-        length = np.hypot(X, Y)
-        safe = np.where(length > 0, length, 1.0)
-        ux, uy = X / safe, Y / safe
-    h = np.minimum(head_px, 0.45 * length)
-    c, s = math.cos(_HEAD_ANGLE), math.sin(_HEAD_ANGLE)
-    b1x, b1y = X - h * (ux * c - uy * s), Y - h * (uy * c + ux * s)
-    b2x, b2y = X - h * (ux * c + uy * s), Y - h * (uy * c - ux * s)
-    zero = np.zeros_like(X)
-    xs = np.stack([zero, X, X, b1x, X, b2x], axis=1).ravel() * sx
-    ys = np.stack([zero, Y, Y, b1y, Y, b2y], axis=1).ravel() * sy
-    return xs, ys
 
 
 _EMPTY = np.zeros(0)
@@ -518,7 +495,7 @@ class VectorPlane(QWidget):
         # and cached, when only the best match changes (at 1024 keys a redraw costs ~15 ms).
         _set_arrows(self._keys_item, *self._arrows("keys", self._keys, head, px))
         if best is not None:
-            bx, by = _arrow_xy(self._keys[best:best + 1], head * 1.15, px)
+            bx, by = arrow_segments(self._keys[best:best + 1], head * 1.15, px)
             _set_arrows(self._best_halo, bx, by)
             _set_arrows(self._best_item, bx, by)
         else:
@@ -529,21 +506,21 @@ class VectorPlane(QWidget):
             _set_arrows(self._values_item, *self._arrows("values", self._values, head, px))
         else:
             _set_arrows(self._values_item, _EMPTY, _EMPTY)
-        _set_arrows(self._query_item, *_arrow_xy(self._query_vec, head * 1.15, px))
+        _set_arrows(self._query_item, *arrow_segments(self._query_vec, head * 1.15, px))
         show_out = self._session.stage == "output" and self._output is not None
         if show_out:
-            _set_arrows(self._output_item, *_arrow_xy(self._output, head * 1.15, px))
+            _set_arrows(self._output_item, *arrow_segments(self._output, head * 1.15, px))
         else:
             _set_arrows(self._output_item, _EMPTY, _EMPTY)
         self._draw_labels(show_v, show_out)
 
     def _arrows(self, name: str, vecs: np.ndarray, head: float, px) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`_arrow_xy`, remembered while the vectors (the same array), head and zoom stay: a drag
+        """:func:`~.arrows.arrow_segments`, remembered while the vectors (the same array), head and zoom stay: a drag
         of the query leaves 64 or 1024 key arrows as they are."""
         last = self._arrow_memo.get(name)
         if last is not None and last[0] is vecs and last[1] == (head, tuple(px)):
             return last[2]
-        xy = _arrow_xy(vecs, head, px)
+        xy = arrow_segments(vecs, head, px)
         self._arrow_memo[name] = (vecs, (head, tuple(px)), xy)
         return xy
 

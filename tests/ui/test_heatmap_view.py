@@ -190,11 +190,15 @@ def test_query_change_repaints_only_the_overlay(qtbot, session, monkeypatch):
     assert len(calls) <= 1
 
 
-def test_query_change_repaints_the_two_rows_only(qtbot):
+def _random_session(n: int = 16) -> Session:
     rng = np.random.default_rng(1)
+    return Session(Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 2)),
+                                k=rng.normal(size=(n, 2)), v=rng.normal(size=(n, 2))))
+
+
+def test_query_change_repaints_the_two_rows_only(qtbot):
     n = 16
-    session = Session(Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 2)),
-                                   k=rng.normal(size=(n, 2)), v=rng.normal(size=(n, 2))))
+    session = _random_session(n)
     view = _show(qtbot, session)
     view.resize(700, 700)
     qtbot.wait(50)
@@ -214,10 +218,7 @@ def test_query_change_repaints_the_two_rows_only(qtbot):
 def test_an_edit_of_a_row_repaints_that_row_and_a_new_stage_repaints_unclipped(qtbot):
     from PySide6.QtWidgets import QGraphicsView
 
-    rng = np.random.default_rng(1)
-    n = 16
-    session = Session(Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 2)),
-                                   k=rng.normal(size=(n, 2)), v=rng.normal(size=(n, 2))))
+    session = _random_session()
     view = _show(qtbot, session)
     view.animate = False
     minimal, full = (QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate,

@@ -188,4 +188,10 @@ def test_themes_colour_the_window_without_a_window_style_sheet(window, theme):
     dialog.deleteLater()
     window.apply_theme("light")
     assert QApplication.palette().color(QPalette.ColorRole.Window).name() != t.panel
-    assert window.calc._grid_pen.color().name() != t.grid and window.stepper.stage_buttons["scores"].styleSheet() == ""
+    assert window.calc._grid_pen.color().name() != t.grid
+    # the current stage's button stands out in the light theme too, in the formula's colour, and a
+    # button with a sheet keeps the window's size of text (it would take the application's)
+    light = get_theme("light")
+    button = window.stepper.stage_buttons[window.session.stage]
+    assert f"QPushButton:checked {{ background: {light.highlight}" in button.styleSheet()
+    assert button.fontInfo().pixelSize() == window.fontInfo().pixelSize()

@@ -5,12 +5,17 @@ from PySide6.QtGui import QFont
 from qkv_studio.ui.rich_label import RichLabel
 
 
-def test_a_text_shown_again_reuses_its_laid_out_document(qtbot):
-    label = RichLabel("softmax <b>weights</b> w<sub>ij</sub>")
+def _shown(qtbot, text: str) -> RichLabel:
+    label = RichLabel(text)
     qtbot.addWidget(label)
     label.resize(300, 60)
     label.show()
     qtbot.waitExposed(label)
+    return label
+
+
+def test_a_text_shown_again_reuses_its_laid_out_document(qtbot):
+    label = _shown(qtbot, "softmax <b>weights</b> w<sub>ij</sub>")
     first = label._doc
     height = label.heightForWidth(300)
     label.setText("scores q·k<sub>j</sub>")
@@ -40,11 +45,7 @@ def test_kept_texts_are_bounded_and_a_font_change_forgets_them(qtbot):
 def test_a_painted_text_is_kept_as_a_picture_until_its_colour_or_size_changes(qtbot):
     from PySide6.QtGui import QColor, QPalette
 
-    label = RichLabel("scores q·k<sub>j</sub>")
-    qtbot.addWidget(label)
-    label.resize(300, 60)
-    label.show()
-    qtbot.waitExposed(label)
+    label = _shown(qtbot, "scores q·k<sub>j</sub>")
     label.grab()  # (paints the label)
     assert len(label._pixmaps) == 1
     picture = next(iter(label._pixmaps.values()))
