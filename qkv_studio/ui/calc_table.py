@@ -427,10 +427,12 @@ class CalcTable(QTableView):
         self.updateGeometries()
         self.viewport().update()
 
-    def fit_columns(self) -> None:
-        """Size the columns to their contents now (a hidden table does it when shown)."""
+    def fit_columns(self, *, even_hidden: bool = False) -> None:
+        """Size the columns to their contents now (a hidden table does it when shown, unless
+        ``even_hidden``: the window sizes its docks to the table before it first shows)."""
         self._fit_timer.stop()
-        if self.isVisible():
+        if self.isVisible() or even_hidden:
+            self._fit_pending = False
             self._fit_now()
         else:
             self._fit_pending = True

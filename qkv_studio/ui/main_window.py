@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QFont, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QFont, QFontMetrics, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
     QWidget, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QLineEdit, QTextEdit,
@@ -27,6 +27,7 @@ from ..session import Session
 from .blend_view import BlendView
 from .calc_table import CalcTable
 from .heatmap_view import HeatmapView
+from .editor_set import EditorSet
 from .matrix_editor import MatrixEditor
 # The export dialog, the quiz and the panels of the View menu (√dₖ explorer, heads, real model) are
 # imported and built when first used: start-up does not wait for them (nor for superqt).
@@ -137,13 +138,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(centre)
 
         self.tokens_panel = TokensPanel(s)
-        self.editors = {name: MatrixEditor(s, name) for name in ("Q", "K", "V", "X", "Wq", "Wk", "Wv")}
         qkv_page = QSplitter(Qt.Vertical)
-        for name in ("Q", "K", "V"):
-            qkv_page.addWidget(self.editors[name])
         proj_page = QSplitter(Qt.Vertical)
-        for name in ("X", "Wq", "Wk", "Wv"):
-            proj_page.addWidget(self.editors[name])
+        self.editors = EditorSet(s, qkv_page, proj_page, on_built=self._style_new_editors)
         self.editor_tabs = QTabWidget()
         self.editor_tabs.addTab(qkv_page, "Q, K, V")
         self.editor_tabs.addTab(proj_page, "X and W (learned)")
@@ -249,6 +246,7 @@ class MainWindow(QMainWindow):
             self.dock_editors.raise_()
         # The calculation column is as wide as its table when that fits in 36 % (in a narrow window the
         # weights, its last column, would otherwise sit behind a scroll bar).
+        self.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
         chrome = max(0, self.dock_calc.width() - self.calc.width())
         calc = max(int(w * 0.28), min(int(w * 0.36), self.calc.content_width() + chrome + 4))
         self.resizeDocks([self.dock_editors, self.dock_calc], [int(w * 0.22), calc], Qt.Horizontal)
@@ -266,12 +264,19 @@ class MainWindow(QMainWindow):
         calc = max(int(h * 0.18), min(int(h * calc_share), wanted))
         self.resizeDocks([self.dock_calc, self.dock_blend], [calc, h - calc], Qt.Vertical)
 
-    def showEvent(self, event) -> None:  # noqa: N802
-        super().showEvent(event)
-        if not self._laid_out:
+    def setVisible(self, visible: bool) -> None:  # noqa: N802 - Qt's name
+        # The default layout is made just before the window first shows, while every panel is still
+        # hidden: geometry given to a hidden widget is only stored.  Made in showEvent (after Qt's
+        # own first layout had shown and resized every panel), it resized the four plots and the
+        # tables a second time before the first paint (~25 ms of start-up).
+        if visible and not self._laid_out:
             self._laid_out = True
             if not self._restored_state:
+                self.ensurePolished()  # (fonts and styles, as the panels will show: the tables measure their text)
+                self.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
+                self.layout().activate()  # (resizeDocks shares out the sizes the docks have now)
                 self.layout_docks()
+        super().setVisible(visible)
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
@@ -501,6 +506,8 @@ class MainWindow(QMainWindow):
         was = self.editor_tabs.isTabVisible(1)
         if projection == was:  # setTabVisible re-lays out and repaints the whole column, even unchanged
             return
+        if projection:
+            self.editors.build_projection()
         self.editor_tabs.setTabVisible(1, projection)
         self.editor_tabs.tabBar().setVisible(projection)
         if projection and not was:
@@ -610,7 +617,7 @@ class MainWindow(QMainWindow):
                 palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(t.muted))
         QApplication.setPalette(palette)  # (a window does not take its parent's palette)
         self.setPalette(palette)
-        tables = [self.calc] + [e.table for e in self.editors.values()]
+        tables = [self.calc] + [e.table for e in self.editors.built()]
         set_grid_color(tables, None if t.name == "light" else t.grid)
         # The current stage's button in the colour the formula marks the stage's piece with: Fusion's
         # checked button is a shade of grey that the back of a hall cannot tell from the others.
@@ -626,9 +633,16 @@ class MainWindow(QMainWindow):
             f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
             f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")
         # (each button its own sheet: on the stepper it would cut its labels off the window's palette)
+        # The current stage's label is bold: every button keeps room for its label in bold (in a
+        # narrow window the checked "softmax" showed as "oftma").
+        chrome = 2 * (8 + 1) + 4 if t.name == "light" else 2 * (10 + max(1, int(t.line_scale))) + 4  # padding, border
+        bold = QFont(self.font())
+        bold.setBold(True)
+        metrics = QFontMetrics(bold)
         for button in self.stepper.findChildren(QPushButton):
             if buttons != button.styleSheet():  # setting even the same sheet restyles the widget
                 button.setStyleSheet(buttons)
+            button.setMinimumWidth(metrics.horizontalAdvance(button.text()) + chrome)
 
     def apply_colormap(self, name: str) -> None:
         self._colormap = name
@@ -684,9 +698,16 @@ class MainWindow(QMainWindow):
         for w in (self.heatmap, self.plane, self.blend) + self._built_panels():
             if w not in as_built:
                 w.set_font_scale(f)
-        for view in (self.calc,) + tuple(e.table for e in self.editors.values()):
+        for view in (self.calc,) + tuple(e.table for e in self.editors.built()):
             view.verticalHeader().setDefaultSectionSize(self._row_height())
         self._apply_style()
+
+    def _style_new_editors(self, editors: tuple[MatrixEditor, ...]) -> None:
+        """The window's grid colour and row height on editors built after the window."""
+        t = self._theme
+        set_grid_color([e.table for e in editors], None if t.name == "light" else t.grid)
+        for e in editors:
+            e.table.verticalHeader().setDefaultSectionSize(self._row_height())
 
     def _row_height(self) -> int:
         """The height of a table row at the current zoom."""

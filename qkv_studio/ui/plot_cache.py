@@ -46,18 +46,22 @@ class RememberingAxis(pg.AxisItem):
 
     def __init__(self, *args, **kwargs) -> None:
         self._pictures: dict[tuple, object] = {}
-        self._label_html: str | None = None
+        self._label_html = ""  # (pyqtgraph's title item starts empty)
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)  # (see the module's docstring: from the start, not after set-up)
 
     def _updateLabel(self) -> None:  # noqa: N802 - pyqtgraph's name
         # pyqtgraph sets the title's HTML again on every pen, text-pen, tick-pen, label and (auto SI)
-        # range change, though it rarely changes: ~220 times, 20 ms, while the window is built.
-        html = self.labelString()
+        # range change, though it rarely changes: ~220 times, 20 ms, while the window is built.  Most
+        # axes have no title at all, and their empty <span> with the current pen's colour is laid out
+        # as rich text all the same (~0.25 ms each time): an axis without a title keeps an empty one.
+        # The axis's size follows its title only (style, visibility and fixed sizes adjust it in
+        # their own setters): the same title, the same size.
+        html = self.labelString() if (self.labelText or self.labelUnits) else ""
         if html != self._label_html:
             self._label_html = html
             self.label.setHtml(html)
-        self._adjustSize()
+            self._adjustSize()
         self.picture = None
         self.update()
 

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMessageBox, QPushButton
 
 from qkv_studio.core import Scene, load_preset, read_session
 from qkv_studio.ui.main_window import MainWindow
@@ -66,6 +66,26 @@ def test_keys_step_stages_and_move_the_query(qtbot, window):
     qtbot.keyClick(window, Qt.Key_1)
     assert s.query == 0
     assert s.undo_stack.count() == 0
+
+
+def test_projection_editors_are_built_when_projection_mode_opens_their_page(qtbot, window):
+    editors = window.editors
+    assert [e.name for e in editors.built()] == ["Q", "K", "V"]  # the hidden page waits
+    window.apply_theme("projector")
+    window.act_projection.trigger()
+    assert window.session.scene.mode == "projection"
+    assert [e.name for e in editors.built()] == ["Q", "K", "V", "X", "Wq", "Wk", "Wv"]
+    assert window.editor_tabs.currentIndex() == 1 and window.editor_tabs.tabBar().isVisible()
+    x = editors["X"]
+    qtbot.waitUntil(x.isVisible, timeout=1000)
+    # its numbers are the scene's, in the window's theme and row height, like the editors built first
+    s = window.session.scene
+    assert np.allclose(x.model.matrix(), s.x)
+    for name in ("Wq", "Wk", "Wv"):
+        table = editors[name].table
+        assert type(table.style()) is type(editors["Q"].table.style())
+        assert (table.verticalHeader().defaultSectionSize()
+                == editors["Q"].table.verticalHeader().defaultSectionSize())
 
 
 def test_arrow_keys_inside_a_table_keep_their_meaning(qtbot, window):
@@ -195,3 +215,47 @@ def test_themes_colour_the_window_without_a_window_style_sheet(window, theme):
     button = window.stepper.stage_buttons[window.session.stage]
     assert f"QPushButton:checked {{ background: {light.highlight}" in button.styleSheet()
     assert button.fontInfo().pixelSize() == window.fontInfo().pixelSize()
+
+
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_every_stage_button_holds_its_label_in_bold_in_a_small_window(show_window, lesson_scene, theme):
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    window = show_window(lesson_scene, (1280, 720))
+    window.apply_theme(theme)
+    QApplication.processEvents()
+    for button in window.stepper.findChildren(QPushButton):
+        bold = QFont(button.font())
+        bold.setBold(True)
+        # the checked one is bold: "softmax" once showed as "oftma" at 1280 × 720
+        assert button.width() >= QFontMetrics(bold).horizontalAdvance(button.text()) + 16, button.text()
+
+
+def test_the_docks_are_laid_out_before_the_first_show_so_each_plot_is_sized_once(qtbot, lesson_scene):
+    from PySide6.QtCore import QEvent, QObject
+
+    class Resizes(QObject):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sizes: dict[str, list] = {}
+
+        def eventFilter(self, obj, event) -> bool:  # noqa: N802
+            if event.type() == QEvent.Type.Resize:
+                self.sizes.setdefault(obj.objectName(), []).append(event.size().toTuple())
+            return False
+
+    window = MainWindow(lesson_scene, use_settings=False)
+    qtbot.addWidget(window)
+    window.resize(1920, 1080)
+    watch = Resizes()
+    for name, view in (("heatmap", window.heatmap.graphics), ("plane", window.plane.plot_widget)):
+        view.setObjectName(name)
+        view.installEventFilter(watch)
+    window.show()
+    qtbot.waitExposed(window)
+    QApplication.processEvents()
+    # one resize each, to the size they keep (a layout made after the show resized them twice)
+    assert {name: len(sizes) for name, sizes in watch.sizes.items()} == {"heatmap": 1, "plane": 1}
+    assert watch.sizes["heatmap"][0] == window.heatmap.graphics.size().toTuple()
+    # and the calculation dock is as wide as its table (measured before the first show)
+    assert window.dock_calc.width() >= window.calc.content_width()
