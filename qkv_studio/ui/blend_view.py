@@ -145,11 +145,12 @@ class BlendView(QWidget):
         session.result_changed.connect(self._next_frame.request)
         session.query_changed.connect(self._next_frame.request)
         session.tokens_changed.connect(self._next_frame.request)
-        # Styled in the default theme at scale 1 and drawn once as it is built: the window tells it
-        # again only when its theme or zoom differs (as for the heatmap and the plane).
+        # Styled in the default theme at scale 1 as it is built: the window tells it again only when
+        # its theme or zoom differs (as for the heatmap and the plane).  Drawn when first shown, at
+        # its size (drawn here, every item was placed for a 640 × 480 plot and then again).
         self._style_theme(self._theme)
         self._style_fonts(self._font_scale)
-        self._sync()
+        self._stale = True
 
     def set_theme(self, theme: Theme) -> None:
         self._style_theme(theme)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QFont, QFontMetrics, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QFont, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
     QWidget, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QLineEdit, QTextEdit,
@@ -625,24 +625,17 @@ class MainWindow(QMainWindow):
         size = f"font-size: {self.font().pointSizeF():.1f}pt;"
         buttons = (
             f"QPushButton {{ {size} }}"
-            f"QPushButton:checked {{ background: {t.highlight}; color: #ffffff; font-weight: bold; "
-            f"border: 1px solid {t.highlight}; border-radius: 3px; padding: 3px 8px; }}"
+            f"QPushButton:checked {{ background: {t.highlight}; color: #ffffff; "
+            f"border: 1px solid {t.highlight}; border-radius: 3px; padding: 3px 2px; }}"
         ) if t.name == "light" else (
-            f"QPushButton {{ {size} border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 10px; "
+            f"QPushButton {{ {size} border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 3px; "
             f"background: {t.panel}; color: {t.text}; }}"
             f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
             f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")
         # (each button its own sheet: on the stepper it would cut its labels off the window's palette)
-        # The current stage's label is bold: every button keeps room for its label in bold (in a
-        # narrow window the checked "softmax" showed as "oftma").
-        chrome = 2 * (8 + 1) + 4 if t.name == "light" else 2 * (10 + max(1, int(t.line_scale))) + 4  # padding, border
-        bold = QFont(self.font())
-        bold.setBold(True)
-        metrics = QFontMetrics(bold)
         for button in self.stepper.findChildren(QPushButton):
             if buttons != button.styleSheet():  # setting even the same sheet restyles the widget
                 button.setStyleSheet(buttons)
-            button.setMinimumWidth(metrics.horizontalAdvance(button.text()) + chrome)
 
     def apply_colormap(self, name: str) -> None:
         self._colormap = name

@@ -207,9 +207,12 @@ class VectorPlane(QWidget):
 
         self._read_vectors()
         self._read_result()
-        self.set_theme(self._theme)
+        # Styled and fitted as it is built, drawn when first shown, at its size (drawn here, every
+        # arrow and label was placed for a plot without a size and then again: ~15 ms of start-up).
+        self._apply_palette(self._theme)
+        self._style(draw=False)
         self._fit()
-        self._draw()
+        self._stale = 1
         # (connected after the first fit: its range change would draw everything once more at start-up)
         self.view_box.sigRangeChanged.connect(self._draw)
         self.view_box.sigResized.connect(self._draw)
@@ -217,6 +220,11 @@ class VectorPlane(QWidget):
     # ---- public API -------------------------------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
         """Colours and line widths of a theme."""
+        self._apply_palette(theme)
+        self._labels_clear()
+        self._style()
+
+    def _apply_palette(self, theme: Theme) -> None:
         self._theme = theme
         pal = self.palette()
         pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
@@ -225,8 +233,6 @@ class VectorPlane(QWidget):
         self.setAutoFillBackground(True)
         self.values_box.setStyleSheet(f"color: {theme.text}")
         self.plot_widget.setBackground(theme.background)
-        self._labels_clear()
-        self._style()
 
     def set_colormap(self, name: str) -> None:
         """Accepted for a uniform widget API: the plane draws no colormapped data."""
@@ -442,7 +448,7 @@ class VectorPlane(QWidget):
     def _pen_w(self, base: float) -> float:
         return base * self._font_scale * self._theme.line_scale
 
-    def _style(self) -> None:
+    def _style(self, *, draw: bool = True) -> None:
         t = self._theme
         font = pg.QtGui.QFont()
         font.setPixelSize(self._px(15))
@@ -473,7 +479,8 @@ class VectorPlane(QWidget):
         self._output_item.setPen(pg.mkPen(t.output_color, width=self._pen_w(5)))
         self._query_item.setPen(pg.mkPen(t.query_color, width=self._pen_w(5)))
         self._update_info()
-        self._draw()
+        if draw:
+            self._draw()
 
     def _many_pen(self, colour: str, width: float, style=Qt.PenStyle.SolidLine):
         """A set's pen: fainter and thinner when there are many arrows, so q and the best key show."""
