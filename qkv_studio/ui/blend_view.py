@@ -22,6 +22,7 @@ from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
 from .arrows import arrow_segments
 from .plot_cache import cache_axes, remembering_axes, show_only
+from .quiet_plot import QuietPlotItem
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -96,8 +97,8 @@ class BlendView(QWidget):
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
         # (menus built and then disabled cost start-up time; see plot_cache for the axes)
-        self.bars_plot = pg.PlotWidget(enableMenu=False, axisItems=remembering_axes())
-        self.values_plot = pg.PlotWidget(enableMenu=False, axisItems=remembering_axes())
+        self.bars_plot = pg.PlotWidget(plotItem=QuietPlotItem(enableMenu=False, axisItems=remembering_axes()))
+        self.values_plot = pg.PlotWidget(plotItem=QuietPlotItem(enableMenu=False, axisItems=remembering_axes()))
         for p in (self.bars_plot, self.values_plot):
             show_only(p.getPlotItem(), "left", "bottom")
             p.setMenuEnabled(False)

@@ -31,6 +31,7 @@ from ..session import Session
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
 from .plot_cache import LegendBar, cache_axes, remembering_axes, show_only
+from .quiet_plot import QuietPlotItem
 
 # The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
 SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
@@ -243,8 +244,8 @@ class HeatmapView(QWidget):
         self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
         # (no menu to build; the axes keep their pictures: a stage step to or from the softmax moves
         # the right edge for the Σ column and back, and every range change redrew both axes)
-        self.plot: pg.PlotItem = self.graphics.addPlot(row=0, col=0, enableMenu=False,
-                                                       axisItems=remembering_axes())
+        self.plot: pg.PlotItem = QuietPlotItem(enableMenu=False, axisItems=remembering_axes())
+        self.graphics.addItem(self.plot, row=0, col=0)
         vb = self.plot.vb
         cache_axes(self.plot)  # (before the axes are set up: see plot_cache)
         self.plot.setMouseEnabled(False, False)

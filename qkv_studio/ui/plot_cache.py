@@ -15,6 +15,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem
 
+from .quiet_plot import QuietPlotItem
+
 
 def cache_axes(*items: pg.PlotItem | pg.ColorBarItem) -> None:
     """Give every axis of these plot (or colour bar) items a device-coordinate cache."""
@@ -105,8 +107,9 @@ def show_only(plot: pg.PlotItem, *sides: str) -> None:
         plot.showAxis(side, side in sides)
 
 
-class _PlotWithoutMenu(pg.PlotItem):
-    """A PlotItem whose view box builds no context menu (ColorBarItem disables it once it is built)."""
+class _PlotWithoutMenu(QuietPlotItem):
+    """A PlotItem whose view box builds no context menu (ColorBarItem disables it once it is built),
+    nor its options form (see quiet_plot)."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("enableMenu", False)

@@ -32,6 +32,7 @@ from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
 from .arrows import arrow_segments
 from .plot_cache import cache_axes, remembering_axes, show_only
+from .quiet_plot import QuietPlotItem
 
 MAX_LABELLED = 16  # above this many tokens keys/values get no labels (the query and best key still do):
 # more labels than this overlap into a grey mass in a panel-sized plane, and each costs a rich-text item
@@ -158,7 +159,7 @@ class VectorPlane(QWidget):
 
         self.view_box = _PlaneViewBox()
         self.view_box.drag_handler = self._drag_event
-        self.plot_widget = pg.PlotWidget(self, viewBox=self.view_box, axisItems=remembering_axes())
+        self.plot_widget = pg.PlotWidget(self, plotItem=QuietPlotItem(viewBox=self.view_box, axisItems=remembering_axes()))
         self.plot = self.plot_widget.getPlotItem()
         show_only(self.plot, "left", "bottom")
         self.plot.setMouseEnabled(False, False)
