@@ -150,18 +150,19 @@ class QuietPlotItem(pg.PlotItem):
                 (c.maxTracesSpin.valueChanged, self.updateDecimation)):
             signal.connect(slot)
 
+    def _built(self) -> "QuietPlotItem":
+        if self._ctrl is None:
+            self._build_options()
+        return self
+
     @property
     def ctrl(self):
         """The options form (built now if it was not)."""
-        if self._ctrl is None:
-            self._build_options()
-        return self._ctrl
+        return self._built()._ctrl
 
     @property
     def ctrlMenu(self):  # noqa: N802 - pyqtgraph's name
-        if self._ctrl is None:
-            self._build_options()
-        return self._ctrl_menu
+        return self._built()._ctrl_menu
 
     @ctrlMenu.setter
     def ctrlMenu(self, menu) -> None:  # noqa: N802 - (PlotItem.close sets it to None)
@@ -169,9 +170,7 @@ class QuietPlotItem(pg.PlotItem):
 
     @property
     def stateGroup(self):  # noqa: N802 - pyqtgraph's name
-        if self._ctrl is None:
-            self._build_options()
-        return self._state_group
+        return self._built()._state_group
 
     def options_built(self) -> bool:
         """True once the options form exists."""
