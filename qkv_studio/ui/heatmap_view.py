@@ -664,6 +664,11 @@ class HeatmapView(QWidget):
         labels = self._labels if len(self._labels) == n else [str(i) for i in range(n)]
         cell_px = self._cell_px()
         base = self._px(17)
+        # (a stage step asks three times — its range, its geometry, the stage — for the same answer)
+        asked = (tuple(labels), cell_px, base, self._sigma, self._font_scale)
+        if asked == getattr(self, "_ticks_asked", None):
+            return
+        self._ticks_asked = asked
         fm = QFontMetricsF(_pixel_font(base))
         top_size = base
         if cell_px <= 0:

@@ -13,6 +13,7 @@ hundreds while the window is built).
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QGraphicsItem
 
 from .quiet_plot import QuietPlotItem
@@ -49,6 +50,8 @@ class RememberingAxis(pg.AxisItem):
     def __init__(self, *args, **kwargs) -> None:
         self._pictures: dict[tuple, object] = {}
         self._label_html = ""  # (pyqtgraph's title item starts empty)
+        self._label_docs: dict[str, QTextDocument] = {}
+        self._settings: tuple | None = None  # style, ticks and spacing as a key, until one changes
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)  # (see the module's docstring: from the start, not after set-up)
 
@@ -62,20 +65,57 @@ class RememberingAxis(pg.AxisItem):
         html = self.labelString() if (self.labelText or self.labelUnits) else ""
         if html != self._label_html:
             self._label_html = html
-            self.label.setHtml(html)
+            self._show_title(html)
             self._adjustSize()
         self.picture = None
         self.update()
 
+    def _show_title(self, html: str) -> None:
+        # A title that comes back (the legend's, at each stage) is shown from the document laid out
+        # for it before: setHtml parses and lays the text out again (~0.3 ms a stage step).
+        doc = self._label_docs.get(html)
+        if doc is None:
+            if len(self._label_docs) >= self.KEEP:
+                old = self._label_docs.pop(next(iter(self._label_docs)))
+                if old is not self.label.document():
+                    old.deleteLater()
+            doc = QTextDocument(self.label)
+            doc.setDefaultFont(self.label.font())
+            self.label.setDocument(doc)
+            self.label.setHtml(html)
+            self._label_docs[html] = doc
+        else:
+            self.label.setDocument(doc)
+
+    # Everything the look is drawn from that pyqtgraph changes only through these setters is kept as
+    # one key until one of them is called (the ticks of 64 token names took ~0.1 ms to repr per paint).
+    def setStyle(self, **kwargs) -> None:  # noqa: N802 - pyqtgraph's name
+        self._settings = None
+        super().setStyle(**kwargs)
+
+    def setTickFont(self, font) -> None:  # noqa: N802 - pyqtgraph's name
+        self._settings = None
+        super().setTickFont(font)
+
+    def setTicks(self, ticks) -> None:  # noqa: N802 - pyqtgraph's name
+        self._settings = None
+        super().setTicks(ticks)
+
+    def setTickSpacing(self, *args, **kwargs) -> None:  # noqa: N802 - pyqtgraph's name
+        self._settings = None
+        super().setTickSpacing(*args, **kwargs)
+
     def _look(self) -> tuple:
-        style = self.style
-        font = style.get("tickFont")
+        if self._settings is None:
+            style = self.style
+            font = style.get("tickFont")
+            rest = repr(sorted((k, v) for k, v in style.items() if k != "tickFont"))
+            self._settings = (font.key() if font is not None else None, rest, repr(self._tickLevels),
+                              repr(self._tickSpacing))
         pens = tuple(None if pen is None else (pen.color().rgba(), pen.widthF(), int(pen.style().value))
                      for pen in (self._pen, self._textPen, self._tickPen))
-        rest = repr(sorted((k, v) for k, v in style.items() if k != "tickFont"))
-        return (tuple(self.range), self.size().toTuple(), font.key() if font is not None else None, rest, pens,
-                repr(self._tickLevels), repr(self._tickSpacing), self._tickDensity, self.scale, self.logMode,
-                self.grid)
+        return (tuple(self.range), self.size().toTuple(), self._settings, pens, self._tickDensity, self.scale,
+                self.logMode, self.grid)
 
     def paint(self, p, opt, widget) -> None:  # noqa: D102 - pyqtgraph's
         if self.picture is None:

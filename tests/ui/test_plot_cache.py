@@ -44,6 +44,34 @@ def test_an_axis_replays_the_picture_of_a_range_it_showed_before(qtbot):
     assert generated == [(-3, 3), (-3, 3)]
 
 
+def test_new_ticks_or_spacing_are_a_new_look_and_a_title_seen_before_is_not_laid_out_again(qtbot):
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    plot = widget.addPlot(axisItems={"left": RememberingAxis("left")})
+    widget.resize(300, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    axis = plot.getAxis("left")
+    axis.setTicks([[(0, "the"), (1, "cat")]])
+    _paint(widget, axis, qtbot)
+    first = axis.picture
+    axis.setTicks([[(0, "the"), (1, "mat")]])  # (the look's key is kept between these setters)
+    _paint(widget, axis, qtbot)
+    assert axis.picture is not first and len(axis._pictures) == 2
+    axis.setTickSpacing(0.5, 0.1)
+    _paint(widget, axis, qtbot)
+    assert len(axis._pictures) == 3
+
+    axis.setLabel("score q·k")
+    score_doc = axis.label.document()
+    tall = axis.label.boundingRect().height()
+    axis.setLabel("softmax weight (0–1)")
+    assert axis.label.toPlainText().strip() == "softmax weight (0–1)"
+    axis.setLabel("score q·k")
+    assert axis.label.document() is score_doc  # the same laid-out title, not parsed again
+    assert axis.label.toPlainText().strip() == "score q·k" and axis.label.boundingRect().height() == tall
+
+
 def test_an_axis_keeps_only_a_few_pictures(qtbot):
     widget = pg.GraphicsLayoutWidget()
     qtbot.addWidget(widget)
