@@ -298,3 +298,26 @@ def test_calculation_columns_keep_their_widths_and_the_dock_fits_a_short_table(q
     qtbot.wait(20)
     assert not table.horizontalScrollBar().isVisible()
     assert table.viewport().width() >= sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()))
+
+
+def test_calc_table_scroll_bars_paint_every_pixel_so_nothing_beneath_repaints_with_them(qtbot, lesson_scene):
+    from qkv_studio.ui.main_window import MainWindow
+
+    window = MainWindow(lesson_scene.with_stage("output"), use_settings=False)
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.apply_theme("dark")
+    window.show()
+    qtbot.waitExposed(window)
+    bars = (window.calc.horizontalScrollBar(), window.calc.verticalScrollBar())
+    assert all(bar.isVisible() for bar in bars)
+    # (Fusion: a repaint of an opaque bar does not repaint the window, dock and table beneath it)
+    assert all(bar.testAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent) for bar in bars)
+    # and the bars do paint every pixel: over the dock's background or not, the panel looks the same
+    flush_pending()
+    qtbot.wait(400)  # (the table's column fit follows its numbers a moment later)
+    opaque = window.dock_calc.grab().toImage()
+    assert window.dock_calc.grab().toImage() == opaque  # (settled)
+    for bar in bars:
+        bar.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, False)
+    assert window.dock_calc.grab().toImage() == opaque
