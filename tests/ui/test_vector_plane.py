@@ -270,3 +270,17 @@ def test_pca_of_extreme_numbers_stays_finite_and_quiet(qtbot, big):
     assert plane.pca_shown()
     assert np.all(np.isfinite(plane.view_box.viewRange()))
     assert plane.plot.getAxis("bottom").labelText.startswith("PCA 1")
+
+
+def test_the_moves_of_a_drag_under_way_come_straight_to_the_plane(qtbot, session):
+    plane = _show(qtbot, session)
+    through_pyqtgraph = []
+    handler = plane.view_box.drag_handler
+    plane.view_box.drag_handler = lambda ev: through_pyqtgraph.append(
+        "start" if ev.isStart() else "finish" if ev.isFinish() else "move") or handler(ev)
+    _drag(qtbot, plane, plane.head_viewport_pos("Q", 2), _viewport_pos(plane, 1.5, 0.5), steps=6)
+    # pyqtgraph starts the drag and ends it; the moves between skip its scene (~1 ms a step)
+    assert through_pyqtgraph[0] == "start" and through_pyqtgraph[-1] == "finish"
+    assert through_pyqtgraph.count("move") <= 1  # (at most the move that started it, before it was ours)
+    assert session.scene.q[2] == pytest.approx([1.5, 0.5], abs=0.05)
+    assert session.undo_stack.count() == 1 and not session.dragging
