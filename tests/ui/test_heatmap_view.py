@@ -344,3 +344,17 @@ def test_the_legend_bar_has_the_colours_of_the_cells(qtbot, name):
 
     bar = _colour_map(name).getLookupTable(nPts=256, alpha=True)  # (what ColorBarItem paints)
     assert np.abs(bar.astype(int) - lut(name).astype(int)).max() <= 1
+
+
+def test_the_vectors_stage_fades_image_and_legend_together_and_the_next_stage_restores_them(qtbot, session):
+    view = _show(qtbot, session)
+    session.set_stage("vectors")
+    _settle(qtbot, session)
+    faded = view.image_item.opacity()
+    assert faded < 1.0 and view.color_bar.opacity() == faded
+    session.set_value("Q", 2, 0, 1.5)  # an edit in the vectors stage keeps the fade
+    _settle(qtbot, session)
+    assert view.image_item.opacity() == faded == view.color_bar.opacity()
+    session.set_stage("scores")
+    _settle(qtbot, session)
+    assert view.image_item.opacity() == 1.0 == view.color_bar.opacity()
