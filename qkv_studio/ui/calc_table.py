@@ -11,7 +11,7 @@ import math
 from PySide6.QtCore import (SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QPointF, QRect, QSize,
                             Qt, QTimer, Signal)
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHeaderView, QStyle, QStyledItemDelegate,
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableView)
 
 from ..core import STAGES, contributions
@@ -19,6 +19,7 @@ from ..session import Session
 from .cell_text import CellText
 from .formatting import fmt, fmt_fixed, fmt_vector
 from .frame_throttle import FrameThrottle
+from .table_style import opaque_scroll_bars
 
 COLUMNS = ("token", "key", "value", "score", "scaled", "weight", "weighted")
 HEADERS = {
@@ -342,13 +343,7 @@ class CalcTable(QTableView):
         self.calc_model.shown_changed.connect(self._show_columns)
         self.calc_model.dataChanged.connect(self._fit_timer.start)
         self.verticalScrollBar().valueChanged.connect(self._fit_timer.start)
-        if QApplication.style().name().lower() == "fusion":
-            # Fusion paints every pixel of a scroll bar.  Said so, a bar's repaint (a stage step changes
-            # the horizontal range) no longer repaints the window, the dock and the table beneath it
-            # first: ~1 ms a bar, both bars twice in a stage step's follow-up frame.  (Other styles —
-            # macOS's overlay bars — may draw them see-through: left as they are.)
-            for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
-                bar.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+        opaque_scroll_bars(self)  # (both bars repainted twice in a stage step's follow-up frame)
         self._show_columns()
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name

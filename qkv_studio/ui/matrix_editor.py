@@ -20,6 +20,7 @@ from ..core.scene import shape_equation
 from ..session import Session
 from .frame_throttle import FrameThrottle
 from .formatting import fmt, parse_number
+from .table_style import opaque_scroll_bars
 
 _MATRIX_TITLES = {
     "Q": ("Query Q", "what each token is looking for"),
@@ -242,6 +243,7 @@ class MatrixTable(QTableView):
         self.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
         self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setWordWrap(False)
+        opaque_scroll_bars(self)
 
     def model(self) -> MatrixModel:  # type: ignore[override]
         return super().model()  # type: ignore[return-value]

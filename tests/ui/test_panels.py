@@ -300,24 +300,26 @@ def test_calculation_columns_keep_their_widths_and_the_dock_fits_a_short_table(q
     assert table.viewport().width() >= sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()))
 
 
-def test_calc_table_scroll_bars_paint_every_pixel_so_nothing_beneath_repaints_with_them(qtbot, lesson_scene):
+def test_table_and_list_scroll_bars_paint_every_pixel_so_nothing_beneath_repaints_with_them(qtbot, lesson_scene):
     from qkv_studio.ui.main_window import MainWindow
 
     window = MainWindow(lesson_scene.with_stage("output"), use_settings=False)
     qtbot.addWidget(window)
-    window.resize(1280, 720)
+    window.resize(1280, 720)  # (small: the bars show)
     window.apply_theme("dark")
     window.show()
     qtbot.waitExposed(window)
-    bars = (window.calc.horizontalScrollBar(), window.calc.verticalScrollBar())
-    assert all(bar.isVisible() for bar in bars)
-    # (Fusion: a repaint of an opaque bar does not repaint the window, dock and table beneath it)
+    views = (window.calc, window.tokens_panel.view, window.editors["Q"].table, window.editors["V"].table)
+    bars = [bar for view in views for bar in (view.horizontalScrollBar(), view.verticalScrollBar())]
+    assert window.calc.horizontalScrollBar().isVisible()
+    # (Fusion: a repaint of an opaque bar does not repaint the window, dock and view beneath it)
     assert all(bar.testAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent) for bar in bars)
-    # and the bars do paint every pixel: over the dock's background or not, the panel looks the same
+    # and the bars do paint every pixel: over the dock's background or not, the panels look the same
     flush_pending()
     qtbot.wait(400)  # (the table's column fit follows its numbers a moment later)
-    opaque = window.dock_calc.grab().toImage()
-    assert window.dock_calc.grab().toImage() == opaque  # (settled)
+    docks = (window.dock_calc, window.dock_editors)
+    opaque = [dock.grab().toImage() for dock in docks]
+    assert [dock.grab().toImage() for dock in docks] == opaque  # (settled)
     for bar in bars:
         bar.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, False)
-    assert window.dock_calc.grab().toImage() == opaque
+    assert [dock.grab().toImage() for dock in docks] == opaque
