@@ -402,8 +402,10 @@ class HeatmapView(QWidget):
     def _on_anim_step(self, t) -> None:
         if self._anim_from is None:
             return
-        self._repaint_scope(rows=False)
         t = float(t)
+        # Its first frame comes with the stage step (new legend, title and ticks: the view whole);
+        # the frames after it change the matrix only: repaint that, not the legend and axes around it.
+        self._repaint_scope(rows=t > 0.0)
         old_m, old_rgba = self._anim_from
         blend = (old_rgba.astype(np.float32) * (1.0 - t) + self._rgba.astype(np.float32) * t).astype(np.uint8)
         self.image_item.setImage(blend, autoLevels=False)
@@ -415,7 +417,7 @@ class HeatmapView(QWidget):
     def _on_anim_end(self) -> None:
         self._anim_from = None
         self._text_matrix = None
-        self._repaint_scope(rows=False)
+        self._repaint_scope(rows=True)  # (the matrix only; a new result that stopped it sets its own)
         if self._rgba is not None:
             self.image_item.setImage(self._rgba, autoLevels=False)
         self.overlay.update()

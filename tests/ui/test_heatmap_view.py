@@ -215,14 +215,19 @@ def test_query_change_repaints_the_two_rows_only(qtbot):
     assert rows == {old, 9}  # where the outline was, and where it is
 
 
-def test_an_edit_of_a_row_repaints_that_row_and_a_new_stage_repaints_unclipped(qtbot):
+def _scopes():
+    """The two repaint scopes of the heatmap's view: (clipped to what changed, the view whole)."""
     from PySide6.QtWidgets import QGraphicsView
 
+    return (QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate,
+            QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+
+
+def test_an_edit_of_a_row_repaints_that_row_and_a_new_stage_repaints_unclipped(qtbot):
     session = _random_session()
     view = _show(qtbot, session)
     view.animate = False
-    minimal, full = (QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate,
-                     QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+    minimal, full = _scopes()
     session.set_value("Q", session.query, 0, 1.5)
     _settle(qtbot, session)
     assert view.graphics.viewportUpdateMode() == minimal  # one row: clipped to it
@@ -358,3 +363,19 @@ def test_the_vectors_stage_fades_image_and_legend_together_and_the_next_stage_re
     session.set_stage("scores")
     _settle(qtbot, session)
     assert view.image_item.opacity() == 1.0 == view.color_bar.opacity()
+
+
+def test_the_morph_repaints_the_view_whole_with_the_step_and_then_only_the_matrix(qtbot):
+    session = _random_session()
+    view = _show(qtbot, session)
+    view.animate = True
+    minimal, full = _scopes()
+    session.set_stage("scaled")
+    session.flush()
+    assert view.is_animating()
+    assert view.graphics.viewportUpdateMode() == full  # the step: new legend, title and ticks too
+    scopes = []
+    view._anim.valueChanged.connect(lambda *_: scopes.append(view.graphics.viewportUpdateMode()))
+    qtbot.waitUntil(lambda: not view.is_animating(), timeout=3000)
+    assert scopes and set(scopes) == {minimal}  # its later frames change the matrix only
+    np.testing.assert_array_equal(view.displayed_matrix(), session.result.stage("scaled"))
