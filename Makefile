@@ -27,6 +27,11 @@ bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/run.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/model_bench.py
 
+# The README's pictures of the window (offscreen, 1920×1080).
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1920x1080 -o resources/screenshots/window.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1920x1080 --presentation -o resources/screenshots/presentation.png
+
 # A seeded random user on the real window (tests/monkey_driver.py); prints the actions and failures.
 # SOAK_ACTIONS / SOAK_SEED change the length and the seed; exit status 1 on any failure.
 soak: $(STAMP)
