@@ -19,7 +19,6 @@ from ..session import Session
 from .cell_text import CellText
 from .formatting import fmt, fmt_fixed, fmt_vector
 from .frame_throttle import FrameThrottle
-from .table_style import opaque_scroll_bars
 
 COLUMNS = ("token", "key", "value", "score", "scaled", "weight", "weighted")
 HEADERS = {
@@ -343,7 +342,6 @@ class CalcTable(QTableView):
         self.calc_model.shown_changed.connect(self._show_columns)
         self.calc_model.dataChanged.connect(self._fit_timer.start)
         self.verticalScrollBar().valueChanged.connect(self._fit_timer.start)
-        opaque_scroll_bars(self)  # (both bars repainted twice in a stage step's follow-up frame)
         self._show_columns()
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name

@@ -20,7 +20,6 @@ from ..core.scene import shape_equation
 from ..session import Session
 from .frame_throttle import FrameThrottle
 from .formatting import fmt, parse_number
-from .table_style import opaque_scroll_bars
 
 _MATRIX_TITLES = {
     "Q": ("Query Q", "what each token is looking for"),
@@ -243,7 +242,6 @@ class MatrixTable(QTableView):
         self.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
         self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setWordWrap(False)
-        opaque_scroll_bars(self)
 
     def model(self) -> MatrixModel:  # type: ignore[override]
         return super().model()  # type: ignore[return-value]

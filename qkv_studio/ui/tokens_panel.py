@@ -10,7 +10,6 @@ from PySide6.QtCore import QAbstractListModel, QItemSelectionModel, QModelIndex,
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListView, QToolButton, QVBoxLayout, QWidget
 
 from ..session import Session
-from .table_style import opaque_scroll_bars
 
 
 # Roles compared as plain ints and the flags made once: the list asks data() ~45 times and flags() ~16
@@ -89,7 +88,6 @@ class TokensPanel(QWidget):
         self.view = QListView()
         self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
-        opaque_scroll_bars(self.view)  # (a new query scrolls the list: its bar repainted the dock too)
         self.view.setEditTriggers(QListView.DoubleClicked | QListView.EditKeyPressed)
         self.add_button = QToolButton(text="+ token")
         self.remove_button = QToolButton(text="− token")
