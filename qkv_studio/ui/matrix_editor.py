@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QWheelEvent
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QPalette, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QStyle, QTableView, QToolButton, QVBoxLayout, QWidget,
 )
@@ -20,6 +20,7 @@ from ..core.scene import shape_equation
 from ..session import Session
 from .frame_throttle import FrameThrottle
 from .formatting import fmt, parse_number
+from .table_style import QUERY_ROW_BACKGROUND, QUERY_ROW_TEXT
 
 _MATRIX_TITLES = {
     "Q": ("Query Q", "what each token is looking for"),
@@ -58,9 +59,9 @@ class MatrixModel(QAbstractTableModel):
         self._session = session
         self.name = name
         self._shape = self._current_shape()
-        self._highlight = QColor(255, 214, 230)
+        self._highlight = QColor(QUERY_ROW_BACKGROUND)
         self._highlight_brush = QBrush(self._highlight)
-        self._dark_brush = QBrush(QColor("#111111"))
+        self._dark_brush = QBrush(QColor(QUERY_ROW_TEXT))
         self._bold = QFont()
         self._bold.setBold(True)
         self._shown = self._current_matrix()  # what the view was last told about (to signal only changes)
@@ -292,8 +293,8 @@ class MatrixEditor(QWidget):
         self.name = name
         self.model = MatrixModel(session, name, self)
         self.table = MatrixTable(self.model, self)
-        title, hint = _MATRIX_TITLES[name]
-        self.title = QLabel(f"<b>{title}</b>  <span style='color:#666'>{hint}</span>")
+        self.title = QLabel()
+        self._set_title()
         self.title.setWordWrap(True)
         self.title.setMinimumWidth(60)
         self.shape_label = QLabel()
@@ -353,10 +354,23 @@ class MatrixEditor(QWidget):
         margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
         header.setMinimumWidth(widest + 2 * margin + _HEADER_PAD)
 
+    def _set_title(self) -> None:
+        # The hint in a quieter colour: grey on the light theme, the theme's muted text on the dark ones
+        # (a fixed #666 was all but invisible on the projector's black).
+        title, hint = _MATRIX_TITLES[self.name]
+        palette = self.palette()
+        dark = palette.color(QPalette.ColorRole.Window).lightness() < 128
+        muted = palette.color(QPalette.ColorRole.PlaceholderText).name() if dark else "#666666"
+        text = f"<b>{title}</b>  <span style='color:{muted}'>{hint}</span>"
+        if self.title.text() != text:
+            self.title.setText(text)
+
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
             self._fit_row_names()
+        elif event.type() == QEvent.Type.PaletteChange:
+            self._set_title()
 
     def show_message(self, text: str) -> None:
         self.message.setText(text)

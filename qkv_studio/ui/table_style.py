@@ -8,8 +8,24 @@ that one answer changed, set on the tables of the dark themes.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QWidget
+
+
+# The selected query's row wherever a list or table names the tokens: the pale tint of the query's
+# pink, with dark text, in every theme (the editors' rows, the token list's selection).
+QUERY_ROW_BACKGROUND = "#ffd6e6"
+QUERY_ROW_TEXT = "#111111"
+
+
+def mark_query_selection(view: QWidget) -> None:
+    """Show ``view``'s selection as the query row (instead of the style's blue): only these two roles
+    are set, so the rest of its palette still follows the theme."""
+    palette = view.palette()
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        palette.setColor(group, QPalette.ColorRole.Highlight, QColor(QUERY_ROW_BACKGROUND))
+        palette.setColor(group, QPalette.ColorRole.HighlightedText, QColor(QUERY_ROW_TEXT))
+    view.setPalette(palette)
 
 
 class GridColorStyle(QProxyStyle):

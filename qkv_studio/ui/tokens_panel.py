@@ -10,6 +10,7 @@ from PySide6.QtCore import QAbstractListModel, QItemSelectionModel, QModelIndex,
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListView, QToolButton, QVBoxLayout, QWidget
 
 from ..session import Session
+from .table_style import mark_query_selection
 
 
 # Roles compared as plain ints and the flags made once: the list asks data() ~45 times and flags() ~16
@@ -88,6 +89,7 @@ class TokensPanel(QWidget):
         self.view = QListView()
         self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
+        mark_query_selection(self.view)  # (the query is pink everywhere else: the heatmap, the editors)
         self.view.setEditTriggers(QListView.DoubleClicked | QListView.EditKeyPressed)
         self.add_button = QToolButton(text="+ token")
         self.remove_button = QToolButton(text="− token")

@@ -424,9 +424,11 @@ class VectorPlane(QWidget):
             hint = "drag an arrow head to edit that vector"
         if self._best is not None and self._best < scene.n:
             q_name, k_name = (_html_escape(scene.token_label(i)) for i in (scene.query, self._best))
+            # (its own line, the weight kept with its number — "w", as on the heatmap: wrapped anywhere, "(weight" and "0.54)"
+            # stood on two lines; the hint follows on the next)
             hint = (f'<span style="color:{t.text}">best match for <b style="color:{t.query_color}">q {q_name}'
-                    f'</b>: <b style="color:{t.key_color}">k {k_name}</b> (weight {self._best_weight:.2f})'
-                    f'</span> &nbsp;·&nbsp; {hint}')
+                    f'</b>: <b style="color:{t.key_color}">k {k_name}</b> (w&nbsp;=&nbsp;{self._best_weight:.2f})'
+                    f'</span><br>{hint}')
         self.info.setText(
             f'<span style="font-size:{self._px(17)}px; font-weight:600; color:{t.text}">'
             f'{self._title()}</span>'

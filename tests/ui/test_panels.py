@@ -298,3 +298,23 @@ def test_calculation_columns_keep_their_widths_and_the_dock_fits_a_short_table(q
     qtbot.wait(20)
     assert not table.horizontalScrollBar().isVisible()
     assert table.viewport().width() >= sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()))
+
+
+def test_token_list_and_editor_titles_follow_the_theme_legibly(qtbot, lesson_scene, show_window):
+    from PySide6.QtGui import QPalette
+
+    window = show_window(lesson_scene, (1600, 950))
+    view = window.tokens_panel.view
+    query_row = window.editors["Q"].model.index(window.session.query, 0).data(Qt.ItemDataRole.BackgroundRole)
+    for theme in ("light", "dark", "projector"):
+        window.apply_theme(theme)
+        palette = view.palette()
+        # pink like the query's row in the editors beneath it, not the style's blue selection
+        assert palette.color(QPalette.ColorRole.Highlight) == query_row.color()
+        assert palette.color(QPalette.ColorRole.HighlightedText).lightness() < 60
+        assert palette.color(QPalette.ColorRole.Base) == window.calc.viewport().palette().color(QPalette.ColorRole.Base)
+        # and each editor's hint ("what each token is looking for") in the theme's muted text colour
+        from qkv_studio.render.theme import get_theme
+
+        hint = "#666666" if theme == "light" else get_theme(theme).muted
+        assert f"color:{hint}" in window.editors["Q"].title.text()

@@ -61,6 +61,7 @@ def test_shows_the_lesson_vectors_and_best_key(qtbot, session):
     assert plane.head_view_pos("Q", 2) == QPointF(1, 2)
     assert plane.head_view_pos("K", 1) == QPointF(2, 1)
     assert "cat" in plane.info.text() and "0.54" in plane.info.text()
+    assert "(w&nbsp;=&nbsp;0.54)" in plane.info.text()  # kept together: never "(weight" / "0.54)"
     # the best key is drawn by its own, thicker item
     assert plane._best_item.opts["pen"].widthF() > plane._keys_item.opts["pen"].widthF()
     xs, ys = plane._best_item.getData()
