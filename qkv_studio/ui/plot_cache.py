@@ -42,7 +42,8 @@ class RememberingAxis(pg.AxisItem):
     (~2 ms for a colour legend: tick spacing, texts and their bounding boxes, all in Python).  A stage
     step swaps the heatmap's legend between the score, scaled and weight scales, and stepping back and
     forth did that work every time.  A picture is remembered under everything it was drawn from —
-    range, size, font, style, pens and ticks — so any other change simply misses.
+    range, size, font, style, pens, ticks, and the linked view's rectangle when the axis draws a grid
+    across it — so any other change simply misses.
     """
 
     KEEP = 8
@@ -114,8 +115,11 @@ class RememberingAxis(pg.AxisItem):
                               repr(self._tickSpacing))
         pens = tuple(None if pen is None else (pen.color().rgba(), pen.widthF(), int(pen.style().value))
                      for pen in (self._pen, self._textPen, self._tickPen))
+        # A grid reaches across the linked view: its lines follow the view's size and place too.
+        view = self.linkedView() if self.grid is not False else None
+        reach = None if view is None else view.mapRectToItem(self, view.boundingRect()).getRect()
         return (tuple(self.range), self.size().toTuple(), self._settings, pens, self._tickDensity, self.scale,
-                self.logMode, self.grid)
+                self.logMode, self.grid, reach)
 
     def paint(self, p, opt, widget) -> None:  # noqa: D102 - pyqtgraph's
         if self.picture is None:
@@ -165,3 +169,22 @@ class LegendBar(pg.ColorBarItem, _PlotWithoutMenu):
         if axisItems is None:  # (only PlotItem's constructor calls this, before any axis exists)
             axisItems = remembering_axes()
         super().setAxisItems(axisItems)
+
+    def setColorMap(self, colorMap) -> None:  # noqa: N802,N803 - pyqtgraph's names
+        """pyqtgraph's, with the strip's pixmap kept per colour map: a stage step to or from the softmax
+        swaps the diverging and the sequential map, and each swap built a 256-colour table and a
+        pixmap again (~0.3 ms)."""
+        if isinstance(colorMap, str) or self.img_list:  # (images tied to the bar take the map too)
+            super().setColorMap(colorMap)
+            return
+        kept = getattr(self, "_strips", None)
+        if kept is None:
+            kept = self._strips = {}
+        strip = kept.get(id(colorMap))
+        if strip is None or strip[0] is not colorMap:
+            super().setColorMap(colorMap)
+            kept[id(colorMap)] = (colorMap, self.bar.pixmap())
+            return
+        self._colorMap = colorMap
+        self.axis.setRange(self.values[0], self.values[1])
+        self.bar.setPixmap(strip[1])

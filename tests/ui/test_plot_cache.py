@@ -44,6 +44,33 @@ def test_an_axis_replays_the_picture_of_a_range_it_showed_before(qtbot):
     assert generated == [(-3, 3), (-3, 3)]
 
 
+def test_the_legend_strip_shows_each_colour_map_again_without_building_it_again(qtbot):
+    """Stepping to and from the softmax swaps the diverging and the sequential map: the strip is built
+    once per map, and a map shown again shows its own colours (not the other map's) and its range."""
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    bar = LegendBar(values=(0, 1), interactive=False, colorMapMenu=False)
+    widget.addItem(bar)
+    sequential, diverging = pg.colormap.get("viridis"), pg.colormap.get("CET-D1")
+    built = []
+    original = sequential.getLookupTable
+    sequential.getLookupTable = lambda *a, **k: built.append("viridis") or original(*a, **k)
+
+    def strip() -> tuple:
+        image = bar.bar.pixmap().toImage()
+        return tuple(image.pixelColor(0, y).name() for y in (0, image.height() // 2, image.height() - 1))
+
+    bar.setColorMap(sequential)
+    first = strip()
+    bar.setColorMap(diverging)
+    bar.setLevels((-2, 2))
+    assert strip() != first
+    bar.setColorMap(sequential)
+    bar.setLevels((0, 1))
+    assert strip() == first and built == ["viridis"] and bar.colorMap() is sequential
+    assert tuple(bar.axis.range) == (0, 1)
+
+
 def test_new_ticks_or_spacing_are_a_new_look_and_a_title_seen_before_is_not_laid_out_again(qtbot):
     widget = pg.GraphicsLayoutWidget()
     qtbot.addWidget(widget)
@@ -97,3 +124,35 @@ def test_the_window_plots_show_only_their_own_axes_and_they_remember(qtbot, less
         for side in ("left", "bottom"):
             axis = plot.getAxis(side)
             assert isinstance(axis, RememberingAxis) and not axis.autoSIPrefix
+
+
+def test_a_grid_follows_its_plot_when_only_the_plot_widens(qtbot):
+    """An axis with a grid draws lines across its view: a wider view (same range, same axis size) is a
+    new look, not the narrower picture replayed (the blend view's grid stopped short after a resize)."""
+    import numpy as np
+
+    from qkv_studio.ui.plot_cache import cache_axes, remembering_axes, show_only
+
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    widget.setBackground("k")
+    plot = widget.addPlot(axisItems=remembering_axes())
+    show_only(plot, "left", "bottom")
+    cache_axes(plot)
+    plot.showGrid(x=True, y=True, alpha=1.0)
+    plot.setXRange(0, 1, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    widget.resize(400, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    qtbot.wait(20)
+    widget.resize(700, 300)
+    qtbot.wait(20)
+
+    def grid_rows(x: int) -> list[int]:
+        image = widget.grab().toImage()
+        pixels = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.width(), 4)
+        return np.flatnonzero(pixels[:, x, :3].astype(int).sum(axis=1) > 150).tolist()
+
+    near, far = grid_rows(150), grid_rows(600)
+    assert len(near) >= 5 and far == near
