@@ -28,6 +28,7 @@ from ..render.figure import format_value as figure_format_value
 from ..render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
 from ..render.theme import DEFAULT_THEME, Theme, get_theme
 from ..session import Session
+from .frame_throttle import FRAME_MS
 from .layout_barrier import LayoutBarrier
 from .rich_label import RichLabel
 from .plot_cache import LegendBar, cache_axes, remembering_axes, show_only
@@ -216,6 +217,9 @@ class HeatmapView(QWidget):
         self._blocked: np.ndarray | None = None
         self._scale: ColorScale | None = None
         self._coloured: tuple | None = None  # (scale key, matrix, mask) the image was coloured from
+        # The colours of each stage's matrix of the current result, for stepping back and forth
+        # (dropped when the result changes): {(scale key, id(matrix)): (matrix, mask, rgba)}
+        self._colours: dict[tuple, tuple] = {}
         self._shown = SHOWN_STAGE[session.stage]
         self._stage = session.stage
         self._sigma = False
@@ -227,6 +231,7 @@ class HeatmapView(QWidget):
         self.animate = True
         self._text_matrix: np.ndarray | None = None
         self._anim_from: tuple[np.ndarray, np.ndarray] | None = None
+        self._keep_image = False  # (set while a stage step that will morph recolours)
         self._anim = QVariantAnimation(self)
         self._anim.setDuration(ANIMATION_MS)
         self._anim.setStartValue(0.0)
@@ -234,6 +239,14 @@ class HeatmapView(QWidget):
         self._anim.setEasingCurve(QEasingCurve.InOutCubic)
         self._anim.valueChanged.connect(self._on_anim_step)
         self._anim.finished.connect(self._on_anim_end)
+        # The step's own frame shows the morph's first picture (the new title, legend and ticks over
+        # the old colours and numbers); the motion starts at the next frame, so the step's frame does
+        # not also carry an animation tick and a second repaint.
+        self._anim_wait = QTimer(self)
+        self._anim_wait.setSingleShot(True)
+        self._anim_wait.setTimerType(Qt.TimerType.PreciseTimer)
+        self._anim_wait.setInterval(FRAME_MS)
+        self._anim_wait.timeout.connect(self._anim.start)
 
         self.title = RichLabel(parent=self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
@@ -292,7 +305,9 @@ class HeatmapView(QWidget):
         vb.sigResized.connect(self._on_geometry)
         vb.sigRangeChanged.connect(self._on_geometry)
 
-        session.result_changed.connect(self._on_result)
+        session.result_changed.connect(self._on_new_result)
+        # (an edit's result is patched in place when first read, maybe before result_changed comes)
+        session.scene_changed.connect(self._forget_colours)
         session.stage_changed.connect(self._on_stage)
         session.query_changed.connect(self._on_query)
         session.tokens_changed.connect(self._on_tokens)
@@ -366,8 +381,16 @@ class HeatmapView(QWidget):
         return self.graphics.mapFromScene(scene_pt)
 
     # ---- slots --------------------------------------------------------------------------------------
+    def _forget_colours(self) -> None:
+        self._colours.clear()
+
+    def _on_new_result(self) -> None:
+        self._colours.clear()
+        self._on_result()
+
     def _on_result(self) -> None:
-        if self._anim.state() == QVariantAnimation.Running:
+        if self.is_animating():
+            self._anim_wait.stop()
             self._anim.stop()
             self._on_anim_end()
         result = self._session.result
@@ -387,11 +410,20 @@ class HeatmapView(QWidget):
                     and self._matrix.shape[0] <= ANIMATE_MAX_N and shown != self._shown:
                 old = (self._matrix.copy(), self._rgba.copy())
             self._shown = shown
-            self._on_result()
+            # The morph's first frame shows the old colours, which the image shows now: it keeps them
+            # (setting the new ones, then the old ones again, took two renders of the image).
+            self._keep_image = old is not None and old[0].shape[0] == self._session.scene.n
+            try:
+                self._on_result()
+            finally:
+                self._keep_image = False
             self._update_ticks()
             if old is not None and old[0].shape == self._matrix.shape:
                 self._anim_from = old
-                self._anim.start()
+                self._show_morph(0.0)
+                self._anim_wait.start()
+            elif old is not None:
+                self.image_item.setImage(self._rgba, autoLevels=False)
         else:
             self._apply_dim()
             self._update_title()
@@ -400,15 +432,19 @@ class HeatmapView(QWidget):
         self._stage = stage
 
     def _on_anim_step(self, t) -> None:
-        if self._anim_from is None:
-            return
         t = float(t)
+        if self._anim_from is None or t <= 0.0:  # (the step showed the first frame itself)
+            return
+        self._show_morph(t)
+
+    def _show_morph(self, t: float) -> None:
         # Its first frame comes with the stage step (new legend, title and ticks: the view whole);
         # the frames after it change the matrix only: repaint that, not the legend and axes around it.
         self._repaint_scope(rows=t > 0.0)
         old_m, old_rgba = self._anim_from
-        blend = (old_rgba.astype(np.float32) * (1.0 - t) + self._rgba.astype(np.float32) * t).astype(np.uint8)
-        self.image_item.setImage(blend, autoLevels=False)
+        if t > 0.0:  # (at 0 the image still shows the old colours: the step kept them)
+            blend = (old_rgba.astype(np.float32) * (1.0 - t) + self._rgba.astype(np.float32) * t).astype(np.uint8)
+            self.image_item.setImage(blend, autoLevels=False)
         both = np.isfinite(old_m) & np.isfinite(self._matrix)
         with np.errstate(invalid="ignore", over="ignore"):  # (masked −∞ cells are not interpolated)
             self._text_matrix = np.where(both, old_m * (1.0 - t) + self._matrix * t, self._matrix)
@@ -423,7 +459,8 @@ class HeatmapView(QWidget):
         self.overlay.update()
 
     def is_animating(self) -> bool:
-        return self._anim.state() == QVariantAnimation.Running
+        """Whether a stage step's morph is under way (or waiting for the next frame to move)."""
+        return self._anim.state() == QVariantAnimation.Running or self._anim_wait.isActive()
 
     def _on_query(self, index: int) -> None:
         old, self._query = self._query, index
@@ -504,9 +541,14 @@ class HeatmapView(QWidget):
                 if blocked is not None:
                     rgba[:, cols] = np.where(blocked[:, cols][..., None], masked, rgba[:, cols])
         if rgba is None:
-            rgba = scale.rgba(m)
-            if blocked is not None and blocked.any():
-                rgba[blocked] = masked
+            kept = self._colours.get((key, id(m)))
+            if kept is not None and kept[0] is m and kept[1] is blocked:
+                rgba = kept[2]
+            else:
+                rgba = scale.rgba(m)
+                if blocked is not None and blocked.any():
+                    rgba[blocked] = masked
+                self._colours[(key, id(m))] = (m, blocked, rgba)
         self._rgba = rgba
         self._coloured = (key, m, blocked)
         n = m.shape[0]
@@ -520,7 +562,8 @@ class HeatmapView(QWidget):
         else:
             partial = None
             self._repaint_scope(rows=False)
-            self.image_item.setImage(rgba, autoLevels=False)
+            if not self._keep_image:
+                self.image_item.setImage(rgba, autoLevels=False)
         if self._image_n != n:
             self._image_n = n
             self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
@@ -698,10 +741,14 @@ class HeatmapView(QWidget):
             top = [(i, name) for i, name in top
                    if (n + SIGMA_GAP - i) * cell_px >= (top_fm.horizontalAdvance(name) + sigma_w) / 2 + 4]
             top.append((n + SIGMA_GAP, "Σ"))
-        if (left, top) != getattr(self, "_ticks_shown", None):  # new ticks redraw the axis (~1 ms each)
-            self._ticks_shown = (left, top)
+        # New ticks redraw an axis (~1 ms; replayed ~0.25): only the side whose ticks changed (the Σ
+        # comes and goes on the top one).
+        shown_left, shown_top = getattr(self, "_ticks_shown", (None, None))
+        if left != shown_left:
             self.plot.getAxis("left").setTicks([left, []])
+        if top != shown_top:
             top_axis.setTicks([top, []])
+        self._ticks_shown = (left, top)
 
     def _widest_label(self, labels: list[str], px: int, fm: QFontMetricsF) -> float:
         """The widest token name at ``px`` (measured once per list of names and size: a stage step
@@ -712,8 +759,14 @@ class HeatmapView(QWidget):
         return self._widest[1]
 
     def _cell_px(self) -> float:
-        sx = self.plot.vb.viewPixelSize()[0]
-        return 1.0 / sx if sx > 0 and math.isfinite(sx) else 0.0
+        """A cell's width in screen pixels.  (What ``ViewBox.viewPixelSize()`` says for the heatmap's
+        unscaled view, without mapping three points through inverted transforms: a stage step asks
+        five times, at ~80 µs each.)"""
+        vb = self.plot.vb
+        (x0, x1), _ = vb.state["viewRange"]
+        span = x1 - x0
+        px = vb.rect().width() * self.graphics.transform().m11() / span if span > 0 else 0.0
+        return px if px > 0 and math.isfinite(px) else 0.0
 
     def _text_plan(self) -> dict:
         """Which cells get text at the current size, with which font and colour."""

@@ -33,6 +33,11 @@ def _settle(qtbot, session):
     qtbot.wait(10)
 
 
+def _morphed(qtbot, view):
+    """Wait for a stage step's morph to reach the new stage's colours and numbers."""
+    qtbot.waitUntil(lambda: not view.is_animating(), timeout=3000)
+
+
 def _click(qtbot, view, row, col, modifier=Qt.KeyboardModifier.NoModifier):
     qtbot.mouseClick(view.graphics.viewport(), Qt.MouseButton.LeftButton, modifier, view.cell_center(row, col))
 
@@ -74,9 +79,17 @@ def test_cell_texts_show_the_lesson_numbers_and_row_sums(qtbot, session):
     assert texts[(2, 3)] == "0.27"
     assert texts[(2, 4)] == "1.00"  # the Σ column
     assert len(texts) == 4 * 5
+    weights_colours = view.image_item.image.copy()
     session.set_stage("scores")
+    # the step's own frame is the morph's first: the old colours and numbers (in the scores' format;
+    # Σ gone with the stage)
+    texts = {(r, c): t for r, c, t in view.cell_texts()}
+    assert texts[(2, 1)] == "0.539" and (2, 4) not in texts
+    assert np.array_equal(view.image_item.image, weights_colours)
+    _morphed(qtbot, view)
     texts = {(r, c): t for r, c, t in view.cell_texts()}
     assert texts[(2, 1)] == "4" and (2, 4) not in texts
+    assert not np.array_equal(view.image_item.image, weights_colours)
 
 
 def test_masked_cells_read_minus_infinity_before_the_softmax(qtbot, session):
@@ -87,6 +100,7 @@ def test_masked_cells_read_minus_infinity_before_the_softmax(qtbot, session):
     texts = {(r, c): t for r, c, t in view.cell_texts()}
     assert texts[(0, 1)] == "−∞" and texts[(1, 0)] != "−∞"
     session.set_stage("weights")
+    _morphed(qtbot, view)
     texts = {(r, c): t for r, c, t in view.cell_texts()}
     assert texts[(0, 1)] == "0" and texts[(0, 0)] == "1.00"
     # masked cells take the theme's masked colour, not a colormap colour
@@ -379,3 +393,33 @@ def test_the_morph_repaints_the_view_whole_with_the_step_and_then_only_the_matri
     qtbot.waitUntil(lambda: not view.is_animating(), timeout=3000)
     assert scopes and set(scopes) == {minimal}  # its later frames change the matrix only
     np.testing.assert_array_equal(view.displayed_matrix(), session.result.stage("scaled"))
+
+
+@pytest.mark.parametrize("size, stage", [((1000, 800), "weights"), ((420, 300), "scores"), ((1600, 500), "output")])
+def test_cell_width_in_pixels_is_what_the_view_box_says(qtbot, session, size, stage):
+    """The view's cheap cell width (it sizes the numbers and thins the names) agrees with pyqtgraph's
+    own measure of a view pixel, at any panel size and with or without the Σ column."""
+    view = _show(qtbot, session, size=size)
+    session.set_stage(stage)
+    _settle(qtbot, session)
+    view.graphics.viewport().repaint()
+    expected = 1.0 / view.plot.vb.viewPixelSize()[0]
+    assert view._cell_px() == pytest.approx(expected, rel=1e-9)
+    assert expected > 10
+
+
+def test_a_step_that_adds_the_sigma_column_redraws_the_key_names_not_the_query_names(qtbot):
+    """Σ joins the top axis at the softmax; the left axis (the query names) keeps its picture."""
+    session = _random_session()
+    session.set_stage("scaled")
+    view = _show(qtbot, session)
+    view.animate = False
+    painted = []
+    for side in ("left", "top"):
+        axis = view.plot.getAxis(side)
+        original = axis.paint
+        axis.paint = lambda p, *a, side=side, original=original: painted.append(side) or original(p, *a)
+    session.set_stage("weights")
+    view.graphics.viewport().repaint()
+    assert painted == ["top"]
+    assert view.plot.getAxis("top")._tickLevels[0][-1][1] == "Σ"
