@@ -156,3 +156,26 @@ def test_a_grid_follows_its_plot_when_only_the_plot_widens(qtbot):
 
     near, far = grid_rows(150), grid_rows(600)
     assert len(near) >= 5 and far == near
+
+
+def test_an_axis_bounding_rect_follows_its_geometry_and_style(qtbot):
+    """The kept bounding rectangle of an axis without a grid is pyqtgraph's own, after a resize and
+    after a style change (tick length, overhanging labels)."""
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    plot = widget.addPlot(axisItems={"left": RememberingAxis("left"), "bottom": RememberingAxis("bottom")})
+    widget.resize(300, 200)
+    widget.show()
+    qtbot.waitExposed(widget)
+    for axis in (plot.getAxis("left"), plot.getAxis("bottom")):
+        assert axis.boundingRect() == pg.AxisItem.boundingRect(axis)
+        before = axis.boundingRect()
+        axis.setStyle(tickLength=-12, hideOverlappingLabels=False)
+        assert axis.boundingRect() == pg.AxisItem.boundingRect(axis) != before
+    widget.resize(500, 350)
+    qtbot.wait(20)
+    for axis in (plot.getAxis("left"), plot.getAxis("bottom")):
+        assert axis.boundingRect() == pg.AxisItem.boundingRect(axis)
+    plot.showGrid(x=True, y=True)  # (a grid reaches across the view: asked of pyqtgraph each time)
+    left = plot.getAxis("left")
+    assert left.boundingRect() == pg.AxisItem.boundingRect(left) != left._bounds[1]
