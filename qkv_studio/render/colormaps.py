@@ -70,6 +70,9 @@ class ColorScale:
 
 
 LEGEND_LIMIT = 1e300
+# Below this the legend's tick arithmetic underflows (scores of ±1e-323 made a tick spacing of 0 and a
+# division by zero while painting): smaller scores are all but 0 and take the middle colours.
+LEGEND_FLOOR = 1e-300
 
 
 def scale_for(stage: str, matrix: np.ndarray, sequential: str = DEFAULT_SEQUENTIAL) -> ColorScale:
@@ -82,7 +85,7 @@ def scale_for(stage: str, matrix: np.ndarray, sequential: str = DEFAULT_SEQUENTI
         m = 1.0
     # Beyond this the legend's span (2m) and the axis arithmetic of the colour bar overflow; the few
     # cells past it take the end colours (their numbers are still printed exactly).
-    m = min(m, LEGEND_LIMIT)
+    m = min(max(m, LEGEND_FLOOR), LEGEND_LIMIT)
     label = {"scores": "score q·k", "scaled": "score q·k / √dₖ", "vectors": "score q·k"}[stage]
     return ColorScale(DIVERGING, -m, m, label)
 

@@ -83,6 +83,21 @@ def test_huge_values_everywhere_keep_every_view_finite_and_quiet(qtbot, window):
     window.grab()
 
 
+def test_tiny_values_everywhere_keep_the_legend_drawable(qtbot, window):
+    """Scores of ~1e-323 (subnormal): the legend's ticks no longer divide by zero while painting."""
+    s = window.session
+    for r in range(s.scene.n):
+        for c in range(s.scene.q.shape[1]):
+            assert s.set_value("Q", r, c, 1e-323)
+    s.flush()
+    for stage in ("vectors", "scores", "scaled", "weights", "output"):
+        s.set_stage(stage)
+        QApplication.processEvents()  # an exception in a paint override would be raised here
+        window.grab()
+    lo, hi = window.heatmap.color_levels()
+    assert 0 < hi - lo and np.isfinite(hi - lo)
+
+
 def test_paste_a_spreadsheet_block_that_fits(qtbot, window):
     table = window.editors["V"].table
     table.setFocus()
