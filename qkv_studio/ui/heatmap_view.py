@@ -786,7 +786,12 @@ class HeatmapView(QWidget):
             return plan
         stage = self._shown
         sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-        dark = text_is_dark(self._rgba[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
+        # (during a morph the cells show a blend of the old and new colours: numbers dark or light for
+        # the colours on screen, not the new ones — black on the old dark purple was unreadable)
+        shown = self.image_item.image
+        colours = shown if self._anim_from is not None and shown is not None and shown.shape == self._rgba.shape \
+            else self._rgba
+        dark = text_is_dark(colours[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
         if self._text_matrix is not None and self._text_matrix.shape == m.shape:
             sub = self._text_matrix[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
         texts = [[format_value(float(v), stage) for v in row] for row in sub]

@@ -423,3 +423,20 @@ def test_a_step_that_adds_the_sigma_column_redraws_the_key_names_not_the_query_n
     view.graphics.viewport().repaint()
     assert painted == ["top"]
     assert view.plot.getAxis("top")._tickLevels[0][-1][1] == "Σ"
+
+
+def test_numbers_during_the_morph_are_dark_or_light_for_the_colours_on_screen(qtbot, session):
+    """The morph's first frame shows the old colours: a number's colour is chosen for those, not for the
+    new stage's (black on the weights' dark purple was unreadable for a quarter of a second)."""
+    from qkv_studio.render.colormaps import text_is_dark
+
+    view = _show(qtbot, session)
+    view.animate = True
+    session.set_stage("scaled")
+    assert view.is_animating()
+    cells = view._text_plan()["cells"]
+    on_screen = [bool(text_is_dark(view.image_item.image[r:r + 1, c:c + 1])[0, 0]) for r, c, _, _ in cells]
+    target = [bool(text_is_dark(view._rgba[r:r + 1, c:c + 1])[0, 0]) for r, c, _, _ in cells]
+    assert [dark for *_, dark in cells] == on_screen != target
+    _morphed(qtbot, view)
+    assert [dark for *_, dark in view._text_plan()["cells"]] == target
