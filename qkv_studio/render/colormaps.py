@@ -23,9 +23,13 @@ def lut(name: str, n: int = 256) -> np.ndarray:
     """An n×4 uint8 RGBA lookup table for a colormap name."""
     key = f"{name}:{n}"
     if key not in _LUT_CACHE:
+        from .lut_data import TABLES  # (pyqtgraph's tables, kept: reading its CSV costs start-up time)
+
         if name == "grayscale":
             g = np.linspace(0, 255, n).round().astype(np.uint8)
             table = np.stack([g, g, g, np.full(n, 255, np.uint8)], axis=1)
+        elif n == 256 and name in TABLES:
+            table = np.frombuffer(bytes.fromhex(TABLES[name]), np.uint8).reshape(256, 4)
         else:
             import pyqtgraph as pg  # lazy: keeps pyqtgraph off the CSV/JSON export path
 

@@ -569,7 +569,7 @@ class HeatmapView(QWidget):
             self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
         self._apply_dim()
         if self._scale is None or scale.cmap != self._scale.cmap:
-            self.color_bar.setColorMap(_colour_map(scale.cmap))
+            self.color_bar.show_table(scale.cmap, lut(scale.cmap))
         if self._scale is None or (scale.lo, scale.hi) != (self._scale.lo, self._scale.hi):
             self.color_bar.setLevels((scale.lo, scale.hi))
         self._scale = scale
@@ -817,20 +817,6 @@ class HeatmapView(QWidget):
                          for i in range(len(rows)) for j in range(len(cols))]
         plan["sums"] = sums
         return plan
-
-
-_CMAPS: dict[str, pg.ColorMap] = {}
-
-
-def _colour_map(name: str) -> pg.ColorMap:
-    """The legend's ColorMap: the very map the cells' lookup table is read from (render.colormaps.lut),
-    so the bar and the cells agree.  (A ColorMap made from the table's 256 colours again converted
-    each through mkColor: 10 ms of start-up.)"""
-    if name not in _CMAPS:
-        lut(name)  # (an unknown name raises here)
-        _CMAPS[name] = (pg.ColorMap([0.0, 1.0], [(0, 0, 0), (255, 255, 255)]) if name == "grayscale"
-                        else pg.colormap.get(name))
-    return _CMAPS[name]
 
 
 def _check_colormap(name: str) -> None:

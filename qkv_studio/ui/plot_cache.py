@@ -12,9 +12,10 @@ hundreds while the window is built).
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QImage, QPixmap, QTextDocument
 from PySide6.QtWidgets import QGraphicsItem
 
 from .quiet_plot import QuietPlotItem
@@ -184,21 +185,20 @@ class LegendBar(pg.ColorBarItem, _PlotWithoutMenu):
             axisItems = remembering_axes()
         super().setAxisItems(axisItems)
 
-    def setColorMap(self, colorMap) -> None:  # noqa: N802,N803 - pyqtgraph's names
-        """pyqtgraph's, with the strip's pixmap kept per colour map: a stage step to or from the softmax
-        swaps the diverging and the sequential map, and each swap built a 256-colour table and a
-        pixmap again (~0.3 ms)."""
-        if isinstance(colorMap, str) or self.img_list:  # (images tied to the bar take the map too)
-            super().setColorMap(colorMap)
-            return
+    def show_table(self, name: str, table: np.ndarray) -> None:
+        """Paint the strip from ``table`` (n×4 RGBA uint8, low values first): the very table the cells
+        are coloured from, so legend and cells agree to the bit. The strip's pixmap is kept per
+        ``name``: a stage step to or from the softmax swaps the diverging and the sequential map, and
+        pyqtgraph's ``setColorMap`` built a 256-colour table and a pixmap for each swap (~0.3 ms), from
+        a ColorMap read from its CSV file at start-up (~10 ms)."""
         kept = getattr(self, "_strips", None)
         if kept is None:
             kept = self._strips = {}
-        strip = kept.get(id(colorMap))
-        if strip is None or strip[0] is not colorMap:
-            super().setColorMap(colorMap)
-            kept[id(colorMap)] = (colorMap, self.bar.pixmap())
-            return
-        self._colorMap = colorMap
+        strip = kept.get(name)
+        if strip is None:  # (as pyqtgraph builds it from its own table: one column, or one row)
+            column = np.ascontiguousarray(np.expand_dims(table, axis=0 if self.horizontal else 1))
+            strip = kept[name] = QPixmap.fromImage(
+                pg.functions.ndarray_to_qimage(column, QImage.Format.Format_RGBA8888).copy())
+        self.strip_name = name
         self.axis.setRange(self.values[0], self.values[1])
-        self.bar.setPixmap(strip[1])
+        self.bar.setPixmap(strip)

@@ -357,12 +357,19 @@ def test_a_title_that_wraps_at_one_stage_does_not_make_the_matrix_jump(qtbot, se
 
 
 @pytest.mark.parametrize("name", ["viridis", "cividis", "magma", "grayscale", "CET-CBD1"])
-def test_the_legend_bar_has_the_colours_of_the_cells(qtbot, name):
+def test_the_legend_bar_has_the_colours_of_the_cells(qtbot, session, name):
     from qkv_studio.render.colormaps import lut
-    from qkv_studio.ui.heatmap_view import _colour_map
 
-    bar = _colour_map(name).getLookupTable(nPts=256, alpha=True)  # (what ColorBarItem paints)
-    assert np.abs(bar.astype(int) - lut(name).astype(int)).max() <= 1
+    view = _show(qtbot, session)
+    if name == "CET-CBD1":
+        session.set_stage("scores")  # (the diverging map of the scores)
+    else:
+        view.set_colormap(name)
+    strip = view.color_bar.bar.pixmap().toImage()
+    assert (strip.width(), strip.height()) == (1, 256) and view.color_bar.strip_name == name
+    colours = [strip.pixelColor(0, y) for y in range(256)]
+    table = lut(name)
+    assert [(c.red(), c.green(), c.blue(), c.alpha()) for c in colours] == [tuple(map(int, row)) for row in table]
 
 
 def test_the_vectors_stage_fades_image_and_legend_together_and_the_next_stage_restores_them(qtbot, session):

@@ -46,29 +46,28 @@ def test_an_axis_replays_the_picture_of_a_range_it_showed_before(qtbot):
 
 def test_the_legend_strip_shows_each_colour_map_again_without_building_it_again(qtbot):
     """Stepping to and from the softmax swaps the diverging and the sequential map: the strip is built
-    once per map, and a map shown again shows its own colours (not the other map's) and its range."""
+    once per map, from the cells' own table, and a map shown again shows its own colours and range."""
+    from qkv_studio.render.colormaps import lut
+
     widget = pg.GraphicsLayoutWidget()
     qtbot.addWidget(widget)
     bar = LegendBar(values=(0, 1), interactive=False, colorMapMenu=False)
     widget.addItem(bar)
-    sequential, diverging = pg.colormap.get("viridis"), pg.colormap.get("CET-D1")
-    built = []
-    original = sequential.getLookupTable
-    sequential.getLookupTable = lambda *a, **k: built.append("viridis") or original(*a, **k)
 
     def strip() -> tuple:
         image = bar.bar.pixmap().toImage()
         return tuple(image.pixelColor(0, y).name() for y in (0, image.height() // 2, image.height() - 1))
 
-    bar.setColorMap(sequential)
-    first = strip()
-    bar.setColorMap(diverging)
+    bar.show_table("viridis", lut("viridis"))
+    first, key = strip(), bar.bar.pixmap().cacheKey()
+    assert first[0] == "#440154"  # (viridis's first colour: low values at row 0, as pyqtgraph builds it)
     bar.setLevels((-2, 2))
-    assert strip() != first
-    bar.setColorMap(sequential)
+    bar.show_table("CET-CBD1", lut("CET-CBD1"))
+    assert strip() != first and tuple(bar.axis.range) == (-2, 2)
     bar.setLevels((0, 1))
-    assert strip() == first and built == ["viridis"] and bar.colorMap() is sequential
-    assert tuple(bar.axis.range) == (0, 1)
+    bar.show_table("viridis", lut("viridis"))
+    assert strip() == first and bar.bar.pixmap().cacheKey() == key  # the same pixmap, kept
+    assert tuple(bar.axis.range) == (0, 1) and bar.strip_name == "viridis"
 
 
 def test_new_ticks_or_spacing_are_a_new_look_and_a_title_seen_before_is_not_laid_out_again(qtbot):
