@@ -6,7 +6,7 @@ them — ~8 ms a plot, ~40 ms of start-up for the window's five plots (the heatm
 the vector plane, the blend view's two), and Qt polishes those hidden widgets again before the first
 paint.  None of the window's plots shows that menu (their menus are off), so :class:`QuietPlotItem`
 makes the form the first time anything reads ``ctrl``, ``ctrlMenu`` or ``stateGroup`` — pyqtgraph's
-own code included — and answers the two calls the window's plots make that would otherwise read it
+own code included — (and its title label the first time ``titleLabel`` is read) and answers the two calls the window's plots make that would otherwise read it
 (``showGrid``, and adding or removing an item that is not a PlotDataItem) without it.
 
 Its constructor is PlotItem's (pyqtgraph 0.14.0, pinned in pyproject.toml) without the form;
@@ -69,9 +69,8 @@ class QuietPlotItem(pg.PlotItem):
         self.legend = None
         self.axes = {}
         self.setAxisItems(axisItems)
-        self.titleLabel = pg.LabelItem("", size="11pt", parent=self)
-        self.layout.addItem(self.titleLabel, 0, 1)
-        self.setTitle(None)
+        self._title_label = None  # (made when a title is first set: see titleLabel)
+        self.layout.setRowFixedHeight(0, 0)  # (what setTitle(None) does to the title's row)
         for i in range(4):
             self.layout.setRowPreferredHeight(i, 0)
             self.layout.setRowMinimumHeight(i, 0)
@@ -105,6 +104,22 @@ class QuietPlotItem(pg.PlotItem):
             self.setTitle(title)
         if kwargs:
             self.plot(**kwargs)
+
+    # ---- the title label, on first use ---------------------------------------------------------------
+    @property
+    def titleLabel(self) -> pg.LabelItem:  # noqa: N802 - pyqtgraph's name
+        """pyqtgraph's title label, made the first time it is asked for (none of the window's plots has
+        a title, and each made one: a rich-text item laid out for an empty span)."""
+        if self._title_label is None:
+            self._title_label = label = pg.LabelItem("", size="11pt", parent=self)
+            self.layout.addItem(label, 0, 1)
+            label.setVisible(False)
+            label.setMaximumHeight(0)
+        return self._title_label
+
+    @titleLabel.setter
+    def titleLabel(self, item: pg.LabelItem) -> None:  # noqa: N802 - pyqtgraph's name
+        self._title_label = item
 
     # ---- the options form, on first use ------------------------------------------------------------
     def _build_options(self) -> None:

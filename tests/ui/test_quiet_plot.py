@@ -9,10 +9,29 @@ FORM = {"ctrl", "ctrlMenu", "stateGroup"}
 
 def test_it_has_what_a_plot_item_has_but_the_form(qtbot):
     plain, quiet = pg.PlotItem(), QuietPlotItem()
-    ours = {"_ctrl", "_ctrl_menu", "_state_group", "_grid"}
+    ours = {"_ctrl", "_ctrl_menu", "_state_group", "_grid", "_title_label"}
     # (an upgrade of pyqtgraph that gives PlotItem a new attribute fails here, not in a plot)
-    assert set(vars(plain)) - FORM == set(vars(quiet)) - ours
-    assert not quiet.options_built()
+    assert set(vars(plain)) - FORM - {"titleLabel"} == set(vars(quiet)) - ours
+    assert not quiet.options_built() and quiet._title_label is None
+
+
+def test_its_title_is_made_when_set_and_no_title_takes_no_room(qtbot):
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    plain, quiet = pg.PlotItem(), QuietPlotItem()
+    widget.addItem(plain, row=0, col=0)
+    widget.addItem(quiet, row=0, col=1)
+    widget.resize(600, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    assert quiet.vb.geometry().height() == plain.vb.geometry().height()  # no title row in either
+    quiet.setTitle("weights", size="12pt")
+    plain.setTitle("weights", size="12pt")
+    qtbot.wait(20)
+    assert quiet.titleLabel.isVisible() and quiet.titleLabel.text == "weights"
+    assert quiet.vb.geometry().height() == plain.vb.geometry().height() < 290
+    quiet.setTitle(None)
+    assert not quiet.titleLabel.isVisible()
 
 
 def test_grid_set_before_the_form_is_what_the_form_then_shows(qtbot):
