@@ -10,7 +10,7 @@ model→widget update can never come back as an edit.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QPalette, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QStyle, QTableView, QToolButton, QVBoxLayout, QWidget,
@@ -247,6 +247,18 @@ class MatrixTable(QTableView):
     def model(self) -> MatrixModel:  # type: ignore[override]
         return super().model()  # type: ignore[return-value]
 
+    def content_height(self) -> int:
+        """The height that shows every row and nothing below the last (frame, column header and a
+        horizontal scroll bar when one shows included)."""
+        h = 2 * self.frameWidth() + self.verticalHeader().length()
+        header = self.horizontalHeader()
+        if not header.isHidden():
+            h += max(header.height(), header.sizeHint().height()) if header.isVisible() else header.sizeHint().height()
+        bar = self.horizontalScrollBar()
+        if bar.isVisible():
+            h += bar.height()
+        return h
+
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         if event.modifiers() & Qt.AltModifier and event.key() in (Qt.Key_Up, Qt.Key_Down):
             step = 1.0 if event.modifiers() & Qt.ShiftModifier else 0.1
@@ -321,6 +333,18 @@ class MatrixEditor(QWidget):
         lay.addWidget(self.table, 1)
         lay.addWidget(self.message)
         self.model.rejected.connect(self.show_message)
+        # No taller than its rows: a taller table showed an empty band under the last row (the grey
+        # row-name column running on), three of them down the dock; the splitter keeps the rest.
+        self._fit = QTimer(self)
+        self._fit.setSingleShot(True)
+        self._fit.setInterval(0)
+        self._fit.timeout.connect(self._fit_height)
+        for signal in (self.model.modelReset, self.model.rowsInserted, self.model.rowsRemoved,
+                       self.model.layoutChanged, self.table.verticalHeader().sectionResized,
+                       self.table.verticalHeader().sectionCountChanged,
+                       self.table.horizontalHeader().geometriesChanged):
+            signal.connect(self._fit.start)
+        self.table.installEventFilter(self)
         session.scene_changed.connect(self._sync)
         session.query_changed.connect(self._on_query)
         self._header_row = session.query
@@ -375,6 +399,32 @@ class MatrixEditor(QWidget):
     def show_message(self, text: str) -> None:
         self.message.setText(text)
         self.message.show()
+        self._fit.start()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.table and event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange,
+                                                  QEvent.Type.Resize, QEvent.Type.Show):
+            self._fit.start()  # (a new font or width may bring a header or a scroll bar of another size)
+        return False
+
+    def _fit_height(self) -> None:
+        table = self.table.content_height()
+        if self.table.maximumHeight() != table:
+            self.table.setMaximumHeight(table)
+        lay = self.layout()
+        margins = lay.contentsMargins()
+        width = self.contentsRect().width() - margins.left() - margins.right()
+        head = lay.itemAt(0)  # (the title row: its title wraps in a narrow dock)
+        head_h = head.sizeHint().height()
+        if head.hasHeightForWidth() and width > 0:
+            head_h = max(head_h, head.heightForWidth(width))
+        parts = [head_h, table]
+        if not self.message.isHidden():
+            message_h = self.message.heightForWidth(width) if width > 0 else -1
+            parts.append(max(message_h, self.message.sizeHint().height()))
+        total = margins.top() + margins.bottom() + sum(parts) + lay.spacing() * (len(parts) - 1)
+        if self.maximumHeight() != total:
+            self.setMaximumHeight(total)
 
     def _sync(self) -> None:
         if self._session.dragging:
@@ -391,3 +441,4 @@ class MatrixEditor(QWidget):
             self.shape_label.setText(f"{rows}×{cols}")
         if self.message.isVisible():
             self.message.hide()
+            self._fit.start()

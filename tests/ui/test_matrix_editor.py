@@ -126,3 +126,30 @@ def test_1024_tokens_builds_no_widget_per_cell(qtbot):
     assert len(w.findChildren(type(w))) == 0
     s.set_value("Q", 1000, 63, 1.5)
     assert w.table.model().index(1000, 63).data() == "1.5"
+
+
+def _rows_shown_whole(table) -> bool:
+    return (not table.verticalScrollBar().isVisible()
+            and table.viewport().height() == table.verticalHeader().length())
+
+
+def test_the_window_editors_are_as_tall_as_their_rows_and_no_taller(qtbot, show_window, lesson_scene):
+    """Q, K and V show every row and nothing under the last (an empty band there looked like a missing
+    row from the back of a hall); a new token and a message make room again."""
+    from qkv_studio.ui.frame_throttle import flush_pending
+
+    window = show_window(lesson_scene, (1920, 1080))
+    flush_pending()
+    for name in "QKV":
+        table = window.editors[name].table
+        qtbot.waitUntil(lambda table=table: _rows_shown_whole(table), timeout=2000)
+        assert table.height() == table.content_height() == table.maximumHeight()
+    q = window.editors["Q"]
+    before = q.table.maximumHeight()
+    window.session.insert_token(4, "on")
+    qtbot.waitUntil(lambda: q.table.maximumHeight() > before, timeout=2000)
+    assert q.table.maximumHeight() - before == q.table.rowHeight(4)  # (room for it, if the dock has it)
+    tall = q.maximumHeight()
+    q.show_message("not a number: 'abc' in Q[the, 1]")
+    qtbot.waitUntil(lambda: q.maximumHeight() > tall, timeout=2000)
+    assert q.maximumHeight() - tall >= q.message.sizeHint().height()
