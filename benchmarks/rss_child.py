@@ -34,7 +34,7 @@ def main() -> None:
     from qkv_studio.app import ensure_qapp
 
     app = ensure_qapp()
-    from qkv_studio.ui.main_window import MainWindow
+    from qkv_studio.ui.window.main_window import MainWindow
 
     window = MainWindow(random_scene(n), use_settings=False)
     window.resize(1600, 950)

@@ -112,7 +112,7 @@ class FollowUp:
     """The next frame's work an action leaves behind, timed apart from the action (as ``between``).
 
     The panels that follow an edit rather than show it (blend view, vector plane, captions) redraw one
-    frame later (qkv_studio/ui/frame_throttle.py); a lecturer's edits come at most once a frame, so each
+    frame later (qkv_studio/ui/widgets/frame_throttle.py); a lecturer's edits come at most once a frame, so each
     repetition starts with that frame done: its work is run here — every waiting update, then the paints
     — and timed as the action's *follow-up frame*, which must fit in a frame too.
     """
@@ -123,7 +123,7 @@ class FollowUp:
         self.times: list[float] = []
 
     def __call__(self, i: int) -> None:
-        from qkv_studio.ui.frame_throttle import flush_pending
+        from qkv_studio.ui.widgets.frame_throttle import flush_pending
 
         t = time.perf_counter()
         flush_pending()
@@ -141,7 +141,7 @@ def open_window(n: int, stage: str = "weights"):
     from scenes import random_scene
 
     app = ensure_qapp()
-    from qkv_studio.ui.main_window import MainWindow
+    from qkv_studio.ui.window.main_window import MainWindow
 
     window = MainWindow(random_scene(n, stage=stage), use_settings=False)
     window.resize(1600, 950)
@@ -293,7 +293,7 @@ def bench_query(n: int, reps: int, warmup: int) -> tuple[float, float]:
 
 
 def bench_exports(n: int, reps: int, warmup: int) -> dict[str, float]:
-    from qkv_studio.export import ensure_app, export_file
+    from qkv_studio.export.files import ensure_app, export_file
     from scenes import random_scene
 
     ensure_app()

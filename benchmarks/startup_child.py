@@ -28,7 +28,7 @@ def main() -> None:
         from qkv_studio.core import load_preset
 
         app = ensure_qapp()
-        from qkv_studio.ui.main_window import MainWindow
+        from qkv_studio.ui.window.main_window import MainWindow
 
         window = MainWindow(load_preset("lesson"), use_settings=False)
     elif kind == "bare":

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from .core import Scene
+from qkv_studio.core import Scene
 
 ORG = "QKV Studio"
 APP = "QKV Studio"
@@ -46,8 +46,8 @@ def ensure_qapp(*, offscreen_if_headless: bool = False):
 def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: str | None = None) -> int:
     """Open the main window on ``scene`` and run the event loop; returns the exit code."""
     app = ensure_qapp()
-    from . import reliability
-    from .ui.main_window import MainWindow
+    from qkv_studio import reliability
+    from qkv_studio.ui.window.main_window import MainWindow
 
     reliability.install_excepthook()  # never a traceback: a dialog with details, logged, app goes on
     recovered = reliability.offer_recovery(None)  # after a crash: restore the autosaved scene?
@@ -82,8 +82,8 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         _quiet_harmless_qt_messages()
     from PySide6.QtCore import Qt
-    from .ui.frame_throttle import flush_pending
-    from .ui.main_window import MainWindow
+    from qkv_studio.ui.widgets.frame_throttle import flush_pending
+    from qkv_studio.ui.window.main_window import MainWindow
 
     unknown = [p for p in panels if p not in PANELS]
     if unknown:
@@ -147,7 +147,7 @@ def _show_model_head(window, scene: Scene, text: str, layer: int, head: int) -> 
 def _open_quiz(window) -> None:
     """Help → Check yourself…, kept off the screen like the window (it is painted onto the grab)."""
     from PySide6.QtCore import Qt
-    from .ui.quiz import QuizDialog
+    from qkv_studio.ui.lesson.quiz import QuizDialog
 
     if getattr(window, "_quiz", None) is None:
         window._quiz = QuizDialog(window)

@@ -314,7 +314,7 @@ def _cmd_export(argv: list[str]) -> int:
             raise CliError(f"cannot write {args.output!r}: {_os_message(exc)}") from None
         return 0
     try:
-        from qkv_studio.export import export_file
+        from qkv_studio.export.files import export_file
     except ImportError:
         raise CliError("image export is not available yet") from None
     from qkv_studio.render.figure import FigureOptions

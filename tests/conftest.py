@@ -33,7 +33,7 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 def show_window(qtbot):
     """A factory: ``show_window(scene, (w, h))`` → a shown, active MainWindow (no saved settings)."""
     def make(scene, size=(1600, 950)):
-        from qkv_studio.ui.main_window import MainWindow
+        from qkv_studio.ui.window.main_window import MainWindow
 
         w = MainWindow(scene, use_settings=False)
         qtbot.addWidget(w)

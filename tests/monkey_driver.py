@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (  # noqa: E402
 
 from qkv_studio.core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session  # noqa: E402
 from qkv_studio.core.scene import MAX_TOKEN_CHARS  # noqa: E402
-from qkv_studio.ui.formatting import fmt, parse_number  # noqa: E402
+from qkv_studio.ui.widgets.formatting import fmt, parse_number  # noqa: E402
 
 MAX_TOKENS_SOFT = 10  # keep scenes small so thousands of actions stay fast; presets may be larger
 MAX_DIM_SOFT = 6
@@ -766,7 +766,7 @@ class MonkeyDriver:
 
 
 def make_window(scene: Scene | None = None):
-    from qkv_studio.ui.main_window import MainWindow
+    from qkv_studio.ui.window.main_window import MainWindow
 
     w = MainWindow(scene if scene is not None else load_preset("lesson"), use_settings=False)
     w.resize(1400, 900)

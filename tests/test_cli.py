@@ -239,7 +239,7 @@ def test_a_write_that_fails_midway_leaves_nothing(tmp_path, capsys, monkeypatch)
 @pytest.fixture
 def fake_export(monkeypatch):
     calls = []
-    module = types.ModuleType("qkv_studio.export")
+    module = types.ModuleType("qkv_studio.export.files")
 
     def export_file(scene, out_path, *, width=None, theme="light", colormap="viridis", options=None):
         calls.append(dict(scene=scene, out=out_path, width=width, theme=theme, colormap=colormap, options=options))
@@ -250,7 +250,7 @@ def fake_export(monkeypatch):
 
     module.export_file = export_file
     module.fail = None
-    monkeypatch.setitem(sys.modules, "qkv_studio.export", module)
+    monkeypatch.setitem(sys.modules, "qkv_studio.export.files", module)
     return module, calls
 
 
@@ -292,7 +292,7 @@ def test_an_unexpected_crash_is_one_line_and_exit_1(tmp_path, capsys, fake_expor
 
 
 def test_image_export_not_available(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "qkv_studio.export", None)  # makes the import raise ImportError
+    monkeypatch.setitem(sys.modules, "qkv_studio.export.files", None)  # makes the import raise ImportError
     code, o, err = run(capsys, "export", "-o", str(tmp_path / "f.png"))
     assert_one_line_error(code, o, err, "image export is not available yet")
     assert list(tmp_path.iterdir()) == []

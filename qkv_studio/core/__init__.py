@@ -4,7 +4,7 @@ Public API (stable): ``compute``, ``AttentionResult``, ``Scene``, ``SceneError``
 ``read_session``, ``write_session``, ``SessionFileError``, ``list_presets``, ``load_preset``.
 """
 
-from .attention import (
+from qkv_studio.core.attention import (
     AttentionResult,
     RowStats,
     causal_mask,
@@ -17,9 +17,9 @@ from .attention import (
     softmax,
     update_rows,
 )
-from .scene import MAX_TOKENS, MAX_WIDTH, STAGE_TITLES, STAGES, Scene, SceneError
-from .sessionfile import SessionFileError, read_session, scene_from_dict, scene_to_dict, write_session
-from .presets import Preset, list_presets, load_preset
+from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, STAGE_TITLES, STAGES, Scene, SceneError
+from qkv_studio.core.sessionfile import SessionFileError, read_session, scene_from_dict, scene_to_dict, write_session
+from qkv_studio.core.presets import Preset, list_presets, load_preset
 
 __all__ = [
     "AttentionResult", "RowStats", "causal_mask", "compute", "contributions", "masked_softmax", "project", "resolve_mask",

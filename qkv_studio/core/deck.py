@@ -16,9 +16,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .presets import load_preset
-from .scene import Scene
-from .sessionfile import MAX_BYTES, SessionFileError, read_session
+from qkv_studio.core.presets import load_preset
+from qkv_studio.core.scene import Scene
+from qkv_studio.core.sessionfile import MAX_BYTES, SessionFileError, read_session
 
 DECK_FORMAT = "qkv-studio-deck"
 DECK_VERSION = 1

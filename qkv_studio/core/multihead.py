@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import AttentionResult, MaskSpec, compute, project
+from qkv_studio.core.attention import AttentionResult, MaskSpec, compute, project
 
 MIN_HEADS = 1
 MAX_HEADS = 16

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .scene import STAGES, Scene
+from qkv_studio.core.scene import STAGES, Scene
 
 NUMBERS_FORMAT = "qkv-studio-numbers"
 NUMBERS_VERSION = 1

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .scene import Scene
-from .sessionfile import SessionFileError, parse_bytes
+from qkv_studio.core.scene import Scene
+from qkv_studio.core.sessionfile import SessionFileError, parse_bytes
 
 SUFFIX = ".qkv.json"
 # The order a lecture goes in; any other preset files follow alphabetically.

@@ -16,8 +16,8 @@ from typing import Iterable, Literal, Union
 
 import numpy as np
 
-from .attention import AttentionResult, compute, project
-from .multihead import MAX_HEADS, MIN_HEADS, MultiHeadResult, multihead_scene, valid_heads
+from qkv_studio.core.attention import AttentionResult, compute, project
+from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS, MultiHeadResult, multihead_scene, valid_heads
 
 STAGES: tuple[str, ...] = ("vectors", "scores", "scaled", "weights", "output")
 STAGE_TITLES: dict[str, str] = {
@@ -217,7 +217,7 @@ class Scene:
 
     def mask_matrix(self) -> np.ndarray:
         """The n×n boolean mask (True = blocked)."""
-        from .attention import resolve_mask
+        from qkv_studio.core.attention import resolve_mask
 
         return resolve_mask(self.mask, self.n, self.n)
 

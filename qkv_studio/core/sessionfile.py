@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .multihead import MAX_HEADS, MIN_HEADS
-from .scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
+from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
+from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
 
 FORMAT = "qkv-studio-session"
 VERSION = 1

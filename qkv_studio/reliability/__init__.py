@@ -19,11 +19,11 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
-from .autosave import Autosave, Recovered, _forget, claimed, pending_recovery
-from .diskwatch import DiskWatch
-from .excepthook import ExceptionHook, install_excepthook, setup_logging
-from .paths import autosave_dir, data_dir, log_path
-from .recovery import offer_recovery, restore
+from qkv_studio.reliability.autosave import Autosave, Recovered, _forget, claimed, pending_recovery
+from qkv_studio.reliability.diskwatch import DiskWatch
+from qkv_studio.reliability.excepthook import ExceptionHook, install_excepthook, setup_logging
+from qkv_studio.reliability.paths import autosave_dir, data_dir, log_path
+from qkv_studio.reliability.recovery import offer_recovery, restore
 
 __all__ = [
     "Autosave", "DiskWatch", "ExceptionHook", "Recovered", "attach", "autosave_dir", "claimed", "data_dir",

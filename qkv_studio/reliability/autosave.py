@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QElapsedTimer, QLockFile, QObject, QTimer
 
-from ..core import Scene, SessionFileError, read_session, write_session
-from ..core.sessionfile import atomic_write
-from .paths import autosave_dir
+from qkv_studio.core import Scene, SessionFileError, read_session, write_session
+from qkv_studio.core.sessionfile import atomic_write
+from qkv_studio.reliability.paths import autosave_dir
 
 if TYPE_CHECKING:  # the thread pool is imported when the first autosave is written, not at start-up
     from concurrent.futures import Future, ThreadPoolExecutor

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 
-from ..core import SessionFileError, read_session
+from qkv_studio.core import SessionFileError, read_session
 
 
 def _signature(path: str) -> tuple | None:

@@ -24,7 +24,7 @@ import traceback
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
-from .paths import log_path
+from qkv_studio.reliability.paths import log_path
 
 APP_NAME = "QKV Studio"
 LOGGER_NAME = "qkv_studio"
@@ -209,7 +209,7 @@ def _qapplication():
 
 def _version() -> str:
     try:
-        from .. import __version__
+        from qkv_studio import __version__
 
         return __version__
     except Exception:  # noqa: BLE001

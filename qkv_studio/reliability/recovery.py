@@ -8,8 +8,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ..core import Scene, SessionFileError, read_session
-from .autosave import Recovered, _forget, pending_recovery
+from qkv_studio.core import Scene, SessionFileError, read_session
+from qkv_studio.reliability.autosave import Recovered, _forget, pending_recovery
 
 APP_NAME = "QKV Studio"
 
@@ -58,7 +58,7 @@ def restore(window, recovered: tuple[Scene, str]) -> None:
     undoable step on top ("Restore unsaved work"), so Ctrl+Z shows what is on disk.  Otherwise the
     recovered scene is loaded and marked modified.  Either way closing the window asks to save.
     """
-    from . import attach
+    from qkv_studio.reliability import attach
 
     scene, path = recovered
     session = window.session

@@ -23,7 +23,7 @@ def lut(name: str, n: int = 256) -> np.ndarray:
     """An n×4 uint8 RGBA lookup table for a colormap name."""
     key = f"{name}:{n}"
     if key not in _LUT_CACHE:
-        from .lut_data import TABLES  # (pyqtgraph's tables, kept: reading its CSV costs start-up time)
+        from qkv_studio.render.lut_data import TABLES  # (pyqtgraph's tables, kept: reading its CSV costs start-up time)
 
         if name == "grayscale":
             g = np.linspace(0, 255, n).round().astype(np.uint8)

@@ -14,7 +14,7 @@ labelled −∞ (before the softmax) or 0 (after it), the selected query row out
 weights stage and a colour bar whose range is the scale's.
 
 A ``QGuiApplication`` must exist before any of this runs (fonts need one); the exporters call
-:func:`qkv_studio.export.ensure_app`.  Above :data:`MAX_SHAPE_TOKENS` tokens the cells are drawn as one
+:func:`qkv_studio.export.files.ensure_app`.  Above :data:`MAX_SHAPE_TOKENS` tokens the cells are drawn as one
 nearest-neighbour image instead of up to a million rectangles (a 1024-token SVG of rects would be
 ~100 MB); the labels, title and colour bar stay vector.
 """
@@ -43,9 +43,9 @@ from PySide6.QtGui import (
 # colormaps.lut imports pyqtgraph, which would pick PyQt6 over PySide6 if both were installed.
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
-from ..core import Scene  # noqa: E402
-from .colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark  # noqa: E402
-from .theme import THEMES, Theme, get_theme  # noqa: E402
+from qkv_studio.core import Scene  # noqa: E402
+from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark  # noqa: E402
+from qkv_studio.render.theme import THEMES, Theme, get_theme  # noqa: E402
 
 FONT_FAMILY = "DejaVu Sans"
 BACKGROUNDS = ("theme", "white", "transparent")
@@ -98,7 +98,7 @@ class FigureOptions:
 
     def validated(self) -> "FigureOptions":
         """Self, or ValueError naming the bad option."""
-        from ..core import STAGES
+        from qkv_studio.core import STAGES
 
         if self.stage not in STAGES:
             raise ValueError(f"unknown stage {self.stage!r} (use {', '.join(STAGES)})")
@@ -208,7 +208,7 @@ class FigureLayout:
 # ---- helpers ----------------------------------------------------------------------------------
 def _require_app() -> None:
     if QGuiApplication.instance() is None or not isinstance(QGuiApplication.instance(), QGuiApplication):
-        raise RuntimeError("drawing a figure needs a QGuiApplication: call qkv_studio.export.ensure_app() first")
+        raise RuntimeError("drawing a figure needs a QGuiApplication: call qkv_studio.export.files.ensure_app() first")
 
 
 _REF_PX = 100.0

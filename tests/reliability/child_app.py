@@ -17,7 +17,7 @@ from qkv_studio.core import load_preset
 def main() -> int:
     folder, mode = sys.argv[1], sys.argv[2]
     app = ensure_qapp(offscreen_if_headless=True)
-    from qkv_studio.ui.main_window import MainWindow
+    from qkv_studio.ui.window.main_window import MainWindow
 
     QMessageBox.exec = lambda self: QMessageBox.Discard  # the close prompt: discard (no one to answer)
     window = MainWindow(load_preset("lesson"), use_settings=False)

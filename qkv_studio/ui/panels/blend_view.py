@@ -1,0 +1,396 @@
+"""The blend view: "the output is a blend, not a pick".
+
+Left, one bar per token for the selected query's softmax weight (the best match highlighted); right,
+the value vectors as arrows (first two dimensions) with the output vector drawn among them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QResizeEvent, QStaticText, QTransform
+from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QWidget
+
+from qkv_studio.render.theme import THEMES, Theme
+from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.formatting import fmt_fixed, fmt_vector
+from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
+from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
+from qkv_studio.ui.widgets.rich_label import RichLabel
+from qkv_studio.ui.widgets.arrows import arrow_segments
+from qkv_studio.ui.widgets.plot_cache import cache_axes, remembering_axes, show_only
+from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
+
+_MAX_BARS = 64  # beyond this the bars carry no labels
+_NO_PEN = pg.mkPen(None)
+
+
+class BarValueLabels(pg.GraphicsObject):
+    """Each bar's weight written above it, all drawn in one paint from laid-out static texts.
+
+    (A pg.TextItem per bar re-lays out its text document on every new number: sixteen of them cost
+    ~4 ms an edit.)  Positions are in data coordinates; the text keeps its pixel size.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._labels: list[tuple[float, float, str]] = []
+        self._font = QFont()
+        self._color = QColor("#000000")
+        self._static: dict[str, QStaticText] = {}
+
+    def set_style(self, font: QFont, color: str) -> None:
+        self._font = QFont(font)
+        self._color = QColor(color)
+        self._static.clear()
+        self.update()
+
+    def set_labels(self, labels: list[tuple[float, float, str]]) -> None:
+        """(x, y, text) per bar: the text is centred on x, just above y."""
+        if labels != self._labels:
+            self._labels = labels
+            self.update()
+
+    def labels(self) -> list[tuple[float, float, str]]:
+        return list(self._labels)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        vb = self.getViewBox()
+        return QRectF() if vb is None else self.mapRectFromView(vb.viewRect())
+
+    def paint(self, p: QPainter, *args) -> None:
+        if not self._labels:
+            return
+        tr = p.transform()
+        p.save()
+        p.resetTransform()
+        p.setFont(self._font)
+        p.setPen(self._color)
+        for x, y, text in self._labels:
+            static = self._static.get(text)
+            if static is None:
+                if len(self._static) > 2048:
+                    self._static.clear()
+                static = self._static[text] = QStaticText(text)
+                static.prepare(QTransform(), self._font)
+            size = static.size()
+            at = tr.map(QPointF(x, y))
+            p.drawStaticText(QPointF(at.x() - size.width() / 2, at.y() - size.height() - 1), static)
+        p.restore()
+
+
+LABEL_SCALE_MAX = 1.5  # the largest growth of the names inside the values plot (see _label_scale)
+
+
+class BlendView(QWidget):
+    """Weights as bars and the output among the values, for the selected query."""
+
+    def __init__(self, session: Session, parent=None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._theme: Theme = THEMES["light"]
+        self._font_scale = 1.0
+        self.title = RichLabel()
+        self.title.setTextFormat(Qt.RichText)
+        self.title.setWordWrap(True)
+        # (menus built and then disabled cost start-up time; see plot_cache for the axes)
+        self.bars_plot = pg.PlotWidget(plotItem=QuietPlotItem(enableMenu=False, axisItems=remembering_axes()))
+        self.values_plot = pg.PlotWidget(plotItem=QuietPlotItem(enableMenu=False, axisItems=remembering_axes()))
+        for p in (self.bars_plot, self.values_plot):
+            show_only(p.getPlotItem(), "left", "bottom")
+            p.setMenuEnabled(False)
+            p.hideButtons()
+            p.setMouseEnabled(False, False)
+            p.setFocusPolicy(Qt.NoFocus)
+        self.bars_plot.setYRange(0, 1.05, padding=0)
+        cache_axes(self.bars_plot.getPlotItem(), self.values_plot.getPlotItem())
+        self.bars_plot.getAxis("left").setLabel("weight")
+        self.values_plot.setAspectLocked(True)
+        self.values_plot.showGrid(x=True, y=True, alpha=0.25)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.7)
+        self.bars_plot.addItem(self.bars)
+        # The best match drawn over its bar: every bar then shares one brush, which pyqtgraph draws in
+        # one call (a brush per bar costs a call per bar, ~10 ms for 1024 tokens).
+        self.best_bar = pg.BarGraphItem(x=[], height=[], width=0.7)
+        self.bars_plot.addItem(self.best_bar)
+        self.bar_labels = BarValueLabels()
+        self.bars_plot.addItem(self.bar_labels, ignoreBounds=True)
+        self._value_items: list = []
+        self._value_labels: list[pg.TextItem] = []
+        # What the items show now, so an update touches only what changed.
+        self._drawn = False
+        self._stale = False
+        self._ticks: list[str] | None = None
+        self._bars_n = -1
+        self._bar_style: tuple | None = None
+        self._values_style: tuple | None = None
+        self._values_key: tuple | None = None
+        self._lines_key: tuple | None = None
+        self._axis_labels: tuple | None = None
+        # (names under the bars are fitted to the bars' own width, known once the plot has its size)
+        self.bars_plot.getViewBox().sigResized.connect(lambda *_: self._sync_ticks() if self._drawn else None)
+        # (the value arrows' heads are sized in pixels: a new size of the plot redraws them)
+        self.values_plot.getViewBox().sigResized.connect(lambda *_: self._drawn and self._next_frame.request())
+        row = self._plots_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        row.addWidget(self.bars_plot, 1)
+        row.addWidget(self.values_plot, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(LayoutBarrier(self.title, grow_only=True))  # new numbers re-lay out this line only
+        lay.addLayout(row, 1)
+        # The blend follows an edit rather than shows it: drawn at the next frame (see frame_throttle).
+        self._next_frame = FrameThrottle(self._sync, self)
+        session.result_changed.connect(self._next_frame.request)
+        session.query_changed.connect(self._next_frame.request)
+        session.tokens_changed.connect(self._next_frame.request)
+        # Styled in the default theme at scale 1 as it is built: the window tells it again only when
+        # its theme or zoom differs (as for the heatmap and the plane).  Drawn when first shown, at
+        # its size (drawn here, every item was placed for a 640 × 480 plot and then again).
+        self._style_theme(self._theme)
+        self._style_fonts(self._font_scale)
+        self._stale = True
+
+    def set_theme(self, theme: Theme) -> None:
+        self._style_theme(theme)
+        self._sync()
+
+    def _style_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        for p in (self.bars_plot, self.values_plot):
+            p.setBackground(theme.background)
+            for ax in ("left", "bottom"):
+                p.getAxis(ax).setPen(pg.mkPen(theme.text, width=theme.line_scale))
+                p.getAxis(ax).setTextPen(pg.mkPen(theme.text))
+
+    def set_font_scale(self, f: float) -> None:
+        self._style_fonts(f)
+        self._sync()
+
+    def _style_fonts(self, f: float) -> None:
+        self._font_scale = f
+        self._ticks = None  # (their font follows the scale)
+        self._ticks_for = None
+        self.resizeEvent(QResizeEvent(self.size(), self.size()))  # (stack or not, at the new size of text)
+        font = QFont()
+        font.setPointSizeF(11 * f)
+        for p in (self.bars_plot, self.values_plot):
+            for ax in ("left", "bottom"):
+                # major ticks and grid lines only (minor ones were clutter, and half the first paint);
+                # big numbers need room: fewer of them on a projector
+                p.getAxis(ax).setStyle(tickFont=font, maxTickLevel=0)
+                p.getAxis(ax).setTickDensity(1 / max(1.0, f))
+            # fixed width: an axis sized by its labels can oscillate with an aspect-locked range
+            p.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("−0.55") + 2.2 * QFontMetricsF(font).height()))
+
+    def _sync(self, *_: object) -> None:
+        self._next_frame.cancel()
+        # Every edit and drag step lands here: items are made once and updated in place, and axes,
+        # ranges and labels are touched only when what they show changed (a pyqtgraph axis that is
+        # told anything redraws its ticks, ~10 ms).  A hidden view catches up when it is shown.
+        if not self.isVisible() and self._drawn:
+            self._stale = True
+            return
+        self._stale = False
+        self._drawn = True
+        s = self._session.scene
+        r = self._session.result
+        qi = s.query
+        w = r.weights[qi]
+        best = int(np.argmax(w))
+        t = self._theme
+        # Bars are keys (the key colour everywhere else too); the best one is the full colour, the rest
+        # paler — pink stays the query's colour, as on the heatmap and the vector plane.
+        pale = QColor(t.key_color)
+        pale.setAlpha(120)
+        self.bars.setOpts(x=np.arange(s.n), height=w, width=0.7, brush=pg.mkBrush(pale), pen=_NO_PEN)
+        self.best_bar.setOpts(x=[best], height=[float(w[best])], width=0.7, brush=pg.mkBrush(t.key_color),
+                              pen=_NO_PEN)
+        self._sync_ticks()
+        if s.n != self._bars_n:
+            self._bars_n = s.n
+            self.bars_plot.setXRange(-0.6, s.n - 0.4, padding=0)
+        self._sync_bar_labels(w if s.n <= 16 else w[:0])
+        self._set_text(self.title,
+                       f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub> = "
+                       f"{fmt_vector(r.output[qi])} — every token contributes, “{s.token_label(best)}” most "
+                       f"({fmt_fixed(float(w[best]))}).")
+        self._draw_values(best)
+
+    def _sync_ticks(self) -> None:
+        """Token names under the bars: every one when they fit side by side, else every k-th."""
+        s = self._session.scene
+        key = (s.tokens, self.bars_plot.getViewBox().width(), self._font_scale)
+        if key == getattr(self, "_ticks_for", None):  # (every edit comes here: measure names only anew)
+            return
+        self._ticks_for = key
+        if s.n > _MAX_BARS:
+            ticks = None
+        else:
+            names = [s.token_label(j) for j in range(s.n)]
+            font = QFont()
+            font.setPointSizeF(11 * self._font_scale)
+            fm = QFontMetricsF(font)
+            widest = max((fm.horizontalAdvance(name) for name in names), default=0.0) + fm.averageCharWidth() / 2
+            per_bar = max(1.0, self.bars_plot.getViewBox().width()) / max(1, s.n)
+            # Crowded names get a smaller font first (down to 70 %), and only then every k-th name.
+            shrink = min(1.0, max(0.7, per_bar / max(widest, 1.0)))
+            font.setPointSizeF(11 * self._font_scale * shrink)
+            stride = max(1, math.ceil(widest * shrink / per_bar))
+            ticks = ([(j, names[j]) for j in range(0, s.n, stride)], font.pointSizeF())
+        if ticks != self._ticks:
+            self._ticks = ticks
+            axis = self.bars_plot.getAxis("bottom")
+            if ticks is not None:
+                font = QFont()
+                font.setPointSizeF(ticks[1])
+                axis.setStyle(tickFont=font)
+            axis.setTicks(None if ticks is None else [ticks[0]])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        # Side by side each plot needs ~26 characters of width for its numbers and names; a narrower
+        # dock stacks them, each then as wide as the dock.
+        font = QFont()
+        font.setPointSizeF(11 * self._font_scale)  # (the plots' own text size)
+        wide = self.width() >= 26 * 2 * QFontMetricsF(font).averageCharWidth()
+        # A tall dock stacks them too: side by side each plot would be a narrow strip, the values plot's
+        # equal-aspect axes then spanning ±3 for vectors within ±1.
+        tall = self.height() > 1.2 * self.width()
+        direction = (QBoxLayout.Direction.LeftToRight if wide and not tall
+                     else QBoxLayout.Direction.TopToBottom)
+        if self._plots_row.direction() != direction:
+            self._plots_row.setDirection(direction)
+        # Stacked in a tall dock, the values plot gets the larger share: its axes keep equal scales, so
+        # its height is what shows the vectors (the bars read as well shorter).  In a short one (the
+        # projector's large type) the bars need their half for their tick labels.
+        values_share = 3 if tall else 2
+        if self._plots_row.stretch(1) != values_share:
+            self._plots_row.setStretch(0, 2)
+            self._plots_row.setStretch(1, values_share)
+
+    def plots_stacked(self) -> bool:
+        """True when the two plots stand one above the other (a narrow or a tall dock)."""
+        return self._plots_row.direction() == QBoxLayout.Direction.TopToBottom
+
+    @staticmethod
+    def _set_text(label: QLabel, text: str) -> None:
+        if label.text() != text:  # a word-wrapped label re-lays out the panel on every setText
+            label.setText(text)
+
+    def _sync_bar_labels(self, w: np.ndarray) -> None:
+        """The weights above their bars (up to 16 tokens)."""
+        style = (self._theme.text, self._font_scale)
+        if style != self._bar_style:
+            self._bar_style = style
+            font = QFont()
+            font.setPointSizeF(11 * self._font_scale)
+            self.bar_labels.set_style(font, self._theme.text)
+        self.bar_labels.set_labels([(float(j), float(x), fmt_fixed(float(x))) for j, x in enumerate(w)])
+
+    def _draw_values(self, best: int) -> None:
+        s = self._session.scene
+        r = self._session.result
+        t = self._theme
+        v = s.qkv()[2]
+        v2 = v[:, :2] if v.shape[1] >= 2 else np.column_stack([v[:, 0], np.zeros(s.n)])
+        out = r.output[s.query]
+        out2 = out[:2] if out.shape[0] >= 2 else np.array([out[0], 0.0])
+        style = (t.value_color, t.output_color, t.text, t.line_scale, self._font_scale)
+        restyle = style != self._values_style
+        if restyle:
+            self._values_style = style
+            for item in self._value_items:
+                self.values_plot.removeItem(item)
+            self._value_items = []
+            self._value_labels = []
+            # (curves, not PlotDataItems: the same lines without the data item's processing on each set)
+            # (the values as arrows, as on the vector plane: thin aliased lines were faint from afar)
+            self._lines = pg.PlotCurveItem(pen=pg.mkPen(t.value_color, width=3 * t.line_scale * self._font_scale),
+                                           antialias=True)
+            # The values stay put while the output moves: repaint them from a cached picture.
+            self._lines.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            self._arrow = pg.PlotCurveItem(pen=pg.mkPen(t.output_color, width=4 * t.line_scale * self._font_scale),
+                                           antialias=True)
+            self._head = pg.ScatterPlotItem(size=12 * self._font_scale, brush=pg.mkBrush(t.output_color), pen=_NO_PEN)
+            # (on a backing of the plot's colour: the label stays readable where it crosses a value)
+            backing = QColor(t.background)
+            backing.setAlpha(210)
+            self._out_label = pg.TextItem("output", color=t.output_color, anchor=(0, 0), fill=backing)
+            font = QFont()
+            font.setPointSizeF(12 * self._label_scale())
+            font.setBold(True)
+            self._out_label.setFont(font)
+            # (the output's arrow and dot over its label's backing, the label over the values)
+            for z, item in ((0, self._lines), (2, self._arrow), (3, self._head), (1, self._out_label)):
+                item.setZValue(z)
+                self.values_plot.addItem(item)
+                self._value_items.append(item)
+            self._values_key = None
+        values_key = (v2.tobytes(), tuple(s.token_label(j) for j in range(s.n)) if s.n <= 16 else s.n)
+        values_changed = values_key != self._values_key
+        if values_changed:
+            self._values_key = values_key
+            self._sync_value_labels(v2 if s.n <= 16 else v2[:0], s)
+        self._arrow.setData(np.array([0.0, out2[0]]), np.array([0.0, out2[1]]))
+        self._head.setData([out2[0]], [out2[1]])
+        # The label sits beyond the arrow's head, away from the values it is a blend of.
+        r = math.hypot(float(out2[0]), float(out2[1]))
+        ux, uy = (float(out2[0]) / r, float(out2[1]) / r) if 0 < r < math.inf else (0.7, 0.7)
+        self._out_label.setAnchor((0.5 - 0.6 * ux, 0.5 + 0.6 * uy))
+        self._out_label.setPos(float(out2[0]), float(out2[1]))
+        label_style = {"font-size": f"{11 * self._font_scale:.0f}pt", "color": t.text}
+        labels = ("value dim 1" + (f" of {v.shape[1]}" if v.shape[1] > 2 else ""),
+                  "value dim 2" if v.shape[1] >= 2 else "", tuple(label_style.items()))
+        if labels != self._axis_labels:
+            self._axis_labels = labels
+            self.values_plot.getAxis("bottom").setLabel(labels[0], **label_style)
+            self.values_plot.getAxis("left").setLabel(labels[1], **label_style)
+            self.bars_plot.getAxis("left").setLabel("weight", **label_style)
+        # The output is a convex blend of the values (or 0), so the range only follows the values.
+        if restyle or values_changed:
+            lim = np.finfo(np.float64).max / 4  # so that span and padding stay finite for huge values
+            pts = np.clip(np.vstack([v2, out2[None, :], np.zeros((1, 2))]), -lim, lim)
+            lo, hi = pts.min(axis=0), pts.max(axis=0)
+            pad = 0.3 * float(max(hi[0] - lo[0], hi[1] - lo[1], 1e-9))
+            self.values_plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad),
+                                      padding=0)
+        # Heads a fixed number of pixels long: drawn again when the vectors or the zoom change.
+        px = self.values_plot.getViewBox().viewPixelSize()
+        if not (px[0] > 0 and px[1] > 0 and math.isfinite(px[0]) and math.isfinite(px[1])):
+            px = (0.01, 0.01)
+        lines_key = (values_key, style, tuple(round(p, 12) for p in px))
+        if lines_key != self._lines_key:
+            self._lines_key = lines_key
+            self._lines.setData(*arrow_segments(v2, 10 * self._label_scale() * t.line_scale ** 0.5, px),
+                                connect="pairs")
+
+    def _label_scale(self) -> float:
+        """The names written among the value vectors grow less than the rest: at the projector's 2.2×
+        "v cat" and "v sat" covered each other and the arrows they name."""
+        return min(self._font_scale, LABEL_SCALE_MAX)
+
+    def _sync_value_labels(self, v2: np.ndarray, s) -> None:
+        t = self._theme
+        font = QFont()
+        font.setPointSizeF(11 * self._label_scale())
+        while len(self._value_labels) < len(v2):
+            label = pg.TextItem("", color=t.value_color, anchor=(0, 1))
+            label.setFont(font)
+            self.values_plot.addItem(label)
+            self._value_items.append(label)
+            self._value_labels.append(label)
+        for j, label in enumerate(self._value_labels):
+            if j < len(v2):
+                label.setText(f"v {s.token_label(j)}")
+                label.setPos(float(v2[j, 0]), float(v2[j, 1]))
+                label.setVisible(True)
+            else:
+                label.setVisible(False)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._stale:
+            self._sync()

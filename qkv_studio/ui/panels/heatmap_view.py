@@ -1,0 +1,827 @@
+"""The live heatmap of the current attention stage.
+
+One ``pg.ImageItem`` shows the stage's n×n matrix as an RGBA image whose colours come from
+:func:`qkv_studio.render.colormaps.scale_for` (weights on a fixed 0–1 scale, signed scores on a
+diverging map centred at 0), so the colours never re-normalise per edit and agree with the exported
+figures.  One painted overlay (:class:`CellOverlay`) draws everything per cell in a single ``paint()``:
+the numbers when they fit, "−∞" in masked cells before the softmax, a hatch over masked cells, the
+outline of the selected query row and the row-sum column "Σ" at the softmax stages.  Nothing builds a
+widget or an item per cell, so 1024 tokens stay fast.
+
+The widget binds to a :class:`~qkv_studio.state.session.Session` only through its signals and slots and
+never edits it in response to them; only a user's click does (select a query, Ctrl/Alt+click to
+block a key for that query).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QTimer, QVariantAnimation
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
+
+from qkv_studio.core import row_stats
+from qkv_studio.render.figure import format_value as figure_format_value
+from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
+from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
+from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
+from qkv_studio.ui.widgets.rich_label import RichLabel
+from qkv_studio.ui.widgets.plot_cache import LegendBar, cache_axes, remembering_axes, show_only
+from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
+
+# The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
+SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
+               "output": "weights"}
+SIGMA_GAP = 0.2  # gap (in cells) between the matrix and the row-sum column
+MIN_TEXT_PX = 9.0  # cell numbers smaller than this are not drawn
+MIN_CELL_PX = 14.0  # cells smaller than this get no numbers at all (cheap early exit)
+MIN_HATCH_PX = 6.0
+MAX_LABEL_CHARS = 14
+_DIM_OPACITY = 0.35
+
+
+ANIMATION_MS = 250
+ANIMATE_MAX_N = 256  # beyond this a morph costs more than it shows
+
+
+def _minus(s: str) -> str:
+    return s.replace("-", "\u2212")
+
+
+def format_value(x: float, stage: str) -> str:
+    """A cell's number as printed: the figure's rule (so screen and exports agree); "0" for a blocked weight."""
+    if stage in ("weights", "output") and x == 0:
+        return "0"
+    return figure_format_value(x, stage)
+
+
+def _elide(name: str) -> str:
+    return name if len(name) <= MAX_LABEL_CHARS else name[: MAX_LABEL_CHARS - 1] + "…"
+
+
+def _pixel_font(px: int) -> QFont:
+    font = QFont()
+    font.setPixelSize(px)
+    return font
+
+
+def _rgba_of(color: str) -> np.ndarray:
+    c = QColor(color)
+    return np.array([c.red(), c.green(), c.blue(), 255], dtype=np.uint8)
+
+
+class CellOverlay(pg.GraphicsObject):
+    """Everything drawn per cell, in one ``paint()``: numbers, masks, the query outline, Σ column.
+
+    It reads what to draw from its :class:`HeatmapView` (which holds the displayed matrix and its
+    colours) and paints only the cells inside the visible range.
+    """
+
+    def __init__(self, view: "HeatmapView") -> None:
+        super().__init__()
+        self._view = view
+        self._rect = QRectF(-0.5, -0.5, 1, 1)
+        self.paint_count = 0  # for tests: how often the overlay was repainted
+        # Qt then says which part needs painting: a one-row update draws one row of numbers.
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
+
+    def set_extent(self, n: int, sigma: bool, rows=None) -> None:
+        """Cover an n×n matrix (and the Σ column); repaint all of it, or only ``rows`` (row indices)."""
+        width = n + (1 + SIGMA_GAP if sigma else 0)
+        rect = QRectF(-0.5, -0.5, width, n)
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = rect
+            rows = None
+        if rows is None:
+            self.update()
+        elif len(rows):
+            r0, r1 = int(min(rows)), int(max(rows))
+            self.update(QRectF(-0.5, r0 - 0.5, width, r1 - r0 + 1))
+
+    def update_rows(self, rows, margin: float) -> None:
+        """Repaint only these rows (each with ``margin`` cells around it, for the outline's pen)."""
+        width = self._rect.width()
+        for r in rows:
+            self.update(QRectF(-0.5 - margin, r - 0.5 - margin, width + 2 * margin, 1 + 2 * margin))
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        m = 0.05 * max(1.0, self._rect.height())
+        return self._rect.adjusted(-m, -m, m, m)
+
+    def paint(self, p: QPainter, option=None, *args) -> None:
+        self.paint_count += 1
+        exposed = getattr(option, "exposedRect", None)
+        if exposed is not None and not exposed.isEmpty():
+            row_lo, row_hi = exposed.top() - 0.5, exposed.bottom() + 0.5
+        else:
+            row_lo, row_hi = -math.inf, math.inf
+        view = self._view
+        if view._matrix is None:
+            return
+        n = view._matrix.shape[0]
+        plan = view._text_plan()
+        tr = p.transform()
+        theme = view._theme
+        f = view._font_scale * theme.line_scale
+
+        p.save()
+        p.resetTransform()
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+
+        rows, cols, cell_px = plan["rows"], plan["cols"], plan["cell_px"]
+
+        # Hatch over masked cells so they stay distinct under any colormap (grayscale included).
+        if cell_px >= MIN_HATCH_PX and view._blocked is not None and len(rows) and len(cols):
+            sub = view._blocked[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+            if sub.any():
+                colour = QColor(theme.muted)
+                colour.setAlpha(110)
+                hatch = QBrush(colour, Qt.BrushStyle.BDiagPattern)
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(hatch)
+                for r, c in np.argwhere(sub):
+                    rr, cc = rows[0] + int(r), cols[0] + int(c)
+                    p.drawRect(tr.mapRect(QRectF(cc - 0.5, rr - 0.5, 1, 1)))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+
+        # Row-sum column: a panel-coloured strip right of the matrix.
+        if view._sigma and cell_px >= MIN_CELL_PX:
+            x0 = n - 0.5 + SIGMA_GAP
+            if len(rows):
+                strip = tr.mapRect(QRectF(x0, rows[0] - 0.5, 1, len(rows)))
+                p.fillRect(strip, QColor(theme.panel))
+                pen = QPen(QColor(theme.grid))
+                pen.setWidthF(1.0)
+                pen.setCosmetic(True)
+                p.setPen(pen)
+                p.drawRect(strip)
+
+        # Numbers.
+        font = plan["font"]
+        if font is not None:
+            p.setFont(font)
+            dark, light = QColor("#111111"), QColor("#ffffff")
+            for r, c, text, is_dark in plan["cells"]:
+                if not row_lo <= r <= row_hi:
+                    continue
+                rect = tr.mapRect(QRectF(c - 0.5, r - 0.5, 1, 1))
+                p.setPen(dark if is_dark else light)
+                p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+            if view._sigma:
+                p.setPen(QColor(theme.text))
+                x0 = n - 0.5 + SIGMA_GAP
+                for r, text in plan["sums"]:
+                    if not row_lo <= r <= row_hi:
+                        continue
+                    rect = tr.mapRect(QRectF(x0, r - 0.5, 1, 1))
+                    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+        # The selected query's row, outlined (the Σ cell too when it is shown).
+        q = view._query
+        if 0 <= q < n:
+            width = n + (1 + SIGMA_GAP if view._sigma else 0)
+            rect = tr.mapRect(QRectF(-0.5, q - 0.5, width, 1))
+            pen = QPen(QColor(theme.highlight))
+            pen.setWidthF(3.0 * f)
+            pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+            p.setPen(pen)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(rect)
+        p.restore()
+
+
+class HeatmapView(QWidget):
+    """The current stage's matrix as a heatmap with numbers, legend, token labels and Σ column.
+
+    Public API: ``set_theme(theme)``, ``set_colormap(name)``, ``set_font_scale(f)``.
+    Test hooks: ``image_item``, ``overlay``, ``plot``, ``graphics``, ``color_bar``, ``title``,
+    ``displayed_matrix()``, ``displayed_stage()``, ``color_levels()``, ``cell_texts()``,
+    ``cell_center(row, col)`` (viewport coordinates of ``graphics``).
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._theme: Theme = get_theme(DEFAULT_THEME)
+        self._cmap_name = DEFAULT_SEQUENTIAL
+        self._font_scale = 1.0
+        self._matrix: np.ndarray | None = None
+        self._rgba: np.ndarray | None = None
+        self._blocked: np.ndarray | None = None
+        self._scale: ColorScale | None = None
+        self._coloured: tuple | None = None  # (scale key, matrix, mask) the image was coloured from
+        # The colours of each stage's matrix of the current result, for stepping back and forth
+        # (dropped when the result changes): {(scale key, id(matrix)): (matrix, mask, rgba)}
+        self._colours: dict[tuple, tuple] = {}
+        self._shown = SHOWN_STAGE[session.stage]
+        self._stage = session.stage
+        self._sigma = False
+        self._query = session.query
+        self._n_range = -1
+        self._image_n = -1
+        self._labels: list[str] = []
+        # Stage changes morph colours and numbers (≤ 300 ms, never blocking input); off with `animate`.
+        self.animate = True
+        self._text_matrix: np.ndarray | None = None
+        self._anim_from: tuple[np.ndarray, np.ndarray] | None = None
+        self._keep_image = False  # (set while a stage step that will morph recolours)
+        self._anim = QVariantAnimation(self)
+        self._anim.setDuration(ANIMATION_MS)
+        self._anim.setStartValue(0.0)
+        self._anim.setEndValue(1.0)
+        self._anim.setEasingCurve(QEasingCurve.InOutCubic)
+        self._anim.valueChanged.connect(self._on_anim_step)
+        self._anim.finished.connect(self._on_anim_end)
+        # The step's own frame shows the morph's first picture (the new title, legend and ticks over
+        # the old colours and numbers); the motion starts at the next frame, so the step's frame does
+        # not also carry an animation tick and a second repaint.
+        self._anim_wait = QTimer(self)
+        self._anim_wait.setSingleShot(True)
+        self._anim_wait.setTimerType(Qt.TimerType.PreciseTimer)
+        self._anim_wait.setInterval(FRAME_MS)
+        self._anim_wait.timeout.connect(self._anim.start)
+
+        self.title = RichLabel(parent=self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)
+        self.title.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+        self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
+        # (no menu to build; the axes keep their pictures: a stage step to or from the softmax moves
+        # the right edge for the Σ column and back, and every range change redrew both axes)
+        self.plot: pg.PlotItem = QuietPlotItem(enableMenu=False, axisItems=remembering_axes())
+        self.graphics.addItem(self.plot, row=0, col=0)
+        vb = self.plot.vb
+        cache_axes(self.plot)  # (before the axes are set up: see plot_cache)
+        self.plot.setMouseEnabled(False, False)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.invertY(True)
+        self.plot.setDefaultPadding(0.0)
+        self.plot.setAspectLocked(False)  # cells fill the panel: labels hug the matrix, no empty bands
+        self.plot.disableAutoRange()
+        show_only(self.plot, "left", "top")
+        self.plot.getAxis("left").setStyle(tickLength=0)
+        self.plot.getAxis("top").setStyle(tickLength=0)
+
+        self.image_item = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image_item)
+        self.overlay = CellOverlay(self)
+        self.overlay.setZValue(10)
+        self.plot.addItem(self.overlay, ignoreBounds=True)
+
+        self.color_bar = LegendBar(values=(0, 1), width=22, interactive=False, colorMapMenu=False, label="")
+        self.graphics.addItem(self.color_bar, row=0, col=1)
+        cache_axes(self.color_bar)
+        # The legend spans the matrix, not the key names above it: its end labels ("1.0", "0") then sit
+        # beside the first and last rows instead of being cut off at the panel's edge.
+        # Aligned once the layouts have settled (a resize, a new range or token count, the bar's own
+        # height all move it, in an order the layouts decide): one check per event-loop turn.
+        self._align_timer = QTimer(self)
+        self._align_timer.setSingleShot(True)
+        self._align_timer.setInterval(0)
+        self._align_timer.timeout.connect(self._align_bar)
+        self.plot.vb.sigResized.connect(self._align_timer.start)
+        self.plot.vb.sigRangeChanged.connect(self._align_timer.start)
+        self.color_bar.geometryChanged.connect(self._align_timer.start)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(2)
+        # A new title re-lays out this panel only; one that wraps at some stage keeps its room at the
+        # others, so the matrix does not jump (and every axis re-lay out) as the stages are stepped.
+        layout.addWidget(LayoutBarrier(self.title, grow_only=True))
+        layout.addWidget(self.graphics, 1)
+
+        self.graphics.scene().sigMouseClicked.connect(self._on_click)
+        vb.sigResized.connect(self._on_geometry)
+        vb.sigRangeChanged.connect(self._on_geometry)
+
+        session.result_changed.connect(self._on_new_result)
+        # (an edit's result is patched in place when first read, maybe before result_changed comes)
+        session.scene_changed.connect(self._forget_colours)
+        session.stage_changed.connect(self._on_stage)
+        session.query_changed.connect(self._on_query)
+        session.tokens_changed.connect(self._on_tokens)
+
+        self.set_theme(self._theme)
+        self._on_tokens()
+        self._on_result()
+
+    # ---- public API -------------------------------------------------------------------------------
+    def set_theme(self, theme: Theme) -> None:
+        """Colours and line widths of a theme (background, axes, outline, masked cells, Σ column)."""
+        self._theme = theme
+        pal = self.palette()
+        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
+        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
+        self.setPalette(pal)
+        self.setAutoFillBackground(True)
+        self.graphics.setBackground(theme.background)
+        self._apply_fonts()
+        if self._matrix is not None:
+            self._recolour()
+        self._update_title()
+        self._update_ticks()
+
+    def set_colormap(self, name: str) -> None:
+        """The sequential colormap of the weights (scores keep their diverging map)."""
+        _check_colormap(name)
+        if name == self._cmap_name:
+            return
+        self._cmap_name = name
+        if self._matrix is not None:
+            self._recolour()
+
+    def set_font_scale(self, f: float) -> None:
+        """Scale every font and pen width (zoom, projector)."""
+        f = float(f)
+        if not (0.25 <= f <= 8):
+            raise ValueError("font scale must be between 0.25 and 8")
+        self._font_scale = f
+        self._apply_fonts()
+        self._update_title()
+        self._update_ticks()
+        self.overlay.update()
+
+    # ---- test hooks ---------------------------------------------------------------------------------
+    def displayed_matrix(self) -> np.ndarray:
+        """The n×n matrix currently shown (a stage of ``session.result``)."""
+        return self._matrix
+
+    def displayed_stage(self) -> str:
+        """The result stage whose matrix is shown: scores, scaled or weights."""
+        return self._shown
+
+    def color_levels(self) -> tuple[float, float]:
+        """(lo, hi) of the colour scale in use — equal to the legend's range."""
+        return (self._scale.lo, self._scale.hi)
+
+    def cell_texts(self) -> list[tuple[int, int, str]]:
+        """(row, col, text) the overlay draws at the current size; col = n is the Σ column."""
+        plan = self._text_plan()
+        if plan["font"] is None:
+            return []
+        n = self._matrix.shape[0]
+        out = [(r, c, t) for r, c, t, _ in plan["cells"]]
+        out += [(r, n, t) for r, t in plan["sums"]]
+        return out
+
+    def cell_center(self, row: int, col: float):
+        """Where a cell's centre is, in the viewport coordinates of ``graphics`` (a QPoint)."""
+        scene_pt = self.plot.vb.mapViewToScene(QPointF(col, row))
+        return self.graphics.mapFromScene(scene_pt)
+
+    # ---- slots --------------------------------------------------------------------------------------
+    def _forget_colours(self) -> None:
+        self._colours.clear()
+
+    def _on_new_result(self) -> None:
+        self._colours.clear()
+        self._on_result()
+
+    def _on_result(self) -> None:
+        if self.is_animating():
+            self._anim_wait.stop()
+            self._anim.stop()
+            self._on_anim_end()
+        result = self._session.result
+        self._matrix = result.stage(self._shown)
+        self._blocked = result.blocked
+        self._sigma = self._session.stage in ("weights", "output")
+        self._recolour()
+        self._update_range()
+        self._update_title()
+
+    def _on_stage(self, stage: str) -> None:
+        shown = SHOWN_STAGE[stage]
+        sigma = stage in ("weights", "output")
+        if shown != self._shown or sigma != self._sigma:
+            old = None
+            if self.animate and self._matrix is not None and self._rgba is not None \
+                    and self._matrix.shape[0] <= ANIMATE_MAX_N and shown != self._shown:
+                old = (self._matrix.copy(), self._rgba.copy())
+            self._shown = shown
+            # The morph's first frame shows the old colours, which the image shows now: it keeps them
+            # (setting the new ones, then the old ones again, took two renders of the image).
+            self._keep_image = old is not None and old[0].shape[0] == self._session.scene.n
+            try:
+                self._on_result()
+            finally:
+                self._keep_image = False
+            self._update_ticks()
+            if old is not None and old[0].shape == self._matrix.shape:
+                self._anim_from = old
+                self._show_morph(0.0)
+                self._anim_wait.start()
+            elif old is not None:
+                self.image_item.setImage(self._rgba, autoLevels=False)
+        else:
+            self._apply_dim()
+            self._update_title()
+            if "vectors" in (stage, self._stage) and self._cell_px() >= MIN_CELL_PX:
+                self.overlay.update()  # (the numbers show from the scores on; nothing else changes)
+        self._stage = stage
+
+    def _on_anim_step(self, t) -> None:
+        t = float(t)
+        if self._anim_from is None or t <= 0.0:  # (the step showed the first frame itself)
+            return
+        self._show_morph(t)
+
+    def _show_morph(self, t: float) -> None:
+        # Its first frame comes with the stage step (new legend, title and ticks: the view whole);
+        # the frames after it change the matrix only: repaint that, not the legend and axes around it.
+        self._repaint_scope(rows=t > 0.0)
+        old_m, old_rgba = self._anim_from
+        if t > 0.0:  # (at 0 the image still shows the old colours: the step kept them)
+            blend = (old_rgba.astype(np.float32) * (1.0 - t) + self._rgba.astype(np.float32) * t).astype(np.uint8)
+            self.image_item.setImage(blend, autoLevels=False)
+        both = np.isfinite(old_m) & np.isfinite(self._matrix)
+        with np.errstate(invalid="ignore", over="ignore"):  # (masked −∞ cells are not interpolated)
+            self._text_matrix = np.where(both, old_m * (1.0 - t) + self._matrix * t, self._matrix)
+        self.overlay.update()
+
+    def _on_anim_end(self) -> None:
+        self._anim_from = None
+        self._text_matrix = None
+        self._repaint_scope(rows=True)  # (the matrix only; a new result that stopped it sets its own)
+        if self._rgba is not None:
+            self.image_item.setImage(self._rgba, autoLevels=False)
+        self.overlay.update()
+
+    def is_animating(self) -> bool:
+        """Whether a stage step's morph is under way (or waiting for the next frame to move)."""
+        return self._anim.state() == QVariantAnimation.Running or self._anim_wait.isActive()
+
+    def _on_query(self, index: int) -> None:
+        old, self._query = self._query, index
+        cell_px = self._cell_px()
+        if cell_px > 0 and self._matrix is not None and 0 <= old < self._matrix.shape[0]:
+            # The outline moves from one row to another: repaint those two rows, not the matrix.
+            pen_px = 3.0 * self._font_scale * self._theme.line_scale
+            self._repaint_scope(rows=True)
+            self.overlay.update_rows((old, index), (pen_px + 2.0) / cell_px)
+        else:
+            self.overlay.update()
+
+    def _on_tokens(self) -> None:
+        scene = self._session.scene
+        self._labels = [_elide(scene.token_label(i)) for i in range(scene.n)]
+        self._update_ticks()
+
+    def _on_geometry(self, *args) -> None:
+        self._update_ticks()
+
+    def _on_click(self, ev) -> None:
+        if ev.button() != Qt.MouseButton.LeftButton or ev.double() or self._matrix is None:
+            return
+        n = self._matrix.shape[0]
+        pos = ev.scenePos()
+        pt = self.plot.vb.mapSceneToView(pos)
+        row, col = int(math.floor(pt.y() + 0.5)), int(math.floor(pt.x() + 0.5))
+        on_left = self.plot.getAxis("left").sceneBoundingRect().contains(pos)
+        on_top = self.plot.getAxis("top").sceneBoundingRect().contains(pos)
+        in_matrix = self.plot.vb.sceneBoundingRect().contains(pos) and 0 <= row < n and 0 <= col < n
+        mods = ev.modifiers()
+        toggle = bool(mods & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier))
+        if in_matrix:
+            if toggle:
+                self._session.toggle_blocked(row, col)
+            else:
+                self._session.set_query(row)
+            ev.accept()
+        elif on_left and 0 <= row < n:
+            self._session.set_query(row)
+            ev.accept()
+        elif on_top and toggle and 0 <= col < n:
+            self._session.toggle_blocked(None, col)
+            ev.accept()
+
+    # ---- drawing ------------------------------------------------------------------------------------
+    def _recolour(self) -> None:
+        """Colour the displayed matrix; when only some rows (or columns) changed, only those."""
+        m = self._matrix
+        scale = scale_for(self._shown, m, self._cmap_name)
+        blocked = self._blocked if self._blocked is not None and self._blocked.shape == m.shape else None
+        masked = _rgba_of(self._theme.masked)
+        key = (scale, self._theme.masked)
+        prev = self._coloured
+        rgba = None
+        partial = None  # the rows recoloured in place, when that is all that changed
+        if prev is not None and prev[0] == key and prev[1].shape == m.shape and self._rgba is not None \
+                and (prev[2] is blocked or (blocked is not None and prev[2] is not None
+                                            and np.array_equal(prev[2], blocked))):
+            # Same colour scale and mask: recolour only what changed (one query row while dragging).
+            if prev[1] is m:  # the Session patched its result in place: it says which rows changed
+                hint = self._session.changed_rows
+                rows = np.arange(m.shape[0]) if hint is None else np.asarray(hint, dtype=int)
+                cols = np.arange(m.shape[1])
+            else:
+                changed = prev[1] != m
+                rows = np.flatnonzero(changed.any(axis=1))
+                cols = np.flatnonzero(changed.any(axis=0))
+            rgba = self._rgba
+            if len(rows) <= len(cols):
+                partial = rows
+                if len(rows):
+                    rgba[rows] = scale.rgba(m[rows])
+                    if blocked is not None:
+                        rgba[rows] = np.where(blocked[rows][..., None], masked, rgba[rows])
+            else:
+                rgba[:, cols] = scale.rgba(m[:, cols])
+                if blocked is not None:
+                    rgba[:, cols] = np.where(blocked[:, cols][..., None], masked, rgba[:, cols])
+        if rgba is None:
+            kept = self._colours.get((key, id(m)))
+            if kept is not None and kept[0] is m and kept[1] is blocked:
+                rgba = kept[2]
+            else:
+                rgba = scale.rgba(m)
+                if blocked is not None and blocked.any():
+                    rgba[blocked] = masked
+                self._colours[(key, id(m))] = (m, blocked, rgba)
+        self._rgba = rgba
+        self._coloured = (key, m, blocked)
+        n = m.shape[0]
+        if partial is not None and self._shows_in_place(rgba):
+            # The image shows our array's own memory: repaint the changed rows, not the matrix (and
+            # not the axes around it).  An edit of one query changes one row.
+            self._repaint_scope(rows=True)
+            if len(partial):
+                r0, r1 = int(partial.min()), int(partial.max())
+                self.image_item.update(QRectF(0, r0, n, r1 - r0 + 1))
+        else:
+            partial = None
+            self._repaint_scope(rows=False)
+            if not self._keep_image:
+                self.image_item.setImage(rgba, autoLevels=False)
+        if self._image_n != n:
+            self._image_n = n
+            self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
+        self._apply_dim()
+        if self._scale is None or scale.cmap != self._scale.cmap:
+            self.color_bar.show_table(scale.cmap, lut(scale.cmap))
+        if self._scale is None or (scale.lo, scale.hi) != (self._scale.lo, self._scale.hi):
+            self.color_bar.setLevels((scale.lo, scale.hi))
+        self._scale = scale
+        self._style_bar_label()
+        self.overlay.set_extent(n, self._sigma, rows=partial)
+
+    def _repaint_scope(self, *, rows: bool) -> None:
+        """How the next repaint is clipped: to the changed rows (an edit of one query), or not at all.
+
+        Qt clips a repaint to the region that changed.  For a row or two that saves drawing the
+        matrix; for a region of many pieces (a new stage changes the matrix, its legend and Σ) the
+        clipping costs more than it saves: a 64-token stage step took 8.6 ms clipped, 6.2 ms whole.
+        """
+        mode = (QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate if rows
+                else QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        if self.graphics.viewportUpdateMode() != mode:
+            self.graphics.setViewportUpdateMode(mode)
+
+    def _shows_in_place(self, rgba: np.ndarray) -> bool:
+        """True when the image item draws straight from ``rgba``'s memory (pyqtgraph wraps an RGBA
+        uint8 array without copying), so that changing the array in place changes the picture."""
+        item = self.image_item
+        qimage = getattr(item, "qimage", None)
+        if qimage is None or item.image is None or item.image.shape != rgba.shape or rgba.size == 0:
+            return False
+        try:
+            bits = np.frombuffer(qimage.constBits(), np.uint8, count=1)
+        except (TypeError, ValueError):
+            return False
+        return bits.ctypes.data == rgba.ctypes.data
+
+    def _apply_dim(self) -> None:
+        # The vectors stage only previews the scores: image and legend fade together (never apart).
+        opacity = _DIM_OPACITY if self._session.stage == "vectors" else 1.0
+        if self.image_item.opacity() != opacity:  # (every edit and drag step comes here: ~0.1 ms)
+            self.image_item.setOpacity(opacity)
+            self.color_bar.setOpacity(opacity)
+
+    def _update_range(self) -> None:
+        n = self._matrix.shape[0]
+        key = (n, self._sigma)
+        if key == self._n_range:
+            return
+        self._n_range = key
+        right = n - 0.5 + (1 + SIGMA_GAP if self._sigma else 0)
+        pad = 0.02 * n
+        self.plot.vb.setRange(xRange=(-0.5 - pad, right + pad), yRange=(-0.5 - pad, n - 0.5 + pad), padding=0)
+        self._update_ticks()
+
+    def _px(self, base: float) -> int:
+        return max(6, int(round(base * self._font_scale)))
+
+    def _apply_fonts(self) -> None:
+        t = self._theme
+        tick_font = QFont()
+        tick_font.setPixelSize(self._px(17))
+        label_css = {"color": t.text, "font-size": f"{self._px(15)}px"}
+        width = max(1.0, self._font_scale * t.line_scale)
+        for name, text in (("left", "attending from (query)"), ("top", "attending to (key)")):
+            ax = self.plot.getAxis(name)
+            ax.setStyle(tickFont=tick_font, tickTextOffset=int(6 * self._font_scale))
+            ax.setPen(pg.mkPen(None))  # no axis line: the matrix edge is the frame
+            ax.setTickPen(QPen(QBrush(Qt.BrushStyle.NoBrush), 0, Qt.PenStyle.NoPen))
+            ax.setTextPen(pg.mkPen(t.text))
+            ax.setLabel(text, **label_css)
+        bar_axis = self.color_bar.axis
+        # The end labels ("1.0", "0") stand half above and below the bar; pyqtgraph drops a label that
+        # overhangs its axis by more than 15 px, which projector-sized text does: allow half a label.
+        half_label = self._px(17) // 2 + 4
+        # (major ticks only: minor ones every 0.02 were clutter, and a third of the legend's drawing time)
+        bar_axis.setStyle(tickFont=tick_font, hideOverlappingLabels=half_label, maxTickLevel=0)
+        self.graphics.ci.layout.setContentsMargins(4, 4, 4, half_label)  # (room for the "0" under the bar)
+        bar_axis.setPen(pg.mkPen(t.muted, width=width))
+        bar_axis.setTextPen(pg.mkPen(t.text))
+        bar_axis.setWidth(int(12 + 4 * self._px(15)))
+        for side in ("left", "top", "bottom"):
+            ax = self.color_bar.getAxis(side)
+            ax.setPen(pg.mkPen(t.muted, width=width))
+            ax.setTextPen(pg.mkPen(t.text))
+        self.color_bar.layout.setColumnFixedWidth(1, int(22 * self._font_scale))
+        self._style_bar_label()
+
+    def _align_bar(self, *_: object) -> None:
+        # The legend spans the matrix's cells (not the view box, which pads them a little), so its 0
+        # and its top stand level with the first and last rows.
+        rect = self.image_item.mapRectToItem(self.color_bar, self.image_item.boundingRect())
+        height = self.color_bar.boundingRect().height()
+        if rect.height() <= 0 or height <= 0:
+            return
+        left, old_top, right, old_bottom = self.color_bar.layout.getContentsMargins()
+        top, bottom = max(0.0, rect.top()), max(0.0, height - rect.bottom())
+        if abs(old_top - top) > 0.5 or abs(old_bottom - bottom) > 0.5:
+            self.color_bar.layout.setContentsMargins(left, top, right, bottom)
+
+    def _style_bar_label(self) -> None:
+        if self._scale is None:
+            return
+        css = {"color": self._theme.text, "font-size": f"{self._px(15)}px"}
+        key = (self._scale.label, tuple(css.items()))
+        if key != getattr(self, "_bar_label", None):  # a relabelled axis redraws itself: only on change
+            self._bar_label = key
+            self.color_bar.getAxis("left").setLabel(self._scale.label, **css)
+
+    def _update_title(self) -> None:
+        if self._matrix is None:
+            return
+        stage = self._session.stage
+        result = self._session.result
+        d_k = result.d_k
+        if stage == "vectors":
+            main = "next: scores Q·K<sup>T</sup> — how well each query matches each key"
+        elif stage == "scores":
+            main = "scores Q·K<sup>T</sup> — how well each query matches each key"
+        elif stage == "scaled":
+            if self._session.scene.scale:
+                main = f"scaled scores Q·K<sup>T</sup> / √d<sub>k</sub> &nbsp;(÷ √{d_k})"
+            else:
+                main = "scaled scores — ÷ √d<sub>k</sub> is switched off, so they equal Q·K<sup>T</sup>"
+        elif stage == "weights":
+            main = "softmax weights w — each row sums to 1"
+        else:
+            main = "softmax weights w — the blend: output = w · V"
+        t = self._theme
+        html = (f'<span style="font-size:{self._px(19)}px; font-weight:600; color:{t.text}">{main}</span>')
+        if self._blocked is not None and self._blocked.any():
+            blocked = "−∞" if is_signed(self._shown) else "0"
+            html += (f'<br><span style="font-size:{self._px(14)}px; color:{t.muted}">'
+                     f'<span style="background-color:{t.masked}; color:{t.masked}">&nbsp;███&nbsp;</span>'
+                     f'&nbsp;masked (blocked) key: {blocked} &nbsp;·&nbsp; Ctrl+click a cell to block/unblock'
+                     f'</span>')
+        self.title.setText(html)
+
+    def _update_ticks(self) -> None:
+        """Token names on both axes, thinned to every k-th when they would overlap."""
+        if self._matrix is None:
+            return
+        n = self._matrix.shape[0]
+        labels = self._labels if len(self._labels) == n else [str(i) for i in range(n)]
+        cell_px = self._cell_px()
+        base = self._px(17)
+        # (a stage step asks three times — its range, its geometry, the stage — for the same answer)
+        asked = (tuple(labels), cell_px, base, self._sigma, self._font_scale)
+        if asked == getattr(self, "_ticks_asked", None):
+            return
+        self._ticks_asked = asked
+        fm = QFontMetricsF(_pixel_font(base))
+        top_size = base
+        if cell_px <= 0:
+            step_y = step_x = max(1, n // 16)
+        else:
+            step_y = max(1, math.ceil(fm.height() * 1.05 / cell_px))
+            gap = 6 * self._font_scale
+            widest = self._widest_label(labels, base, fm)
+            step_x = max(1, math.ceil((widest + gap) / cell_px))
+            # Key names a little smaller beat dropping every other one.
+            for shrink in (0.85, 0.72):
+                small = int(round(base * shrink))
+                if step_x > 1 and small >= 11 and widest * small / base + gap <= 0.95 * cell_px:
+                    step_x, top_size = 1, small
+        top_axis = self.plot.getAxis("top")
+        if top_axis.style["tickFont"] is None or top_axis.style["tickFont"].pixelSize() != top_size:
+            top_axis.setStyle(tickFont=_pixel_font(top_size))
+        left = [(i, labels[i]) for i in range(0, n, step_y)]
+        top = [(i, labels[i]) for i in range(0, n, step_x)]
+        if self._sigma and cell_px >= MIN_CELL_PX:
+            # A thinned-out last key name ("[SEP]") must not run into the Σ over the sums.
+            sigma_w = QFontMetricsF(_pixel_font(top_size)).horizontalAdvance("Σ")
+            top_fm = QFontMetricsF(_pixel_font(top_size))
+            top = [(i, name) for i, name in top
+                   if (n + SIGMA_GAP - i) * cell_px >= (top_fm.horizontalAdvance(name) + sigma_w) / 2 + 4]
+            top.append((n + SIGMA_GAP, "Σ"))
+        # New ticks redraw an axis (~1 ms; replayed ~0.25): only the side whose ticks changed (the Σ
+        # comes and goes on the top one).
+        shown_left, shown_top = getattr(self, "_ticks_shown", (None, None))
+        if left != shown_left:
+            self.plot.getAxis("left").setTicks([left, []])
+        if top != shown_top:
+            top_axis.setTicks([top, []])
+        self._ticks_shown = (left, top)
+
+    def _widest_label(self, labels: list[str], px: int, fm: QFontMetricsF) -> float:
+        """The widest token name at ``px`` (measured once per list of names and size: a stage step
+        asks three times, and measuring 64 names takes ~0.5 ms)."""
+        key = (tuple(labels), px)
+        if getattr(self, "_widest", (None, 0.0))[0] != key:
+            self._widest = (key, max((fm.horizontalAdvance(s) for s in labels), default=10.0))
+        return self._widest[1]
+
+    def _cell_px(self) -> float:
+        """A cell's width in screen pixels.  (What ``ViewBox.viewPixelSize()`` says for the heatmap's
+        unscaled view, without mapping three points through inverted transforms: a stage step asks
+        five times, at ~80 µs each.)"""
+        vb = self.plot.vb
+        (x0, x1), _ = vb.state["viewRange"]
+        span = x1 - x0
+        px = vb.rect().width() * self.graphics.transform().m11() / span if span > 0 else 0.0
+        return px if px > 0 and math.isfinite(px) else 0.0
+
+    def _text_plan(self) -> dict:
+        """Which cells get text at the current size, with which font and colour."""
+        plan: dict = {"rows": range(0), "cols": range(0), "cell_px": 0.0, "font": None, "cells": [], "sums": []}
+        m = self._matrix
+        if m is None:
+            return plan
+        n = m.shape[0]
+        cell_px = self._cell_px()
+        if cell_px <= 0:
+            return plan
+        (x0, x1), (y0, y1) = self.plot.vb.viewRange()
+        rows = range(max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
+        cols = range(max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
+        plan.update(rows=rows, cols=cols, cell_px=cell_px)
+        if cell_px < MIN_CELL_PX or self._session.stage == "vectors" or not len(rows) or not len(cols):
+            return plan
+        stage = self._shown
+        sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+        # (during a morph the cells show a blend of the old and new colours: numbers dark or light for
+        # the colours on screen, not the new ones — black on the old dark purple was unreadable)
+        shown = self.image_item.image
+        colours = shown if self._anim_from is not None and shown is not None and shown.shape == self._rgba.shape \
+            else self._rgba
+        dark = text_is_dark(colours[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
+        if self._text_matrix is not None and self._text_matrix.shape == m.shape:
+            sub = self._text_matrix[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+        texts = [[format_value(float(v), stage) for v in row] for row in sub]
+        sums: list[tuple[int, str]] = []
+        if self._sigma:
+            result = self._session.result
+            if result.weights.shape[0] == n:
+                for r in rows:
+                    s = row_stats(result, r)
+                    sums.append((r, "0" if s.fully_masked else f"{s.row_sum:.2f}"))
+        longest = max((t for row in texts for t in row), key=len, default="0")
+        longest = max([longest] + [t for _, t in sums], key=len)
+        font = QFont()
+        font.setPixelSize(100)
+        font.setWeight(QFont.Weight.DemiBold)
+        w100 = QFontMetricsF(font).horizontalAdvance(longest + " ") or 1.0
+        size = min(0.86 * cell_px * 100.0 / w100, 0.36 * cell_px, 64.0 * self._font_scale)
+        if size < MIN_TEXT_PX:
+            return plan
+        font.setPixelSize(int(size))
+        plan["font"] = font
+        plan["cells"] = [(rows[0] + i, cols[0] + j, texts[i][j], bool(dark[i, j]))
+                         for i in range(len(rows)) for j in range(len(cols))]
+        plan["sums"] = sums
+        return plan
+
+
+def _check_colormap(name: str) -> None:
+    """Raise ValueError for a colormap name that render.colormaps cannot resolve."""
+    try:
+        lut(name)
+    except (ValueError, OSError, KeyError) as exc:  # pyqtgraph raises FileNotFoundError for unknown names
+        raise ValueError(f"unknown colormap {name!r}") from exc

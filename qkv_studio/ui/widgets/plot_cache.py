@@ -1,0 +1,204 @@
+"""Axes drawn from a cached pixmap, and axes that remember the pictures they drew.
+
+A pyqtgraph axis with a grid reaches across the whole plot, so every change inside the plot (an arrow
+that moves, one recoloured row) repaints it: its ticks, labels and grid lines replayed from a QPicture,
+~0.5 ms an axis and four to eight axes an edit.  With Qt's device-coordinate cache the axis is drawn
+once into a pixmap and blitted until the axis itself changes (a new range, ticks, font or pen).
+
+The axes also lose pyqtgraph's automatic SI prefix ("weight (×1e-3)"): nothing here has units to
+prefix, and keeping it current re-parses the axis label's HTML on every range change (~0.1 ms each,
+hundreds while the window is built).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QImage, QPixmap, QTextDocument
+from PySide6.QtWidgets import QGraphicsItem
+
+from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
+
+
+def cache_axes(*items: pg.PlotItem | pg.ColorBarItem) -> None:
+    """Give every axis of these plot (or colour bar) items a device-coordinate cache."""
+    for item in items:
+        for name in ("left", "right", "top", "bottom"):
+            try:
+                axis = item.getAxis(name)
+            except KeyError:  # (a colour bar has only its own side)
+                continue
+            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            # its title too (a child item, drawn as rich text on every repaint of the plot: ~0.3 ms
+            # each time a stage step or an animation frame repaints the heatmap whole)
+            axis.label.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            if axis.autoSIPrefix:
+                axis.enableAutoSIPrefix(False)
+
+
+class RememberingAxis(pg.AxisItem):
+    """An axis that keeps the pictures of the last few looks it drew and replays one when it comes back.
+
+    pyqtgraph throws an axis's picture away on every change and regenerates it when next painted
+    (~2 ms for a colour legend: tick spacing, texts and their bounding boxes, all in Python).  A stage
+    step swaps the heatmap's legend between the score, scaled and weight scales, and stepping back and
+    forth did that work every time.  A picture is remembered under everything it was drawn from —
+    range, size, font, style, pens, ticks, and the linked view's rectangle when the axis draws a grid
+    across it — so any other change simply misses.
+    """
+
+    KEEP = 8
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._pictures: dict[tuple, object] = {}
+        self._label_html = ""  # (pyqtgraph's title item starts empty)
+        self._label_docs: dict[str, QTextDocument] = {}
+        self._settings: tuple | None = None  # style, ticks and spacing as a key, until one changes
+        self._bounds: tuple | None = None  # (geometry, bounding rectangle) of an axis without a grid
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)  # (see the module's docstring: from the start, not after set-up)
+
+    def _updateLabel(self) -> None:  # noqa: N802 - pyqtgraph's name
+        # pyqtgraph sets the title's HTML again on every pen, text-pen, tick-pen, label and (auto SI)
+        # range change, though it rarely changes: ~220 times, 20 ms, while the window is built.  Most
+        # axes have no title at all, and their empty <span> with the current pen's colour is laid out
+        # as rich text all the same (~0.25 ms each time): an axis without a title keeps an empty one.
+        # The axis's size follows its title only (style, visibility and fixed sizes adjust it in
+        # their own setters): the same title, the same size.
+        html = self.labelString() if (self.labelText or self.labelUnits) else ""
+        if html != self._label_html:
+            self._label_html = html
+            self._show_title(html)
+            self._adjustSize()
+        self.picture = None
+        self.update()
+
+    def _show_title(self, html: str) -> None:
+        # A title that comes back (the legend's, at each stage) is shown from the document laid out
+        # for it before: setHtml parses and lays the text out again (~0.3 ms a stage step).
+        doc = self._label_docs.get(html)
+        if doc is None:
+            if len(self._label_docs) >= self.KEEP:
+                old = self._label_docs.pop(next(iter(self._label_docs)))
+                if old is not self.label.document():
+                    old.deleteLater()
+            doc = QTextDocument(self.label)
+            doc.setDefaultFont(self.label.font())
+            self.label.setDocument(doc)
+            self.label.setHtml(html)
+            self._label_docs[html] = doc
+        else:
+            self.label.setDocument(doc)
+
+    # Everything the look is drawn from that pyqtgraph changes only through these setters is kept as
+    # one key until one of them is called (the ticks of 64 token names took ~0.1 ms to repr per paint).
+    def setStyle(self, **kwargs) -> None:  # noqa: N802 - pyqtgraph's name
+        self._settings = None
+        self._bounds = None
+        super().setStyle(**kwargs)
+
+    def boundingRect(self):  # noqa: N802 - Qt's name
+        # Qt asks ~5 times per axis and repaint (~10 µs each in Python: style lookups, two mappings).
+        # Without a grid the answer follows the axis's geometry and style only.
+        if self.grid is not False:
+            return super().boundingRect()
+        geometry = self.geometry()
+        kept = self._bounds
+        if kept is None or kept[0] != geometry:
+            kept = self._bounds = (geometry, super().boundingRect())
+        return QRectF(kept[1])
+
+    def setTickFont(self, font) -> None:  # noqa: N802 - pyqtgraph's name
+        self._settings = None
+        super().setTickFont(font)
+
+    def setTicks(self, ticks) -> None:  # noqa: N802 - pyqtgraph's name
+        self._settings = None
+        super().setTicks(ticks)
+
+    def setTickSpacing(self, *args, **kwargs) -> None:  # noqa: N802 - pyqtgraph's name
+        self._settings = None
+        super().setTickSpacing(*args, **kwargs)
+
+    def _look(self) -> tuple:
+        if self._settings is None:
+            style = self.style
+            font = style.get("tickFont")
+            rest = repr(sorted((k, v) for k, v in style.items() if k != "tickFont"))
+            self._settings = (font.key() if font is not None else None, rest, repr(self._tickLevels),
+                              repr(self._tickSpacing))
+        pens = tuple(None if pen is None else (pen.color().rgba(), pen.widthF(), int(pen.style().value))
+                     for pen in (self._pen, self._textPen, self._tickPen))
+        # A grid reaches across the linked view: its lines follow the view's size and place too.
+        view = self.linkedView() if self.grid is not False else None
+        reach = None if view is None else view.mapRectToItem(self, view.boundingRect()).getRect()
+        return (tuple(self.range), self.size().toTuple(), self._settings, pens, self._tickDensity, self.scale,
+                self.logMode, self.grid, reach)
+
+    def paint(self, p, opt, widget) -> None:  # noqa: D102 - pyqtgraph's
+        if self.picture is None:
+            look = self._look()
+            picture = self._pictures.get(look)
+            if picture is None:
+                super().paint(p, opt, widget)  # (generates self.picture and plays it)
+                if len(self._pictures) >= self.KEEP:
+                    self._pictures.pop(next(iter(self._pictures)))
+                self._pictures[look] = self.picture
+                return
+            self.picture = picture
+        self.picture.play(p)
+
+
+SIDES = ("left", "right", "top", "bottom")
+
+
+def remembering_axes() -> dict[str, RememberingAxis]:
+    """``axisItems`` for a PlotItem: a :class:`RememberingAxis` on every side.  The hidden sides too:
+    pyqtgraph's own axes re-set their titles' HTML on every range change even while hidden.  PlotItem
+    shows every axis it is given: hide the others afterwards (:func:`show_only`)."""
+    return {side: RememberingAxis(side) for side in SIDES}
+
+
+def show_only(plot: pg.PlotItem, *sides: str) -> None:
+    """Show these axes of ``plot`` and hide the others."""
+    for side in SIDES:
+        plot.showAxis(side, side in sides)
+
+
+class _PlotWithoutMenu(QuietPlotItem):
+    """A PlotItem whose view box builds no context menu (ColorBarItem disables it once it is built),
+    nor its options form (see quiet_plot)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("enableMenu", False)
+        super().__init__(*args, **kwargs)
+
+
+class LegendBar(pg.ColorBarItem, _PlotWithoutMenu):
+    """pyqtgraph's colour bar with :class:`RememberingAxis` sides (its scale, and the frame sides that
+    carry its title: a new title used to redraw that side's empty picture), built without the view-box
+    menu it would disable (~5 ms of start-up)."""
+
+    def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph's names
+        if axisItems is None:  # (only PlotItem's constructor calls this, before any axis exists)
+            axisItems = remembering_axes()
+        super().setAxisItems(axisItems)
+
+    def show_table(self, name: str, table: np.ndarray) -> None:
+        """Paint the strip from ``table`` (n×4 RGBA uint8, low values first): the very table the cells
+        are coloured from, so legend and cells agree to the bit. The strip's pixmap is kept per
+        ``name``: a stage step to or from the softmax swaps the diverging and the sequential map, and
+        pyqtgraph's ``setColorMap`` built a 256-colour table and a pixmap for each swap (~0.3 ms), from
+        a ColorMap read from its CSV file at start-up (~10 ms)."""
+        kept = getattr(self, "_strips", None)
+        if kept is None:
+            kept = self._strips = {}
+        strip = kept.get(name)
+        if strip is None:  # (as pyqtgraph builds it from its own table: one column, or one row)
+            column = np.ascontiguousarray(np.expand_dims(table, axis=0 if self.horizontal else 1))
+            strip = kept[name] = QPixmap.fromImage(
+                pg.functions.ndarray_to_qimage(column, QImage.Format.Format_RGBA8888).copy())
+        self.strip_name = name
+        self.axis.setRange(self.values[0], self.values[1])
+        self.bar.setPixmap(strip)

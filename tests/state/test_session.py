@@ -1,0 +1,145 @@
+"""The Session: edits through the undo stack, coalesced recomputation, navigation."""
+
+import numpy as np
+import pytest
+
+from qkv_studio.core import compute, load_preset
+from qkv_studio.state.session import Session
+
+
+@pytest.fixture
+def session(qtbot, lesson_scene):
+    return Session(lesson_scene)
+
+
+def test_edit_updates_result_and_undo_restores_exactly(session, qtbot):
+    before = session.scene
+    with qtbot.waitSignal(session.result_changed, timeout=1000):
+        assert session.set_value("Q", 2, 0, 3.25)
+    assert session.scene.q[2, 0] == 3.25
+    q, k, v = session.scene.qkv()
+    np.testing.assert_allclose(session.result.weights, compute(q, k, v).weights, rtol=0, atol=1e-15)
+    session.undo_stack.undo()
+    assert session.scene.same_as(before)
+    np.testing.assert_array_equal(session.result.weights, before.result().weights)
+    session.undo_stack.redo()
+    assert session.scene.q[2, 0] == 3.25
+
+
+def test_query_row_edit_recomputes_only_that_row_but_equals_full(session):
+    session.result  # prime the cache
+    session.set_value("Q", 1, 1, -7.5)
+    session.set_value("Q", 3, 0, 2.0)
+    q, k, v = session.scene.qkv()
+    full = compute(q, k, v)
+    for name in ("scores", "scaled", "weights", "output"):
+        np.testing.assert_allclose(getattr(session.result, name), getattr(full, name), atol=1e-15)
+
+
+def test_result_changed_is_coalesced_per_event_loop_turn(session, qtbot):
+    seen = []
+    session.result_changed.connect(lambda: seen.append(1))
+    for i in range(10):
+        session.set_value("K", 0, 0, float(i))
+    qtbot.wait(20)
+    assert len(seen) == 1
+
+
+def test_refused_edit_keeps_scene_and_says_why(session, qtbot):
+    before = session.scene
+    with qtbot.waitSignal(session.message, timeout=1000) as blocker:
+        assert not session.set_value("Q", 0, 0, float("nan"))
+    assert "finite" in blocker.args[0]
+    assert session.scene.same_as(before)
+    assert session.undo_stack.count() == 0
+
+
+def test_a_drag_is_on_between_begin_and_end_or_until_another_edit(qtbot, session):
+    told = []
+    session.drag_changed.connect(told.append)
+    assert not session.dragging
+    session.begin_drag()
+    session.begin_drag()  # (a new drag right after one: still one "on")
+    session.drag_vector("Q", 2, 1.5, 1.5)
+    assert session.dragging and told == [True]
+    session.end_drag()
+    session.end_drag()
+    assert not session.dragging and told == [True, False]
+    session.begin_drag()
+    session.set_value("K", 0, 0, 2.0)  # a release that went astray: the next edit ends the drag
+    assert not session.dragging and told == [True, False, True, False]
+
+
+def test_drag_steps_merge_into_one_undo_step(session):
+    session.begin_drag()
+    for x in np.linspace(1, 2, 8):
+        session.drag_vector("Q", 2, float(x), 1.5)
+    assert session.undo_stack.count() == 1
+    assert session.scene.q[2].tolist() == [2.0, 1.5]
+    session.begin_drag()
+    session.drag_vector("Q", 2, 0.0, 0.0)
+    assert session.undo_stack.count() == 2
+    session.undo_stack.undo()
+    session.undo_stack.undo()
+    assert session.scene.q[2].tolist() == [1.0, 2.0]
+
+
+def test_navigation_is_not_an_edit(session):
+    session.set_query(0)
+    session.set_stage("scores")
+    assert session.undo_stack.count() == 0
+    assert not session.modified
+    assert session.step_stage(+1) and session.stage == "scaled"
+    session.set_stage("output")
+    assert not session.step_stage(+1)
+
+
+def test_undo_keeps_current_query_and_stage(session):
+    session.set_value("V", 0, 0, 9.0)
+    session.set_query(1)
+    session.set_stage("scores")
+    session.undo_stack.undo()
+    assert session.query == 1 and session.stage == "scores"
+
+
+def test_modified_flag_follows_the_undo_stack(session, qtbot):
+    with qtbot.waitSignal(session.modified_changed) as blocker:
+        session.set_value("V", 1, 1, 2.0)
+    assert blocker.args == [True] and session.modified
+    session.mark_saved("/tmp/x.qkv.json")
+    assert not session.modified and session.path == "/tmp/x.qkv.json"
+
+
+def test_token_edits_follow_rows(session):
+    session.insert_token(1, "big")
+    assert session.scene.tokens == ("the", "big", "cat", "sat", "mat")
+    assert session.scene.q[1].tolist() == [0, 0]
+    session.move_token(1, 4)
+    assert session.scene.tokens[-1] == "big"
+    session.remove_token(4)
+    assert session.scene.tokens == ("the", "cat", "sat", "mat")
+    assert session.scene.same_as(load_preset("lesson").with_query(session.query))
+    while session.scene.n > 1:
+        session.remove_token(0)
+    assert not session.remove_token(0)
+
+
+def test_row_edits_patch_the_sessions_own_result_and_name_the_rows(session):
+    first = session.scene
+    kept = first.result()  # an earlier scene's result is its own: later edits never touch it
+    kept_weights = kept.weights.copy()
+    session.result
+    seen = []
+    session.result_changed.connect(lambda: seen.append(session.changed_rows))
+    session.set_value("Q", 1, 0, 4.0)
+    session.set_value("Q", 3, 1, -2.0)
+    session.flush()
+    session.set_value("Q", 0, 0, 1.5)
+    session.flush()
+    session.set_value("K", 0, 0, 9.0)  # a key edit changes every row
+    session.flush()
+    assert seen == [[1, 3], [0], None]
+    q, k, v = session.scene.qkv()
+    np.testing.assert_allclose(session.result.weights, compute(q, k, v).weights, atol=1e-15)
+    np.testing.assert_array_equal(kept.weights, kept_weights)
+    np.testing.assert_array_equal(first.result().weights, kept_weights)

@@ -1,0 +1,155 @@
+"""Q/K/V editors: typing, refusing bad text, nudging, paste, highlighting, no echo."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
+
+from qkv_studio.core import Scene
+from qkv_studio.state.session import Session
+from qkv_studio.ui.panels.matrix_editor import MatrixEditor
+
+
+@pytest.fixture
+def session(qtbot, lesson_scene):
+    return Session(lesson_scene)
+
+
+@pytest.fixture
+def q_editor(qtbot, session):
+    w = MatrixEditor(session, "Q")
+    qtbot.addWidget(w)
+    w.resize(400, 300)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def type_into(qtbot, editor, row, col, text):
+    table = editor.table
+    index = table.model().index(row, col)
+    table.setCurrentIndex(index)
+    table.edit(index)
+    line = table.findChild(QLineEdit)
+    assert line is not None, "no cell editor opened"
+    line.clear()
+    qtbot.keyClicks(line, text)
+    qtbot.keyClick(line, Qt.Key_Return)
+    # the delegate commits through a queued call
+    qtbot.waitUntil(lambda: table.state() != QAbstractItemView.EditingState, timeout=1000)
+
+
+def test_typing_a_number_edits_the_session(qtbot, session, q_editor):
+    type_into(qtbot, q_editor, 2, 0, "2.5")
+    assert session.scene.q[2, 0] == 2.5
+    assert q_editor.table.model().index(2, 0).data() == "2.5"
+    assert session.undo_stack.count() == 1
+
+
+@pytest.mark.parametrize("text", ["abc", "nan", "1e999", "-inf", ""])
+def test_bad_text_is_refused_with_a_message_and_the_value_stays(qtbot, session, q_editor, text):
+    type_into(qtbot, q_editor, 2, 1, text)
+    assert session.scene.q[2, 1] == 2.0
+    assert session.undo_stack.count() == 0
+    assert q_editor.message.isVisibleTo(q_editor)
+    assert "stays 2" in q_editor.message.text()
+
+
+def test_row_headers_are_tokens_and_query_row_is_highlighted(session, q_editor):
+    model = q_editor.table.model()
+    assert [model.headerData(i, Qt.Vertical) for i in range(4)] == ["the", "cat", "sat", "mat"]
+    assert model.index(2, 0).data(Qt.BackgroundRole) is not None
+    assert model.index(1, 0).data(Qt.BackgroundRole) is None
+    session.set_query(1)
+    assert model.index(1, 0).data(Qt.BackgroundRole) is not None
+    assert model.index(2, 0).data(Qt.BackgroundRole) is None
+
+
+def test_alt_arrow_nudges_and_nudges_merge(qtbot, session, q_editor):
+    table = q_editor.table
+    table.setFocus()
+    table.setCurrentIndex(table.model().index(0, 0))
+    for _ in range(3):
+        qtbot.keyClick(table, Qt.Key_Up, Qt.AltModifier)
+    assert session.scene.q[0, 0] == pytest.approx(0.3)
+    qtbot.keyClick(table, Qt.Key_Down, Qt.AltModifier | Qt.ShiftModifier)
+    assert session.scene.q[0, 0] == pytest.approx(-0.7)
+    assert session.undo_stack.count() == 1
+
+
+def test_paste_a_block_from_a_spreadsheet(qtbot, session, q_editor):
+    table = q_editor.table
+    table.setFocus()
+    table.setCurrentIndex(table.model().index(1, 0))
+    QApplication.clipboard().setText("7\t8\n9\t10\n")
+    qtbot.keyClick(table, Qt.Key_V, Qt.ControlModifier)
+    assert session.scene.q[1:3].tolist() == [[7, 8], [9, 10]]
+    QApplication.clipboard().setText("1\t2\t3\n")
+    qtbot.keyClick(table, Qt.Key_V, Qt.ControlModifier)
+    assert "does not fit" in q_editor.message.text()
+    assert session.scene.q[1:3].tolist() == [[7, 8], [9, 10]]
+
+
+def test_model_updates_do_not_echo_back_as_edits(qtbot, session, q_editor):
+    with qtbot.assertNotEmitted(session.undo_stack.indexChanged):
+        session.set_query(0)
+        session.set_stage("scores")
+        session.flush()
+        qtbot.wait(10)
+    session.set_value("Q", 0, 0, 4.0)
+    assert session.undo_stack.count() == 1
+    assert q_editor.table.model().index(0, 0).data() == "4"
+
+
+def test_dimension_buttons_change_dk_for_q_and_k_together(qtbot, session, q_editor):
+    qtbot.mouseClick(q_editor.add_button, Qt.LeftButton)
+    assert session.scene.q.shape == (4, 3) and session.scene.k.shape == (4, 3)
+    assert q_editor.table.model().columnCount() == 3
+    qtbot.mouseClick(q_editor.remove_button, Qt.LeftButton)
+    qtbot.mouseClick(q_editor.remove_button, Qt.LeftButton)
+    assert session.scene.d_k == 1
+    qtbot.mouseClick(q_editor.remove_button, Qt.LeftButton)
+    assert session.scene.d_k == 1
+
+
+def test_1024_tokens_builds_no_widget_per_cell(qtbot):
+    rng = np.random.default_rng(0)
+    n = 1024
+    scene = Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 64)), k=rng.normal(size=(n, 64)),
+                         v=rng.normal(size=(n, 8)))
+    s = Session(scene)
+    w = MatrixEditor(s, "Q")
+    qtbot.addWidget(w)
+    w.show()
+    assert w.table.model().rowCount() == 1024
+    assert len(w.findChildren(QLineEdit)) == 0
+    assert len(w.findChildren(type(w))) == 0
+    s.set_value("Q", 1000, 63, 1.5)
+    assert w.table.model().index(1000, 63).data() == "1.5"
+
+
+def _rows_shown_whole(table) -> bool:
+    return (not table.verticalScrollBar().isVisible()
+            and table.viewport().height() == table.verticalHeader().length())
+
+
+def test_the_window_editors_are_as_tall_as_their_rows_and_no_taller(qtbot, show_window, lesson_scene):
+    """Q, K and V show every row and nothing under the last (an empty band there looked like a missing
+    row from the back of a hall); a new token and a message make room again."""
+    from qkv_studio.ui.widgets.frame_throttle import flush_pending
+
+    window = show_window(lesson_scene, (1920, 1080))
+    flush_pending()
+    for name in "QKV":
+        table = window.editors[name].table
+        qtbot.waitUntil(lambda table=table: _rows_shown_whole(table), timeout=2000)
+        assert table.height() == table.content_height() == table.maximumHeight()
+    q = window.editors["Q"]
+    before = q.table.maximumHeight()
+    window.session.insert_token(4, "on")
+    qtbot.waitUntil(lambda: q.table.maximumHeight() > before, timeout=2000)
+    assert q.table.maximumHeight() - before == q.table.rowHeight(4)  # (room for it, if the dock has it)
+    tall = q.maximumHeight()
+    q.show_message("not a number: 'abc' in Q[the, 1]")
+    qtbot.waitUntil(lambda: q.maximumHeight() > tall, timeout=2000)
+    assert q.maximumHeight() - tall >= q.message.sizeHint().height()

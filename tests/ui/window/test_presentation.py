@@ -1,0 +1,167 @@
+"""Presentation mode: clicker keys, blanking, the shortcut overlay, decks, readable text, themes,
+animation and remembered settings."""
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtWidgets import QApplication
+
+from qkv_studio.core import STAGES, load_preset
+from qkv_studio.render.colormaps import SEQUENTIAL
+from qkv_studio.render.theme import THEMES
+from qkv_studio.ui.window.main_window import MainWindow
+
+
+@pytest.fixture
+def window(show_window, lesson_scene):
+    return show_window(lesson_scene, (1920, 1080))
+
+
+def test_f5_enters_and_esc_leaves(qtbot, window):
+    qtbot.keyClick(window, Qt.Key_F5)
+    assert window.is_presentation()
+    assert not window.dock_editors.isVisible() and window.dock_calc.isVisible()
+    assert not window.menuBar().isVisible()
+    qtbot.keyClick(window, Qt.Key_Escape)
+    assert not window.is_presentation()
+    assert window.dock_editors.isVisible() and window.menuBar().isVisible()
+
+
+def test_p_brings_the_vector_plane_back(qtbot, window):
+    window.set_presentation(True, fullscreen=False)
+    assert not window.dock_plane.isVisible()
+    qtbot.keyClick(window, Qt.Key_P)
+    assert window.dock_plane.isVisible()
+
+
+def test_b_and_period_blank_the_screen_and_back(qtbot, window):
+    qtbot.keyClick(window, Qt.Key_B)
+    assert window.blank_overlay.isVisible()
+    image = window.grab().toImage()
+    assert image.pixelColor(image.width() // 2, image.height() // 2).name() == "#000000"
+    qtbot.keyClick(window, Qt.Key_Right)  # ignored while blank
+    assert window.session.stage == "weights"
+    qtbot.keyClick(window, Qt.Key_Period)
+    assert not window.blank_overlay.isVisible()
+
+
+def test_f1_and_question_mark_show_every_shortcut(qtbot, window):
+    qtbot.keyClick(window, Qt.Key_F1)
+    assert window.shortcuts_overlay.isVisible()
+    text = window.shortcuts_overlay.label.text()
+    for key in ("PageDown", "Home", "1 – 9", "B ", "F5", "Ctrl+Z"):
+        assert key in text
+    qtbot.keyClick(window.shortcuts_overlay, Qt.Key_X)
+    assert not window.shortcuts_overlay.isVisible()
+    qtbot.keyClick(window, Qt.Key_Question, Qt.ShiftModifier, )
+    assert window.shortcuts_overlay.isVisible()
+
+
+def test_clicker_keys_step_and_pick_tokens(qtbot, window):
+    window.set_presentation(True, fullscreen=False)
+    s = window.session
+    qtbot.keyClick(window, Qt.Key_PageDown)
+    assert s.stage == "output"
+    qtbot.keyClick(window, Qt.Key_PageUp)
+    qtbot.keyClick(window, Qt.Key_PageUp)
+    assert s.stage == "scaled"
+    qtbot.keyClick(window, Qt.Key_4)
+    assert s.query == 3
+
+
+def test_presentation_text_is_at_least_28_px_at_1080p(qtbot, window):
+    window.set_presentation(True, fullscreen=False)
+    window.resize(1920, 1080)
+    window.layout_docks()
+    QApplication.processEvents()
+    plan = window.heatmap._text_plan()
+    assert plan["font"] is not None
+    assert QFontMetricsF(plan["font"]).height() >= 28  # cell values
+    caption_px = QFontMetricsF(window.stepper.caption.font()).height()
+    assert caption_px >= 28
+    tick_font = window.heatmap.plot.getAxis("left").style["tickFont"]
+    assert tick_font is not None and QFontMetricsF(tick_font).height() >= 28  # token labels
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_each_theme_renders_its_background(qtbot, window, theme):
+    window.apply_theme(theme)
+    QApplication.processEvents()
+    image = window.heatmap.graphics.grab().toImage()
+    assert image.pixelColor(3, 3).name() == THEMES[theme].background
+
+
+@pytest.mark.parametrize("cmap", SEQUENTIAL)
+def test_each_colormap_recolours_the_heatmap(qtbot, window, cmap):
+    from qkv_studio.render.colormaps import scale_for
+
+    window.apply_colormap(cmap)
+    w = window.session.result.weights
+    expected = scale_for("weights", w, cmap).rgba(w)
+    assert np.array_equal(window.heatmap.image_item.image, expected)
+
+
+def test_stage_changes_animate_and_settle(qtbot, window):
+    window.set_animate(True)
+    window.session.set_stage("scaled")
+    assert window.heatmap.is_animating()
+    qtbot.waitUntil(lambda: not window.heatmap.is_animating(), timeout=5000)
+    assert np.array_equal(window.heatmap.image_item.image, window.heatmap._rgba)
+    window.set_animate(False)
+    window.session.set_stage("weights")
+    assert not window.heatmap.is_animating()
+
+
+def test_a_deck_steps_across_scenes(qtbot, window, tmp_path):
+    deck = tmp_path / "lecture.qkvdeck.json"
+    deck.write_text(json.dumps({"format": "qkv-studio-deck", "version": 1,
+                                "scenes": ["preset:lesson", "preset:causal"]}))
+    assert window.open_deck(str(deck), ask=False)
+    s = window.session
+    assert s.stage == STAGES[0] and s.scene.tokens[:2] == ("the", "cat")
+    for _ in range(len(STAGES) - 1):
+        window.next_step()
+    assert s.stage == STAGES[-1]
+    assert window.stepper.next_button.isEnabled() and "scene" in window.stepper.next_button.text()
+    window.next_step()
+    assert s.scene.mask == "causal" and s.stage == STAGES[0] and window.deck_index == 1
+    window.back_step()
+    assert s.scene.tokens[:2] == ("the", "cat") and s.stage == STAGES[-1]
+
+
+def test_a_bad_deck_is_refused_and_the_scene_stays(qtbot, window, tmp_path):
+    deck = tmp_path / "bad.qkvdeck.json"
+    deck.write_text(json.dumps({"format": "qkv-studio-deck", "version": 1, "scenes": ["preset:nope"]}))
+    before = window.session.scene
+    assert not window.open_deck(str(deck), ask=False)
+    assert window.session.scene is before and window.deck is None
+
+
+def test_zoom_scales_fonts(qtbot, window):
+    before = window.stepper.caption.font().pointSizeF()
+    qtbot.keyClick(window, Qt.Key_Plus, Qt.ControlModifier)
+    assert window.stepper.caption.font().pointSizeF() > before
+    qtbot.keyClick(window, Qt.Key_0, Qt.ControlModifier)
+    assert window.stepper.caption.font().pointSizeF() == pytest.approx(before)
+
+
+def test_settings_written_by_one_window_are_read_by_the_next(qtbot, lesson_scene):
+    a = MainWindow(lesson_scene)
+    qtbot.addWidget(a)
+    a.show()
+    a.apply_theme("projector")
+    a.apply_colormap("cividis")
+    a.set_zoom(1.5)
+    a.set_animate(False)
+    a.close()
+    b = MainWindow(lesson_scene)
+    qtbot.addWidget(b)
+    b.show()
+    QApplication.processEvents()
+    assert b.theme_actions["projector"].isChecked()
+    assert b.cmap_actions["cividis"].isChecked()
+    assert b._zoom == pytest.approx(1.5)
+    assert not b.heatmap.animate and not b.act_animate.isChecked()
