@@ -294,6 +294,12 @@ def _cmd_window(argv: list[str]) -> int:
     scene, path = _load(args)
     if args.deck is not None and not Path(args.deck).is_file():
         raise CliError(f"{args.deck}: no such deck file")
+    from qkv_studio.platform_check import check
+
+    problem = check()  # Qt's own message for missing X11 libraries names no fix
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 1
     try:
         from qkv_studio.app import run_gui
     except ImportError as exc:
