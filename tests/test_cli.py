@@ -351,10 +351,10 @@ def test_screenshot_of_the_real_model_passes_text_layer_and_head(tmp_path, capsy
     code, _, err = run(capsys, "screenshot", "--model", "minilm", "--text", "The cat sat.", "--layer", "2",
                        "--head", "5", "--stage", "scores", "-o", str(tmp_path / "s.png"))
     assert (code, err) == (0, "")
-    assert fake_app.extra == [dict(panels=(), model=("The cat sat.", 2, 5))]
+    assert fake_app.extra == [dict(panels=(), model=("minilm", "The cat sat.", 2, 5))]
     assert fake_app.calls[0][1].stage == "scores"
     run(capsys, "screenshot", "--model", "minilm", "--text", "hi", "-o", str(tmp_path / "t.png"))
-    assert fake_app.extra[1]["model"] == ("hi", 0, 0)  # layer and head default to 0
+    assert fake_app.extra[1]["model"] == ("minilm", "hi", 0, 0)  # layer and head default to 0
 
 
 # ---- --head N of a multi-head scene (counted from 0, as for --model) ----------------------------------

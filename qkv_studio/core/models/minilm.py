@@ -379,7 +379,7 @@ class MiniLMModel:
     name = "minilm"
     title = MODEL_NAME
     label = MiniLM.label
-    description = "a real pretrained transformer (BERT encoder, 6 layers × 12 heads, dₖ = 32)"
+    description = "a real pretrained transformer (a BERT encoder, dₖ = 32)"
     causal = MiniLM.causal
     n_layers = 6
     n_heads = 12

@@ -76,7 +76,7 @@ def test_real_model_mode(windows):
 
     text = "The cat sat on the mat."
     head = load_minilm().run(text).head_scene(1, 3).with_stage("scores").with_query(2)
-    w = windows(head, size=(1600, 900), model=(text, 1, 3))
+    w = windows(head, size=(1600, 900), model=("minilm", text, 1, 3))
     panel = w.model_panel
     assert seen(w.dock_model) and (panel.layer, panel.head) == (1, 3) and panel.showing_model_head()
     s = w.session.scene

