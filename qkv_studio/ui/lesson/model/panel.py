@@ -87,6 +87,9 @@ class ModelPanel(QWidget):
         self.title.setWordWrap(True)
         self.model_box = QComboBox()
         self.model_box.setToolTip("The model whose attention heads you see")
+        # wide enough for the names (up to 24 characters), never wider: the panel keeps its narrowest width
+        self.model_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_box.setMinimumContentsLength(min(24, max(len(m.title) for m in self.state.models)))
         for entry in self.state.models:
             self.model_box.addItem(entry.title, entry.name)
         self.model_box.setCurrentIndex(self.model_box.findData(self.state.model.name))
@@ -126,11 +129,13 @@ class ModelPanel(QWidget):
         self._show_model()
 
     def _lay_out(self) -> None:
+        row0 = QHBoxLayout()  # the picker names the model; the title beside it says what it is
+        row0.addWidget(self.model_box)
+        row0.addWidget(self.title, 1)
         row1 = QHBoxLayout()
         row1.addWidget(self.sentence, 1)
         row1.addWidget(self.run_button)
         row2 = QHBoxLayout()
-        row2.addWidget(self.model_box)
         row2.addWidget(self.layer_box)
         row2.addWidget(self.head_box)
         row2.addStretch(1)
@@ -150,7 +155,7 @@ class ModelPanel(QWidget):
             self.views.addWidget(box)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
-        lay.addWidget(self.title)
+        lay.addLayout(row0)
         lay.addWidget(self.install_label)
         lay.addLayout(row1)
         lay.addLayout(row2)
@@ -306,11 +311,10 @@ class ModelPanel(QWidget):
         m = self.state.model
         sizes = f"{self.state.n_layers} layers × {self.state.n_heads} heads"
         if self._compact:
-            self.title.setText(f"<b>{html.escape(m.title)}</b> · {sizes}")
+            self.title.setText(f"· {sizes}")
         else:
             causal = ", causal" if m.causal else ""
-            self.title.setText(f"<b>{html.escape(m.title)}</b>: {html.escape(m.description)}, {sizes}{causal}, "
-                               f"on your sentence")
+            self.title.setText(f"{html.escape(m.description)}, {sizes}{causal}, on your sentence")
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         """Small multiples and projection side by side in a wide panel, stacked in a tall one; one-line

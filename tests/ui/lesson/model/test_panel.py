@@ -232,7 +232,8 @@ def test_a_registered_causal_model_is_picked_and_run_through_the_panel(qtbot, se
         panel.model_box.setCurrentIndex(1)
         panel.model_box.activated.emit(1)
     assert sig.args == ["toy"] and panel.model is toy and panel.available
-    assert not panel.install_label.isVisible() and "Toy causal LM" in panel.title.text()
+    assert not panel.install_label.isVisible() and panel.model_box.currentText() == "Toy causal LM"
+    assert "a tiny causal model" in panel.title.text() and "2 layers × 4 heads, causal" in panel.title.text()
     assert (panel.layer_box.maximum(), panel.head_box.maximum()) == (1, 3)
     assert "4 heads" in panel.grid_caption.text() and "3-dimensional" in panel.proj_caption.text()
     panel.sentence.clear()
