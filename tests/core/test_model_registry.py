@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import textwrap
 
 import numpy as np
 import pytest
@@ -94,3 +95,19 @@ def test_minilms_mask_comes_from_its_causal_flag(monkeypatch):
     assert causal.mask == "causal" and causal.head_scene(2, 3).mask == "causal"
     assert np.all(np.triu(causal.weights, k=1) == 0)
     np.testing.assert_allclose(causal.head_scene(2, 3).result().weights, causal.weights[2, 3], atol=1e-12)
+
+
+def test_the_docstring_example_is_a_working_causal_model(monkeypatch):
+    from qkv_studio.core.models import registry
+
+    doc = registry.__doc__
+    code = doc[doc.index("    class Toy:"):doc.index("    MODELS = ")]
+    namespace = {"ModelRun": ModelRun, "RNG": np.random.default_rng(0)}
+    exec(textwrap.dedent(code), namespace)  # noqa: S102 - our own docstring
+    toy = namespace["Toy"]()
+    assert len([line for line in code.splitlines() if line.strip()]) == 6  # "class Toy:" and five lines
+    assert isinstance(toy, AttentionModel)
+    monkeypatch.setitem(registry.MODELS, toy.name, toy)
+    run = get_model("toy").run("the cat sat")
+    assert run.mask == "causal" and run.weights.shape == (1, 2, 3, 3) and np.all(np.triu(run.weights, k=1) == 0)
+    assert run.head_scene(0, 1).mask == "causal"

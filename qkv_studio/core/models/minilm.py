@@ -293,13 +293,14 @@ class MiniLM:
         blocked = np.broadcast_to(~allowed, (n, n))  # keys the attention mask hides (none without padding)
         if self.causal:
             blocked = blocked | causal_blocked(n)
+        any_blocked = bool(blocked.any())
         inv_sqrt_d = 1.0 / math.sqrt(d)
         for layer in self._layers:
             qkv = _dense(h, layer.wqkv) + layer.bqkv              # n × 3·hidden
             heads = np.ascontiguousarray(qkv.reshape(n, 3, H, d).transpose(1, 2, 0, 3))  # (Q|K|V) × H × n × d
             q, k, v = heads[0], heads[1], heads[2]
             scores = (q @ k.transpose(0, 2, 1)) * inv_sqrt_d        # H × n × n
-            if blocked.any():
+            if any_blocked:
                 scores[:, blocked] = -np.inf
             p = _softmax_rows(scores)
             ctx = (p @ v).transpose(1, 0, 2).reshape(n, self.hidden)

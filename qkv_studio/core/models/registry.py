@@ -16,14 +16,16 @@ How to add a model
     3. its test in ``tests/core/`` (against a reference made with the original implementation).
     Nothing else changes: the CLI, the panel and the screenshot command pick it up.
 
-Five lines (a toy causal model: random projections, 1 layer × 2 heads of 4)::
+Five lines (a toy causal model: random projections, 1 layer × 2 heads of 4) and its registry line::
 
     class Toy:
         name, title, label, description, causal = "toy", "A toy causal model", "Toy", "random heads", True
         n_layers, n_heads, n_kv_heads, head_dim, install_hint, install_note = 1, 2, 2, 4, "", ""
         def available(self): return True
         def tokenize(self, text): return tuple(text.split())
-        def run(self, text): t = self.tokenize(text); return ModelRun.from_qkv(self, text, t, *np.random.default_rng(0).normal(size=(3, 1, 2, len(t), 4)))
+        def run(self, text): t = self.tokenize(text); return ModelRun.from_qkv(self, text, t, *RNG.normal(size=(3, 1, 2, len(t), 4)))
+
+    MODELS = {m.name: m for m in (MiniLMModel(), Toy())}
 
 Grouped-query attention: ``n_kv_heads`` < ``n_heads`` (dividing it); the run's ``k`` and ``v`` then hold
 ``n_kv_heads`` heads and ``ModelRun.kv_head(h)`` says which one query head ``h`` reads.
