@@ -12,9 +12,10 @@
 
 ``--head`` always counts from 0: head N of a multi-head scene (a session file with ``"heads"``, such
 as the multihead preset), or, with ``--model``, head H of the model's layer, as in transformers.
+    qkv-studio presets                                                   list built-in scenes
+
 ``--model`` names an entry of the model registry (:mod:`qkv_studio.core.models.registry`; ``minilm``
 first): its choices and the layer/head ranges in ``--help`` are read from it.
-    qkv-studio presets                                                   list built-in scenes
 
 Exit codes: 0 success; 2 bad input (one line ``qkv-studio: error: …`` on stderr, no output file left
 behind); 1 an internal error (also one line, never a traceback); 130 interrupted.

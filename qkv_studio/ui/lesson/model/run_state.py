@@ -53,6 +53,7 @@ class ModelRunState:
         self._head = 0
         self._shown: Scene | None = None  # the head scene last put into the session
         self._failed: dict[str, str] = {}  # model name → why it could not be loaded
+        self._installed: dict[str, bool] = {}  # model name → available(), asked once (the panel asks often)
         self._listeners: list[Callable[[Change], None]] = []
 
     def add_listener(self, listener: Callable[[Change], None]) -> None:
@@ -100,7 +101,10 @@ class ModelRunState:
 
     def available(self) -> bool:
         """True when the chosen model is installed and has not failed to load."""
-        return self._model.name not in self._failed and self._model.available()
+        name = self._model.name
+        if name not in self._installed:
+            self._installed[name] = bool(self._model.available())
+        return name not in self._failed and self._installed[name]
 
     def failure(self) -> str:
         """Why the chosen model could not be loaded ("" when it has not failed)."""
