@@ -111,3 +111,14 @@ def test_the_docstring_example_is_a_working_causal_model(monkeypatch):
     run = get_model("toy").run("the cat sat")
     assert run.mask == "causal" and run.weights.shape == (1, 2, 3, 3) and np.all(np.triu(run.weights, k=1) == 0)
     assert run.head_scene(0, 1).mask == "causal"
+
+
+@needs_model
+def test_minilms_entry_tokenizes_as_its_runs_do():
+    minilm = get_model("minilm")
+    assert minilm.available()
+    tokens = minilm.tokenize("Unbelievably, the cat sat.")
+    assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]" and any(t.startswith("##") for t in tokens)
+    assert tokens == minilm.run("Unbelievably, the cat sat.").tokens
+    with pytest.raises(ModelInputError, match="empty"):
+        minilm.tokenize("  ")
