@@ -69,14 +69,14 @@ _DOCKS = {"explorer": "dock_explorer", "heads": "dock_heads", "model": "dock_mod
 
 def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), presentation: bool = False,
                    theme: str | None = None, panels: Sequence[str] = (),
-                   model: tuple[str, int, int] | None = None):
+                   model: tuple[str, str, int, int] | None = None):
     """The main window on ``scene``, laid out offscreen at ``size`` and ready to grab (not shown on screen).
 
     ``panels`` opens View-menu panels (``explorer``, ``heads``, ``model``) and the ``quiz`` dialog, as
     their menu entries do; several docked panels are put side by side so that each is seen.  ``model`` =
-    (text, layer, head) runs the real model on the text in the model panel and shows that head (layer
-    and head counted from 0); ``scene`` is then that head's scene with the options asked for.  Raises
-    ValueError with one line when the model cannot run.
+    (name, text, layer, head) picks that model of the model registry in the model panel, runs it on the
+    text and shows that head (layer and head counted from 0); ``scene`` is then that head's scene with the
+    options asked for.  Raises ValueError with one line when the model cannot run.
     """
     app = ensure_qapp(offscreen_if_headless=True)
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
@@ -136,9 +136,9 @@ def _side_by_side(window, docks: list) -> None:
         window.resizeDocks([docks[0]], [int(max(window.width(), 800) * 0.45)], Qt.Horizontal)
 
 
-def _show_model_head(window, scene: Scene, text: str, layer: int, head: int) -> None:
+def _show_model_head(window, scene: Scene, name: str, text: str, layer: int, head: int) -> None:
     panel = window.model_panel
-    if not panel.run_text(text) or not panel.select(layer, head):
+    if not panel.set_model(name) or not panel.run_text(text) or not panel.select(layer, head):
         raise ValueError(f"the model panel could not show layer {layer} head {head}: {panel.status.text()}")
     if not window.session.scene.same_as(scene):  # --stage, --query, --mask, --unscaled on the model's head
         window.session.load(scene, "")
@@ -194,7 +194,7 @@ def grab_window(window):
 
 def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = (1600, 900),
                presentation: bool = False, theme: str | None = None, panels: Sequence[str] = (),
-               model: tuple[str, int, int] | None = None) -> None:
+               model: tuple[str, str, int, int] | None = None) -> None:
     """Render the window offscreen at ``size`` and save it as PNG (atomically); ``panels`` and ``model``
     as for :func:`prepare_window`.
 

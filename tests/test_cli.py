@@ -351,10 +351,10 @@ def test_screenshot_of_the_real_model_passes_text_layer_and_head(tmp_path, capsy
     code, _, err = run(capsys, "screenshot", "--model", "minilm", "--text", "The cat sat.", "--layer", "2",
                        "--head", "5", "--stage", "scores", "-o", str(tmp_path / "s.png"))
     assert (code, err) == (0, "")
-    assert fake_app.extra == [dict(panels=(), model=("The cat sat.", 2, 5))]
+    assert fake_app.extra == [dict(panels=(), model=("minilm", "The cat sat.", 2, 5))]
     assert fake_app.calls[0][1].stage == "scores"
     run(capsys, "screenshot", "--model", "minilm", "--text", "hi", "-o", str(tmp_path / "t.png"))
-    assert fake_app.extra[1]["model"] == ("hi", 0, 0)  # layer and head default to 0
+    assert fake_app.extra[1]["model"] == ("minilm", "hi", 0, 0)  # layer and head default to 0
 
 
 # ---- --head N of a multi-head scene (counted from 0, as for --model) ----------------------------------
@@ -498,3 +498,60 @@ def test_a_model_figure_names_the_layer_and_head(tmp_path, capsys, qapp, monkeyp
     assert run(capsys, "export", "--model", "minilm", "--text", "hi", "--layer", "2", "--head", "5",
                "-o", str(out))[0] == 0
     assert "all-MiniLM-L6-v2 layer 2 head 5" in out.read_text(encoding="utf-8")
+
+
+# ---- --model reads the model registry -------------------------------------------------------------------
+def test_a_registered_model_is_a_model_choice_with_its_ranges_in_the_help(capsys, monkeypatch):
+    from tests.toy_model import register_toy
+
+    code, out, _ = run(capsys, "export", "--help")
+    assert code == 0 and "--model {minilm}" in out and "toy" not in out
+    register_toy(monkeypatch)
+    for command in ("export", "screenshot"):
+        code, out, _ = run(capsys, command, "--help")
+        text = " ".join(out.split())
+        assert code == 0 and "--model {minilm,toy}" in text
+        assert "minilm 0-5, toy 0-1 (default 0)" in text  # --layer
+        assert "minilm 0-11, toy 0-3 (default 0)" in text  # --head
+        assert "toy: Toy causal LM, 2 layers x 4 heads, causal" in text
+
+
+def test_a_registered_causal_model_exports_a_causal_head(tmp_path, capsys, monkeypatch):
+    from tests.toy_model import register_toy
+
+    toy = register_toy(monkeypatch)
+    out = tmp_path / "toy.json"
+    code, _, err = run(capsys, "export", "--model", "toy", "--text", "The cat sat on the mat", "--layer", "1",
+                       "--head", "3", "--stage", "scores", "-o", str(out))
+    assert (code, err) == (0, "")
+    obj = json.loads(out.read_text(encoding="utf-8"))
+    assert obj["tokens"] == ["the", "cat", "sat", "on", "the", "mat"] and obj["mask"] == "causal"
+    assert obj["stage"] == "scores" and obj["d_k"] == 3
+    expected = toy.run("The cat sat on the mat").weights[1, 3]
+    np.testing.assert_allclose(np.array(obj["weights"]), expected, atol=1e-12)
+    assert obj["scores"][0][1] is None  # the first query never sees the second key: −∞ in the scores
+    code, o, err = run(capsys, "export", "--model", "toy", "--text", "a b", "--head", "4", "-o", str(out))
+    assert_one_line_error(code, o, err, "head must be 0–3")
+    code, o, err = run(capsys, "export", "--preset", "lesson", "--layer", "1", "-o", str(out))
+    assert_one_line_error(code, o, err, "--text and --layer need --model minilm or toy")
+
+
+def test_a_registered_model_figure_is_named_by_its_title(tmp_path, capsys, qapp, monkeypatch):
+    from tests.toy_model import register_toy
+
+    register_toy(monkeypatch)
+    out = tmp_path / "toy.svg"
+    assert run(capsys, "export", "--model", "toy", "--text", "a b c", "--head", "2", "-o", str(out))[0] == 0
+    assert "Toy causal LM layer 0 head 2" in out.read_text(encoding="utf-8")
+
+
+def test_screenshot_of_a_registered_model_passes_its_name(tmp_path, capsys, fake_app, monkeypatch):
+    from tests.toy_model import register_toy
+
+    register_toy(monkeypatch)
+    code, _, err = run(capsys, "screenshot", "--model", "toy", "--text", "a b c", "--layer", "1",
+                       "-o", str(tmp_path / "t.png"))
+    assert (code, err) == (0, "")
+    assert fake_app.extra == [dict(panels=(), model=("toy", "a b c", 1, 0))]
+    (_, scene, *_), = fake_app.calls
+    assert scene.mask == "causal" and scene.title == "Toy layer 1 head 0"

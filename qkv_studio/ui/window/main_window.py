@@ -215,7 +215,7 @@ class MainWindow(QMainWindow):
             panel, dock = HeadsView(None, session=self.session), self.dock_heads
             panel.set_query(self.session.query)
         else:
-            from qkv_studio.ui.lesson.model_panel import ModelPanel
+            from qkv_studio.ui.lesson.model import ModelPanel
 
             panel, dock = ModelPanel(self.session, confirm=self.confirm_discard), self.dock_model
             panel.edit_requested.connect(lambda: (self.dock_editors.show(), self.dock_editors.raise_()))

@@ -76,7 +76,7 @@ def test_real_model_mode(windows):
 
     text = "The cat sat on the mat."
     head = load_minilm().run(text).head_scene(1, 3).with_stage("scores").with_query(2)
-    w = windows(head, size=(1600, 900), model=(text, 1, 3))
+    w = windows(head, size=(1600, 900), model=("minilm", text, 1, 3))
     panel = w.model_panel
     assert seen(w.dock_model) and (panel.layer, panel.head) == (1, 3) and panel.showing_model_head()
     s = w.session.scene
@@ -112,3 +112,23 @@ def test_the_command_line_in_real_model_mode(tmp_path, capsys):
     code = main(["screenshot", "--model", "minilm", "--text", "A dog ran.", "--head", "12", "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and "head must be 0–11" in err and len(err.splitlines()) == 1
+
+
+def test_a_registered_causal_model_in_the_window_and_from_the_command_line(windows, tmp_path, capsys, monkeypatch):
+    from tests.toy_model import register_toy
+
+    toy = register_toy(monkeypatch)
+    text = "the cat sat on the mat"
+    head = toy.run(text).head_scene(1, 2).with_stage("scores")
+    w = windows(head, size=(1280, 720), model=("toy", text, 1, 2))
+    panel = w.model_panel
+    assert seen(w.dock_model) and panel.model is toy and (panel.layer, panel.head) == (1, 2)
+    assert panel.model_box.currentText() == "Toy causal LM" and panel.showing_model_head()
+    s = w.session.scene
+    assert s.title == "Toy layer 1 head 2" and s.mask == "causal" and s.stage == "scores"
+    np.testing.assert_allclose(w.session.result.weights, panel.run.weights[1, 2], atol=1e-12)
+    out = tmp_path / "toy.png"
+    code = main(["screenshot", "--model", "toy", "--text", text, "--head", "3", "--size", "1280x720",
+                 "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert QImage(str(out)).width() == 1280

