@@ -17,6 +17,8 @@ from typing import Literal, Union
 
 import numpy as np
 
+from qkv_studio.core.stages import shown_matrix
+
 MaskSpec = Union[Literal["none", "causal"], np.ndarray]
 
 _FMAX = np.finfo(np.float64).max
@@ -47,13 +49,7 @@ class AttentionResult:
 
     def stage(self, name: str) -> np.ndarray:
         """The n×n matrix shown for a stage (``vectors``/``output`` fall back to their neighbours)."""
-        if name in ("scores", "scaled", "weights"):
-            return getattr(self, name)
-        if name == "vectors":
-            return self.scores
-        if name == "output":
-            return self.weights
-        raise ValueError(f"unknown stage {name!r}")
+        return getattr(self, shown_matrix(name))
 
 
 def causal_mask(n: int, m: int | None = None) -> np.ndarray:

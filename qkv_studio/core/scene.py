@@ -18,15 +18,8 @@ import numpy as np
 
 from qkv_studio.core.attention import AttentionResult, compute, project
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS, MultiHeadResult, multihead_scene, valid_heads
+from qkv_studio.core.stages import STAGE_TITLES, STAGES  # noqa: F401 - (STAGE_TITLES: its old home)
 
-STAGES: tuple[str, ...] = ("vectors", "scores", "scaled", "weights", "output")
-STAGE_TITLES: dict[str, str] = {
-    "vectors": "Vectors",
-    "scores": "Q·Kᵀ",
-    "scaled": "÷ √dₖ",
-    "weights": "softmax",
-    "output": "blend",
-}
 MATRICES_DIRECT = ("Q", "K", "V")
 MATRICES_PROJECTION = ("X", "Wq", "Wk", "Wv")
 MAX_TOKENS = 1024

@@ -15,6 +15,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QStyleOption, QTableView
 
 from qkv_studio.core import STAGES, contributions
+from qkv_studio.core.stages import table_columns
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.cell_text import CellText
 from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed, fmt_vector
@@ -23,16 +24,10 @@ from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 if TYPE_CHECKING:  # (for annotations only: see _restyle)
     from PySide6.QtWidgets import QStyleOptionViewItem
 
-COLUMNS = ("token", "key", "value", "score", "scaled", "weight", "weighted")
-HEADERS = {
-    "token": "token j",
-    "key": "key kⱼ",
-    "value": "value vⱼ",
-    "score": "q·kⱼ",
-    "scaled": "÷ √dₖ",
-    "weight": "weight w",
-    "weighted": "w · vⱼ",
-}
+# Every column in order, its heading and the stage at which it first appears (the stage registry's).
+COLUMNS = tuple(key for key, _, _ in table_columns())
+HEADERS = {key: heading for key, heading, _ in table_columns()}
+APPEARS = {key: stage for key, _, stage in table_columns()}
 # Vectors show their first components only: at dₖ = 32 four of them pushed the scores and weights (what
 # the table is for) out of view; the editors hold every component.
 VECTOR_LIMIT = 2
@@ -43,9 +38,6 @@ _FONT = int(Qt.ItemDataRole.FontRole.value)
 _BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
 _ALIGN_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
-# The stage at which each column first appears.
-APPEARS = {"token": "vectors", "key": "vectors", "value": "vectors", "score": "scores", "scaled": "scaled",
-           "weight": "weights", "weighted": "output"}
 
 
 class CalcModel(QAbstractTableModel):

@@ -23,7 +23,8 @@ from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QTimer, QVariantAn
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
 
-from qkv_studio.core import row_stats
+from qkv_studio.core import STAGES, row_stats
+from qkv_studio.core.stages import shown_matrix, stage_spec
 from qkv_studio.render.figure import format_value as figure_format_value
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
@@ -34,9 +35,9 @@ from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.plot_cache import LegendBar, cache_axes, remembering_axes, show_only
 from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
 
-# The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
-SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
-               "output": "weights"}
+# The matrix a stage shows (the stage registry's): the vectors stage previews the scores, the blend
+# stage shows its weights.
+SHOWN_STAGE = {name: shown_matrix(name) for name in STAGES}
 SIGMA_GAP = 0.2  # gap (in cells) between the matrix and the row-sum column
 MIN_TEXT_PX = 9.0  # cell numbers smaller than this are not drawn
 MIN_CELL_PX = 14.0  # cells smaller than this get no numbers at all (cheap early exit)
@@ -55,7 +56,7 @@ def _minus(s: str) -> str:
 
 def format_value(x: float, stage: str) -> str:
     """A cell's number as printed: the figure's rule (so screen and exports agree); "0" for a blocked weight."""
-    if stage in ("weights", "output") and x == 0:
+    if x == 0 and not stage_spec(stage).signed:
         return "0"
     return figure_format_value(x, stage)
 
@@ -396,14 +397,14 @@ class HeatmapView(QWidget):
         result = self._session.result
         self._matrix = result.stage(self._shown)
         self._blocked = result.blocked
-        self._sigma = self._session.stage in ("weights", "output")
+        self._sigma = stage_spec(self._session.stage).row_sums
         self._recolour()
         self._update_range()
         self._update_title()
 
     def _on_stage(self, stage: str) -> None:
         shown = SHOWN_STAGE[stage]
-        sigma = stage in ("weights", "output")
+        sigma = stage_spec(stage).row_sums
         if shown != self._shown or sigma != self._sigma:
             old = None
             if self.animate and self._matrix is not None and self._rgba is not None \
@@ -427,7 +428,7 @@ class HeatmapView(QWidget):
         else:
             self._apply_dim()
             self._update_title()
-            if "vectors" in (stage, self._stage) and self._cell_px() >= MIN_CELL_PX:
+            if (stage_spec(stage).previews or stage_spec(self._stage).previews) and self._cell_px() >= MIN_CELL_PX:
                 self.overlay.update()  # (the numbers show from the scores on; nothing else changes)
         self._stage = stage
 
@@ -603,7 +604,7 @@ class HeatmapView(QWidget):
 
     def _apply_dim(self) -> None:
         # The vectors stage only previews the scores: image and legend fade together (never apart).
-        opacity = _DIM_OPACITY if self._session.stage == "vectors" else 1.0
+        opacity = _DIM_OPACITY if stage_spec(self._session.stage).previews else 1.0
         if self.image_item.opacity() != opacity:  # (every edit and drag step comes here: ~0.1 ms)
             self.image_item.setOpacity(opacity)
             self.color_bar.setOpacity(opacity)
@@ -676,22 +677,8 @@ class HeatmapView(QWidget):
     def _update_title(self) -> None:
         if self._matrix is None:
             return
-        stage = self._session.stage
-        result = self._session.result
-        d_k = result.d_k
-        if stage == "vectors":
-            main = "next: scores Q·K<sup>T</sup> — how well each query matches each key"
-        elif stage == "scores":
-            main = "scores Q·K<sup>T</sup> — how well each query matches each key"
-        elif stage == "scaled":
-            if self._session.scene.scale:
-                main = f"scaled scores Q·K<sup>T</sup> / √d<sub>k</sub> &nbsp;(÷ √{d_k})"
-            else:
-                main = "scaled scores — ÷ √d<sub>k</sub> is switched off, so they equal Q·K<sup>T</sup>"
-        elif stage == "weights":
-            main = "softmax weights w — each row sums to 1"
-        else:
-            main = "softmax weights w — the blend: output = w · V"
+        words = stage_spec(self._session.stage).words(self._session.scene.scale)
+        main = words.heatmap.format(d_k=self._session.result.d_k)
         t = self._theme
         html = (f'<span style="font-size:{self._px(19)}px; font-weight:600; color:{t.text}">{main}</span>')
         if self._blocked is not None and self._blocked.any():
@@ -782,7 +769,7 @@ class HeatmapView(QWidget):
         rows = range(max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
         cols = range(max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
         plan.update(rows=rows, cols=cols, cell_px=cell_px)
-        if cell_px < MIN_CELL_PX or self._session.stage == "vectors" or not len(rows) or not len(cols):
+        if cell_px < MIN_CELL_PX or stage_spec(self._session.stage).previews or not len(rows) or not len(cols):
             return plan
         stage = self._shown
         sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
