@@ -28,6 +28,7 @@ from qkv_studio.core.stages import shown_matrix, stage_spec
 from qkv_studio.render.figure import format_value as figure_format_value
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.changes import ResultChange
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
@@ -219,8 +220,8 @@ class HeatmapView(QWidget):
         self._scale: ColorScale | None = None
         self._coloured: tuple | None = None  # (scale key, matrix, mask) the image was coloured from
         # The colours of each stage's matrix of the current result, for stepping back and forth
-        # (dropped when the result changes): {(scale key, id(matrix)): (matrix, mask, rgba)}
-        self._colours: dict[tuple, tuple] = {}
+        # (dropped when the result changes): {(scale key, shown matrix's name): rgba}
+        self._colours: dict[tuple, np.ndarray] = {}
         self._shown = SHOWN_STAGE[session.stage]
         self._stage = session.stage
         self._sigma = False
@@ -307,8 +308,6 @@ class HeatmapView(QWidget):
         vb.sigRangeChanged.connect(self._on_geometry)
 
         session.result_changed.connect(self._on_new_result)
-        # (an edit's result is patched in place when first read, maybe before result_changed comes)
-        session.scene_changed.connect(self._forget_colours)
         session.stage_changed.connect(self._on_stage)
         session.query_changed.connect(self._on_query)
         session.tokens_changed.connect(self._on_tokens)
@@ -382,14 +381,12 @@ class HeatmapView(QWidget):
         return self.graphics.mapFromScene(scene_pt)
 
     # ---- slots --------------------------------------------------------------------------------------
-    def _forget_colours(self) -> None:
-        self._colours.clear()
+    def _on_new_result(self, change: ResultChange) -> None:
+        self._colours.clear()  # (each stage's colours were of the numbers before this change)
+        self._on_result(change)
 
-    def _on_new_result(self) -> None:
-        self._colours.clear()
-        self._on_result()
-
-    def _on_result(self) -> None:
+    def _on_result(self, change: ResultChange | None = None) -> None:
+        """Show the result; ``change`` says what changed in it (None: nothing, another stage is shown)."""
         if self.is_animating():
             self._anim_wait.stop()
             self._anim.stop()
@@ -398,7 +395,7 @@ class HeatmapView(QWidget):
         self._matrix = result.stage(self._shown)
         self._blocked = result.blocked
         self._sigma = stage_spec(self._session.stage).row_sums
-        self._recolour()
+        self._recolour(change)
         self._update_range()
         self._update_title()
 
@@ -508,7 +505,7 @@ class HeatmapView(QWidget):
             ev.accept()
 
     # ---- drawing ------------------------------------------------------------------------------------
-    def _recolour(self) -> None:
+    def _recolour(self, change: ResultChange | None = None) -> None:
         """Colour the displayed matrix; when only some rows (or columns) changed, only those."""
         m = self._matrix
         scale = scale_for(self._shown, m, self._cmap_name)
@@ -518,13 +515,13 @@ class HeatmapView(QWidget):
         prev = self._coloured
         rgba = None
         partial = None  # the rows recoloured in place, when that is all that changed
+        rows_only = change is not None and not change.everything  # (a row edit keeps the mask)
         if prev is not None and prev[0] == key and prev[1].shape == m.shape and self._rgba is not None \
-                and (prev[2] is blocked or (blocked is not None and prev[2] is not None
-                                            and np.array_equal(prev[2], blocked))):
+                and (rows_only or (blocked is None) == (prev[2] is None)
+                     and (blocked is None or np.array_equal(prev[2], blocked))):
             # Same colour scale and mask: recolour only what changed (one query row while dragging).
-            if prev[1] is m:  # the Session patched its result in place: it says which rows changed
-                hint = self._session.changed_rows
-                rows = np.arange(m.shape[0]) if hint is None else np.asarray(hint, dtype=int)
+            if rows_only:  # the change says which rows (the Session wrote them in place)
+                rows = np.asarray(change.rows, dtype=int)
                 cols = np.arange(m.shape[1])
             else:
                 changed = prev[1] != m
@@ -542,14 +539,12 @@ class HeatmapView(QWidget):
                 if blocked is not None:
                     rgba[:, cols] = np.where(blocked[:, cols][..., None], masked, rgba[:, cols])
         if rgba is None:
-            kept = self._colours.get((key, id(m)))
-            if kept is not None and kept[0] is m and kept[1] is blocked:
-                rgba = kept[2]
-            else:
+            rgba = self._colours.get((key, self._shown))
+            if rgba is None:
                 rgba = scale.rgba(m)
                 if blocked is not None and blocked.any():
                     rgba[blocked] = masked
-                self._colours[(key, id(m))] = (m, blocked, rgba)
+                self._colours[(key, self._shown)] = rgba
         self._rgba = rgba
         self._coloured = (key, m, blocked)
         n = m.shape[0]
