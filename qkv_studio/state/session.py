@@ -186,7 +186,7 @@ class Session(QObject):
             rows = np.asarray(self._pending_rows, dtype=int)
             q, k, v = self._scene.qkv()
             live = self._result
-            self._result.write_rows(rows, compute(q[rows], k, v, mask=live.blocked[rows], scale=live.scale))
+            live.write_rows(rows, compute(q[rows], k, v, mask=live.blocked[rows], scale=live.scale))
             self._written = True
         self._pending_rows = None
         return self._result
