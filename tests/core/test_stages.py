@@ -142,3 +142,11 @@ def test_the_unscaled_wording_replaces_the_scaled_stage_names(lesson_scene):
     assert figure_title(lesson_scene, FigureOptions(stage="scaled"))[0].startswith(spec.wording.figure)
     assert stage_scale(off, FigureOptions(stage="scaled")).label == spec.unscaled.legend
     assert stage_spec("weights").words(False) is stage_spec("weights").wording
+
+
+def test_the_window_offers_every_registry_stage_in_order(show_window, lesson_scene, patched):
+    patched("scaled", button="DIVIDE")
+    w = show_window(lesson_scene)
+    assert list(w.stage_actions) == list(stages.STAGES)
+    assert [a.text() for a in w.stage_actions.values()] == [stage_spec(n).button for n in stages.STAGES]
+    assert w.stage_actions["scaled"].text() == "DIVIDE" == w.stepper.stage_buttons["scaled"].text()
