@@ -163,6 +163,8 @@ FORMULA = ("Attention(<i>Q</i>, <i>K</i>, <i>V</i>) = {weights[0]}{scores[0]}&th
 _BY_NAME: dict[str, StageSpec] = {s.name: s for s in REGISTRY}
 STAGES: tuple[str, ...] = tuple(_BY_NAME)
 STAGE_TITLES: dict[str, str] = {s.name: s.title for s in REGISTRY}
+#: The stages whose matrix is signed (looked up per printed cell: a set, not a call).
+SIGNED_STAGES: frozenset[str] = frozenset(s.name for s in REGISTRY if s.signed)
 #: The stages a slide deck of exported figures has, in order.
 DECK_STAGES: tuple[str, ...] = tuple(s.name for s in REGISTRY if s.in_deck)
 

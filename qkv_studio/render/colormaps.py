@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qkv_studio.core.stages import stage_spec
+from qkv_studio.core.stages import SIGNED_STAGES, stage_spec
 
 # Sequential maps for weights; a colour-blind-safe diverging map (CET-CBD1, blue–grey–yellow) for scores.
 SEQUENTIAL = ("viridis", "cividis", "magma", "grayscale")
@@ -45,7 +45,7 @@ def lut(name: str, n: int = 256) -> np.ndarray:
 
 def is_signed(stage: str) -> bool:
     """Scores before the softmax are signed; weights are not (the stage registry says which is which)."""
-    return stage_spec(stage).signed
+    return stage in SIGNED_STAGES
 
 
 @dataclass(frozen=True)

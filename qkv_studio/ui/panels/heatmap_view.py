@@ -24,7 +24,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalet
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGES, row_stats
-from qkv_studio.core.stages import shown_matrix, stage_spec
+from qkv_studio.core.stages import SIGNED_STAGES, shown_matrix, stage_spec
 from qkv_studio.render.figure import format_value as figure_format_value
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
@@ -57,7 +57,7 @@ def _minus(s: str) -> str:
 
 def format_value(x: float, stage: str) -> str:
     """A cell's number as printed: the figure's rule (so screen and exports agree); "0" for a blocked weight."""
-    if x == 0 and not stage_spec(stage).signed:
+    if x == 0 and stage not in SIGNED_STAGES:
         return "0"
     return figure_format_value(x, stage)
 
