@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (  # noqa: E402
 
 from qkv_studio.core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session  # noqa: E402
 from qkv_studio.core.scene import MAX_TOKEN_CHARS  # noqa: E402
+from qkv_studio.state.changes import ResultChange  # noqa: E402
 from qkv_studio.ui.widgets.formatting import fmt, parse_number  # noqa: E402
 
 MAX_TOKENS_SOFT = 10  # keep scenes small so thousands of actions stay fast; presets may be larger
@@ -744,8 +745,9 @@ class MonkeyDriver:
             s.blockSignals(False)
         self.expect(content_equal(first, self.baseline), "undoing all the way did not return the first scene")
         self.expect(content_equal(s.scene, current), "redoing all the way did not return to the scene")
-        for signal in (s.scene_changed, s.tokens_changed, s.result_changed):
+        for signal in (s.scene_changed, s.tokens_changed):
             signal.emit()
+        s.result_changed.emit(ResultChange.ALL)
         self._settle()
         self._check("undo all, redo all")
 

@@ -17,6 +17,8 @@ from typing import Literal, Union
 
 import numpy as np
 
+from qkv_studio.core.stages import shown_matrix
+
 MaskSpec = Union[Literal["none", "causal"], np.ndarray]
 
 _FMAX = np.finfo(np.float64).max
@@ -47,13 +49,7 @@ class AttentionResult:
 
     def stage(self, name: str) -> np.ndarray:
         """The n×n matrix shown for a stage (``vectors``/``output`` fall back to their neighbours)."""
-        if name in ("scores", "scaled", "weights"):
-            return getattr(self, name)
-        if name == "vectors":
-            return self.scores
-        if name == "output":
-            return self.weights
-        raise ValueError(f"unknown stage {name!r}")
+        return getattr(self, shown_matrix(name))
 
 
 def causal_mask(n: int, m: int | None = None) -> np.ndarray:
@@ -224,28 +220,6 @@ def update_rows(
     scores[rows], scaled[rows], weights[rows], output[rows] = part.scores, part.scaled, part.weights, part.output
     fully[rows] = part.fully_masked
     return AttentionResult(scores, scaled, weights, output, blocked_full, fully, prev.d_k, prev.scale)
-
-
-def patch_rows(
-    result: AttentionResult,
-    rows: np.ndarray | list[int],
-    q: np.ndarray,
-    k: np.ndarray,
-    v: np.ndarray,
-    *,
-    temperature: float = 1.0,
-) -> AttentionResult:
-    """:func:`update_rows` in place: overwrite the changed query rows of ``result``'s own arrays.
-
-    For a caller that owns ``result`` outright (nobody else holds it): at n = 1024 this saves copying
-    three n×n arrays (~25 MB) per edit.  The mask and the ÷√d_k switch are ``result``'s own.
-    """
-    rows = np.asarray(rows, dtype=int)
-    part = compute(q[rows], k, v, mask=result.blocked[rows], scale=result.scale, temperature=temperature)
-    result.scores[rows], result.scaled[rows] = part.scores, part.scaled
-    result.weights[rows], result.output[rows] = part.weights, part.output
-    result.fully_masked[rows] = part.fully_masked
-    return result
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -18,15 +18,8 @@ import numpy as np
 
 from qkv_studio.core.attention import AttentionResult, compute, project
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS, MultiHeadResult, multihead_scene, valid_heads
+from qkv_studio.core.stages import STAGE_TITLES, STAGES  # noqa: F401 - (STAGE_TITLES: its old home)
 
-STAGES: tuple[str, ...] = ("vectors", "scores", "scaled", "weights", "output")
-STAGE_TITLES: dict[str, str] = {
-    "vectors": "Vectors",
-    "scores": "Q·Kᵀ",
-    "scaled": "÷ √dₖ",
-    "weights": "softmax",
-    "output": "blend",
-}
 MATRICES_DIRECT = ("Q", "K", "V")
 MATRICES_PROJECTION = ("X", "Wq", "Wk", "Wv")
 MAX_TOKENS = 1024
@@ -74,6 +67,17 @@ def _frozen_mask(mask) -> Mask:
         raise SceneError("mask", "a custom mask must be a matrix of true (blocked) / false values") from None
     m.flags.writeable = False
     return m
+
+
+# What each derived value (computed once per scene, on first use) is made from: a copy of the scene
+# keeps the derived values whose inputs it keeps (see Scene._copy), so a stage step does not project X
+# or compute attention again, and a drag step does not count the tokens again.
+_DERIVED_FROM: dict[str, frozenset[str]] = {
+    "token_counts": frozenset({"tokens"}),
+    "qkv": frozenset({"q", "k", "v", "x", "wq", "wk", "wv"}),
+    "result": frozenset({"q", "k", "v", "x", "wq", "wk", "wv", "mask", "scale"}),
+    "multihead": frozenset({"q", "k", "v", "x", "wq", "wk", "wv", "mask", "scale", "heads", "wo"}),
+}
 
 
 def _ordinal(i: int) -> str:
@@ -124,7 +128,7 @@ class Scene:
         return scene
 
     def _evolve(self, **changes) -> "Scene":
-        """A validated copy with some fields replaced (derived caches dropped).
+        """A validated copy with some fields replaced (keeping the derived values it can, see :meth:`_copy`).
 
         When the change gives Q/K/V (or their W) other widths and does not set ``heads`` itself, the
         head count becomes the nearest one that still splits them, and a W^O that no longer fits d_v is
@@ -137,12 +141,26 @@ class Scene:
             changes["wo"] = _frozen(changes["wo"], "Wo")
         if "mask" in changes:
             changes["mask"] = _frozen_mask(changes["mask"])
-        new = replace(self, _derived={}, **changes)
+        new = self._copy(**changes)
         if (self.heads != 1 or self.wo is not None) and "heads" not in changes and new._widths_ok():
             new = new._fit_heads(keep_wo="wo" in changes)
         # Tokens carried over unchanged were checked when they came in (1024 of them take ~2 ms).
         new.validate(tokens_checked="tokens" not in changes)
         return new
+
+    def _copy(self, **changes) -> "Scene":
+        """A copy with some fields replaced, nothing checked; it keeps the derived values whose inputs
+        (:data:`_DERIVED_FROM`) it keeps.  Every new version of a scene is made here."""
+        kept = {name: value for name, value in self._derived.items() if not _DERIVED_FROM[name] & changes.keys()}
+        return replace(self, _derived=kept, **changes)
+
+    def _derive(self, name: str, make):
+        """The derived value ``name``: made once per scene (and carried to copies that keep its inputs)."""
+        try:
+            return self._derived[name]
+        except KeyError:
+            value = self._derived[name] = make()
+            return value
 
     # ---- shape ------------------------------------------------------------------------------------
     @property
@@ -183,7 +201,7 @@ class Scene:
             wo = None
         if heads == self.heads and wo is self.wo:
             return self
-        return replace(self, heads=heads, wo=wo, _derived={})
+        return self._copy(heads=heads, wo=wo)
 
     def _widths(self) -> tuple[int, int]:
         """(d_k, d_v) without projecting (for validation)."""
@@ -208,12 +226,13 @@ class Scene:
         """The effective Q, K, V: stored, or projected from X in projection mode (cached)."""
         if self.mode == "direct":
             return self.q, self.k, self.v  # type: ignore[return-value]
-        if "qkv" not in self._derived:
-            mats = project(self.x, self.wq, self.wk, self.wv)
-            for m in mats:
-                m.flags.writeable = False
-            self._derived["qkv"] = mats
-        return self._derived["qkv"]
+        return self._derive("qkv", self._project)
+
+    def _project(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        mats = project(self.x, self.wq, self.wk, self.wv)
+        for m in mats:
+            m.flags.writeable = False
+        return mats
 
     def mask_matrix(self) -> np.ndarray:
         """The n×n boolean mask (True = blocked)."""
@@ -223,16 +242,11 @@ class Scene:
 
     def result(self) -> AttentionResult:
         """Every stage of attention for this scene (cached per scene)."""
-        if "result" not in self._derived:
-            q, k, v = self.qkv()
-            self._derived["result"] = compute(q, k, v, mask=self.mask, scale=self.scale)
-        return self._derived["result"]
+        return self._derive("result", lambda: compute(*self.qkv(), mask=self.mask, scale=self.scale))
 
     def multihead(self) -> MultiHeadResult:
         """Multi-head attention of this scene: its ``heads`` heads, their concatenation and ·W^O (cached)."""
-        if "multihead" not in self._derived:
-            self._derived["multihead"] = multihead_scene(self, self.heads, self.wo)
-        return self._derived["multihead"]
+        return self._derive("multihead", lambda: multihead_scene(self, self.heads, self.wo))
 
     def head_scene(self, index: int) -> "Scene":
         """Head ``index`` (0-based) as a single-head direct-mode scene: its own columns of Q, K, V, the same
@@ -258,9 +272,8 @@ class Scene:
     def token_label(self, i: int) -> str:
         """A token's name, made distinguishable when the same name occurs more than once."""
         name = self.tokens[i]
-        counts = self._derived.get("token_counts")
-        if counts is None:  # counted once per scene: labelling every token stays O(n), not O(n²)
-            counts = self._derived["token_counts"] = Counter(self.tokens)
+        # (counted once per scene: labelling every token stays O(n), not O(n²))
+        counts = self._derive("token_counts", lambda: Counter(self.tokens))
         if counts[name] > 1:
             return f"{name}·{self.tokens[: i + 1].count(name)}"
         return name
@@ -422,8 +435,7 @@ class Scene:
         new.flags.writeable = False
         # The same shape, finite numbers in a valid scene: nothing else to check (a drag step comes
         # here 60 times a second, and re-validating every matrix took a fifth of a millisecond).
-        kept = {k: v for k, v in self._derived.items() if k == "token_counts"}
-        return replace(self, _derived=kept, **{matrix.lower(): new})
+        return self._copy(**{matrix.lower(): new})
 
     def with_matrix(self, matrix: str, values: np.ndarray) -> "Scene":
         """Replace a whole editable matrix (same shape)."""
@@ -450,10 +462,8 @@ class Scene:
 
     def _view(self, **changes) -> "Scene":
         """A copy looking at the same numbers another way (another query or stage): nothing else is
-        checked again, and the projections and attention computed for these numbers carry over (a
-        stage step re-validated every matrix and, in projection mode, projected X again)."""
-        kept = {k: v for k, v in self._derived.items() if k in ("qkv", "result", "token_counts")}
-        return replace(self, _derived=kept, **changes)
+        checked again (a stage step re-validated every matrix)."""
+        return self._copy(**changes)
 
     def with_mask(self, mask: Mask) -> "Scene":
         return self._evolve(mask=mask)

@@ -30,6 +30,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QMa
 from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 
 from qkv_studio.core import Scene
+from qkv_studio.core.stages import DECK_STAGES
 from qkv_studio.render.figure import (
     FigureOptions, background_color, figure_size, figure_title, paint_figure, render_image,
 )
@@ -38,9 +39,8 @@ IMAGE_FORMATS = (".png", ".svg", ".pdf")
 NUMBER_FORMATS = (".csv", ".json")
 FORMATS = IMAGE_FORMATS + NUMBER_FORMATS
 DEFAULT_WIDTH = 1600
-#: The stages :func:`export_all_stages` writes, numbered 1… in this order.  ``vectors`` is left out:
-#: it has no heatmap of its own (its figure would repeat the scores).
-DECK_STAGES = ("scores", "scaled", "weights", "output")
+# DECK_STAGES (from the stage registry: its ``in_deck`` stages) are the stages export_all_stages writes,
+# numbered 1… in order; ``vectors`` is left out, its figure would repeat the scores.
 #: A PDF point per logical figure pixel (CSS's 96 px = 72 pt), so a 540 px figure is a 405 pt page.
 PT_PER_PX = 0.75
 _PDF_DPI = 1200

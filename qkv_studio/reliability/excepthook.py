@@ -138,6 +138,8 @@ class ExceptionHook:
     def _resync(self, app) -> None:
         """Re-send each window's Session state so every view redraws from it (after an interrupted
         update).  An exception raised while doing so is logged only, so an error cannot loop."""
+        from qkv_studio.state.changes import ResultChange
+
         self._resyncing = True
         try:
             for w in app.topLevelWidgets():
@@ -148,7 +150,7 @@ class ExceptionHook:
                 session.tokens_changed.emit()
                 session.query_changed.emit(session.query)
                 session.stage_changed.emit(session.stage)
-                session.result_changed.emit()
+                session.result_changed.emit(ResultChange.ALL)
         except Exception:  # noqa: BLE001
             log.exception("views could not be refreshed after an error")
         finally:

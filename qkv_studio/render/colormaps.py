@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from qkv_studio.core.stages import SIGNED_STAGES, stage_spec
+
 # Sequential maps for weights; a colour-blind-safe diverging map (CET-CBD1, blue–grey–yellow) for scores.
 SEQUENTIAL = ("viridis", "cividis", "magma", "grayscale")
 DIVERGING = "CET-CBD1"
@@ -42,8 +44,8 @@ def lut(name: str, n: int = 256) -> np.ndarray:
 
 
 def is_signed(stage: str) -> bool:
-    """Scores before the softmax are signed; weights are not."""
-    return stage in ("vectors", "scores", "scaled")
+    """Scores before the softmax are signed; weights are not (the stage registry says which is which)."""
+    return stage in SIGNED_STAGES
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ LEGEND_FLOOR = 1e-300
 def scale_for(stage: str, matrix: np.ndarray, sequential: str = DEFAULT_SEQUENTIAL) -> ColorScale:
     """The honest scale for a stage's matrix: weights 0–1; scores symmetric about 0 at the data's max."""
     if not is_signed(stage):
-        return ColorScale(sequential, 0.0, 1.0, "softmax weight (0–1)")
+        return ColorScale(sequential, 0.0, 1.0, stage_spec(stage).wording.legend)
     finite = matrix[np.isfinite(matrix)]
     m = float(np.max(np.abs(finite))) if finite.size else 1.0
     if m == 0:
@@ -90,8 +92,7 @@ def scale_for(stage: str, matrix: np.ndarray, sequential: str = DEFAULT_SEQUENTI
     # Beyond this the legend's span (2m) and the axis arithmetic of the colour bar overflow; the few
     # cells past it take the end colours (their numbers are still printed exactly).
     m = min(max(m, LEGEND_FLOOR), LEGEND_LIMIT)
-    label = {"scores": "score q·k", "scaled": "score q·k / √dₖ", "vectors": "score q·k"}[stage]
-    return ColorScale(DIVERGING, -m, m, label)
+    return ColorScale(DIVERGING, -m, m, stage_spec(stage).wording.legend)
 
 
 def text_is_dark(rgba: np.ndarray) -> np.ndarray:

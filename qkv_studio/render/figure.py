@@ -44,6 +44,7 @@ from PySide6.QtGui import (
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 from qkv_studio.core import Scene  # noqa: E402
+from qkv_studio.core.stages import stage_spec  # noqa: E402
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark  # noqa: E402
 from qkv_studio.render.theme import THEMES, Theme, get_theme  # noqa: E402
 
@@ -64,15 +65,6 @@ _MARGIN = 18.0
 _LABEL_MAX_CHARS = 18
 _DARK_TEXT = "#111111"
 _LIGHT_TEXT = "#ffffff"
-
-_STAGE_HEADINGS = {
-    "vectors": ("raw scores Q·Kᵀ", "the dot product of every query with every key"),
-    "scores": ("raw scores Q·Kᵀ", "the dot product of every query with every key"),
-    "scaled": ("scaled scores Q·Kᵀ / √dₖ", "divided by √dₖ = {sqrt} so the softmax does not saturate"),
-    "weights": ("softmax weights", "each row sums to 1: how much each query attends to each key"),
-    "output": ("softmax weights → blend", "output = weights · V: each query's row blends the values"),
-}
-
 
 @dataclass(frozen=True)
 class FigureOptions:
@@ -359,16 +351,14 @@ def stage_scale(scene: Scene, options: FigureOptions) -> ColorScale:
     """The colour scale the figure (and the window) uses for this stage."""
     matrix = scene.result().stage(options.stage)
     sc = scale_for(options.stage, matrix, options.colormap)
-    if options.stage == "scaled" and not scene.scale:
-        sc = replace(sc, label="score q·k (÷√dₖ switched off)")
-    return sc
+    legend = stage_spec(options.stage).words(scene.scale).legend
+    return sc if legend == sc.label else replace(sc, label=legend)
 
 
 def figure_title(scene: Scene, options: FigureOptions) -> tuple[str, str]:
     """(title, subtitle) of the figure: the stage, the query, d_k; then what the numbers mean."""
-    head, meaning = _STAGE_HEADINGS[options.stage]
-    if options.stage == "scaled" and not scene.scale:
-        head, meaning = "scores (÷√dₖ switched off)", "the raw dot products, not divided by √dₖ"
+    words = stage_spec(options.stage).words(scene.scale)
+    head, meaning = words.figure, words.meaning
     d_k = scene.d_k
     title = f"{head} · query “{scene.token_label(scene.query)}” · dₖ = {d_k}"
     if options.heading:

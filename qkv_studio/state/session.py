@@ -3,8 +3,9 @@
 It owns the current :class:`~qkv_studio.core.Scene`, the file it came from and a ``QUndoStack``.
 Every content edit is a :class:`SceneEdit` command (before/after scenes; Scene is immutable, so this
 is cheap and exact).  Recomputing attention is lazy and coalesced: edits mark the result stale and
-``result_changed`` fires once on the next event-loop turn, however many edits came in between; an
-edit that only touched query rows recomputes only those rows.
+``result_changed(change)`` fires once on the next event-loop turn, however many edits came in between,
+with the :class:`~qkv_studio.state.changes.ResultChange` they add up to; an edit that only touched
+query rows recomputes only those rows, in place, in the Session's own :class:`LiveResult`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,62 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, update_rows
-from qkv_studio.core.attention import patch_rows
+from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, compute
+from qkv_studio.core.stages import shown_matrix
+from qkv_studio.state.changes import ResultChange
 
 _DRAG_ID = 1001
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+class LiveResult:
+    """The Session's current attention, every stage of it: owned by the Session, read by the views.
+
+    It starts as the scene's own (immutable) result.  An edit of a few query rows then recomputes just
+    those rows and writes them into the Session's own copy of the arrays, in place (the first such
+    edit makes the copy): at n = 1024 a fresh copy of three n×n arrays per edit cost ~25 MB and
+    milliseconds.  The arrays views get are read-only; the rows that changed in place are named by
+    the next ``result_changed(change)``, which comes before any other change of the Session (a new
+    query or stage, another scene).  Read the numbers when told; copy them to keep them.
+    """
+
+    __slots__ = ("scores", "scaled", "weights", "output", "blocked", "fully_masked", "d_k", "scale", "_own")
+
+    def __init__(self, result: AttentionResult) -> None:
+        self.d_k = result.d_k
+        self.scale = result.scale
+        self.blocked = _read_only(result.blocked)
+        self._own: dict[str, np.ndarray] | None = None
+        self._expose({name: getattr(result, name) for name in ("scores", "scaled", "weights", "output",
+                                                                 "fully_masked")})
+
+    def _expose(self, arrays: dict[str, np.ndarray]) -> None:
+        for name, a in arrays.items():
+            setattr(self, name, _read_only(a))
+
+    @property
+    def n(self) -> int:
+        return int(self.weights.shape[0])
+
+    def stage(self, name: str) -> np.ndarray:
+        """The n×n matrix shown for a stage (as :meth:`AttentionResult.stage`)."""
+        return getattr(self, shown_matrix(name))
+
+    def write_rows(self, rows: np.ndarray, part: AttentionResult) -> None:
+        """Overwrite query ``rows`` with ``part`` (computed for those rows alone); for the Session only."""
+        if self._own is None:  # (the scene's result is shared with the undo history: copy it once)
+            self._own = {name: np.array(getattr(self, name)) for name in ("scores", "scaled", "weights",
+                                                                           "output", "fully_masked")}
+            self._expose(self._own)
+        own = self._own
+        own["scores"][rows], own["scaled"][rows] = part.scores, part.scaled
+        own["weights"][rows], own["output"][rows] = part.weights, part.output
+        own["fully_masked"][rows] = part.fully_masked
 
 
 class SceneEdit(QUndoCommand):
@@ -60,7 +113,9 @@ class Session(QObject):
     -------
     scene_changed: the scene's content changed (matrices, tokens, mask, scale, mode).
     tokens_changed: the list of tokens changed (names, count or order).
-    result_changed: attention was recomputed; read :attr:`result`. Coalesced per event-loop turn.
+    result_changed(ResultChange): attention was recomputed, in the change's rows or everywhere; read
+        :attr:`result`.  Coalesced per event-loop turn (the change is what the edits add up to), and
+        delivered before a query, stage or scene that comes after it.
     query_changed(int): the selected query token changed.
     stage_changed(str): the stepper's stage changed.
     path_changed(str): the file the scene belongs to changed ("" for none).
@@ -72,7 +127,7 @@ class Session(QObject):
 
     scene_changed = Signal()
     tokens_changed = Signal()
-    result_changed = Signal()
+    result_changed = Signal(object)
     query_changed = Signal(int)
     stage_changed = Signal(str)
     path_changed = Signal(str)
@@ -84,12 +139,10 @@ class Session(QObject):
         super().__init__(parent)
         self._scene = scene
         self._path = path
-        self._result: AttentionResult | None = None
-        self._pending_rows: list[int] | None = None
-        # True once self._result is this Session's private copy, patched in place from then on.
-        self._owned = False
-        self._changed_rows: list[int] | None = None  # what the latest result_changed changed
-        self._changing_rows: list[int] | None = []  # collected for the next one (None: everything)
+        self._result: LiveResult | None = None
+        self._pending_rows: list[int] | None = None  # query rows to recompute when the result is read
+        self._change: ResultChange | None = None  # what the next result_changed announces
+        self._written = False  # the live arrays changed in place since the last result_changed
         self._drag_serial = 0
         self._dragging = False
         self.undo_stack = QUndoStack(self)
@@ -122,32 +175,21 @@ class Session(QObject):
         return not self.undo_stack.isClean()
 
     @property
-    def result(self) -> AttentionResult:
-        """Attention for the current scene, recomputed on demand (only changed rows when possible).
+    def result(self) -> LiveResult:
+        """Attention for the current scene, recomputed on demand (only the changed rows when possible).
 
-        After an edit of a few query rows the Session patches those rows of its own copy of the
-        result in place (the first such edit makes the copy), so an edit at n = 1024 copies no n×n
-        array; :attr:`changed_rows` tells the views which rows that was.  Read the arrays, do not
-        keep them across edits: take a copy to keep.
+        Read the arrays, do not keep them across edits (see :class:`LiveResult`): take a copy to keep.
         """
         if self._result is None:
-            self._result = self._scene.result()
-            self._owned = False
+            self._result = LiveResult(self._scene.result())
         elif self._pending_rows is not None:
+            rows = np.asarray(self._pending_rows, dtype=int)
             q, k, v = self._scene.qkv()
-            if self._owned:
-                patch_rows(self._result, self._pending_rows, q, k, v)
-            else:
-                self._result = update_rows(self._result, self._pending_rows, q, k, v,
-                                           mask=self._scene.mask, scale=self._scene.scale)
-                self._owned = True
+            live = self._result
+            live.write_rows(rows, compute(q[rows], k, v, mask=live.blocked[rows], scale=live.scale))
+            self._written = True
         self._pending_rows = None
         return self._result
-
-    @property
-    def changed_rows(self) -> list[int] | None:
-        """The query rows the latest ``result_changed`` changed, or None when the whole result may have."""
-        return self._changed_rows
 
     # ---- applying scenes -------------------------------------------------------------------------
     def _apply(self, new: Scene, rows_hint: tuple[str, list[int]] | None) -> None:
@@ -158,17 +200,18 @@ class Session(QObject):
         query = old.query if new.n == old.n else min(new.query, new.n - 1)
         if (new.query, new.stage) != (query, old.stage):
             new = new._evolve(query=query, stage=old.stage)
-        self._scene = new
         patchable = (rows_hint is not None and rows_hint[0] == "Q" and self._result is not None
                      and self._result.weights.shape == (new.n, new.n))
         if patchable:
+            self._scene = new
             self._pending_rows = sorted(set(self._pending_rows or []) | set(rows_hint[1]))
-            if self._changing_rows is not None:
-                self._changing_rows = sorted(set(self._changing_rows) | set(rows_hint[1]))
+            self._announce(ResultChange.of_rows(rows_hint[1]))
         else:
+            self._flush_written()
+            self._scene = new
             self._result = None
             self._pending_rows = None
-            self._changing_rows = None
+            self._announce(ResultChange.ALL)
         self.scene_changed.emit()
         if new.tokens != old.tokens:
             self.tokens_changed.emit()
@@ -179,9 +222,20 @@ class Session(QObject):
     def _on_clean_changed(self, clean: bool) -> None:
         self.modified_changed.emit(not clean)
 
+    def _announce(self, change: ResultChange) -> None:
+        """Add ``change`` to what the next ``result_changed`` says."""
+        self._change = change if self._change is None else self._change.merged(change)
+
+    def _flush_written(self) -> None:
+        """Deliver a pending ``result_changed`` whose rows were already written in place, before the
+        Session changes otherwise: a view holding the arrays is told about them first."""
+        if self._written:
+            self.flush()
+
     def _emit_result(self) -> None:
-        self._changed_rows, self._changing_rows = self._changing_rows, []
-        self.result_changed.emit()
+        change, self._change = self._change or ResultChange.ALL, None
+        self._written = False
+        self.result_changed.emit(change)
 
     def flush(self) -> None:
         """Emit a pending ``result_changed`` now (tests and exports that cannot wait a turn)."""
@@ -209,10 +263,11 @@ class Session(QObject):
         old = self._scene
         self.end_drag()
         self.undo_stack.clear()
+        self._flush_written()
         self._scene = scene
         self._result = None
         self._pending_rows = None
-        self._changing_rows = None
+        self._announce(ResultChange.ALL)
         self._path = path
         self.scene_changed.emit()
         self.tokens_changed.emit()
@@ -237,6 +292,7 @@ class Session(QObject):
         index = int(index)
         if index == self._scene.query or not 0 <= index < self._scene.n:
             return
+        self.flush()  # (views see the numbers of an edit before the query that follows it)
         self._scene = self._scene.with_query(index)
         self.query_changed.emit(index)
 
@@ -246,6 +302,7 @@ class Session(QObject):
     def set_stage(self, stage: str) -> None:
         if stage == self._scene.stage or stage not in STAGES:
             return
+        self.flush()  # (views see the numbers of an edit before the stage that follows it)
         self._scene = self._scene.with_stage(stage)
         self.stage_changed.emit(stage)
 

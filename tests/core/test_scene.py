@@ -420,3 +420,22 @@ def test_mode_switches_keep_heads_and_wo():
     assert p.mode == "projection" and p.heads == 2 and p.wo.tolist() == wo.tolist()
     d = p.to_direct()
     assert d.heads == 2 and d.same_as(s)
+
+
+def test_a_new_version_keeps_exactly_the_derived_values_whose_inputs_it_keeps():
+    from qkv_studio.core import load_preset
+    from qkv_studio.core.scene import projection_of
+
+    s = projection_of(load_preset("lesson"))
+    r, qkv = s.result(), s.qkv()
+    s.token_label(0)
+    looked = s.with_query(2).with_stage("scores")  # (a stage step: the same numbers)
+    assert looked.result() is r and looked.qkv() is qkv
+    unscaled = s.with_scale(False)  # (the projections stand; attention does not)
+    assert unscaled.qkv() is qkv and unscaled.result() is not r
+    assert np.array_equal(unscaled.result().scaled, compute(*qkv, scale=False).scaled)
+    edited = s.with_value("X", 1, 0, 5.0)
+    assert edited.qkv() is not qkv and edited.result() is not r
+    np.testing.assert_array_equal(edited.result().weights, compute(*edited.qkv()).weights)
+    renamed = s.rename_token(1, "the")  # (a repeated name: the labels are counted again)
+    assert renamed.result() is r and renamed.token_label(1) == "the·2" and s.token_label(1) != "the·2"

@@ -130,7 +130,7 @@ def test_row_edits_patch_the_sessions_own_result_and_name_the_rows(session):
     kept_weights = kept.weights.copy()
     session.result
     seen = []
-    session.result_changed.connect(lambda: seen.append(session.changed_rows))
+    session.result_changed.connect(lambda change: seen.append(change.rows))
     session.set_value("Q", 1, 0, 4.0)
     session.set_value("Q", 3, 1, -2.0)
     session.flush()
@@ -138,8 +138,41 @@ def test_row_edits_patch_the_sessions_own_result_and_name_the_rows(session):
     session.flush()
     session.set_value("K", 0, 0, 9.0)  # a key edit changes every row
     session.flush()
-    assert seen == [[1, 3], [0], None]
+    assert seen == [(1, 3), (0,), None]
     q, k, v = session.scene.qkv()
     np.testing.assert_allclose(session.result.weights, compute(q, k, v).weights, atol=1e-15)
     np.testing.assert_array_equal(kept.weights, kept_weights)
     np.testing.assert_array_equal(first.result().weights, kept_weights)
+
+
+def test_views_get_read_only_arrays_that_the_session_updates_in_place(session):
+    live = session.result
+    for name in ("scores", "scaled", "weights", "output", "blocked", "fully_masked"):
+        assert not getattr(live, name).flags.writeable
+    with pytest.raises(ValueError):
+        live.weights[0, 0] = 1.0
+    session.set_value("Q", 2, 0, 5.0)
+    assert session.result is live  # (a row edit: the same live result, its rows rewritten)
+    q, k, v = session.scene.qkv()
+    np.testing.assert_allclose(live.weights, compute(q, k, v).weights, atol=1e-15)
+    assert not live.weights.flags.writeable
+    session.set_value("K", 0, 0, 2.0)
+    assert session.result is not live  # (a key edit: a new result)
+
+
+def test_rows_written_in_place_are_announced_before_anything_else_changes(session, qtbot):
+    session.result
+    told = []
+    session.result_changed.connect(lambda change: told.append(("result", change.rows)))
+    session.stage_changed.connect(lambda stage: told.append(("stage", stage)))
+    session.scene_changed.connect(lambda: told.append(("scene",)))
+    session.set_value("Q", 1, 0, 4.0)
+    session.result  # (a view reads the new numbers before the coalesced signal)
+    session.set_stage("scores")
+    assert told == [("scene",), ("result", (1,)), ("stage", "scores")]
+    told.clear()
+    session.set_value("Q", 2, 0, 7.0)
+    session.result
+    session.set_value("K", 0, 0, 3.0)  # (the arrays a view holds are replaced: first the rows written)
+    session.flush()
+    assert told == [("scene",), ("result", (2,)), ("scene",), ("result", None)]

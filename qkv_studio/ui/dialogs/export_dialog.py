@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from qkv_studio.core import STAGES, Scene
+from qkv_studio.core.stages import REGISTRY as STAGE_REGISTRY
 from qkv_studio.export.files import DECK_STAGES, DEFAULT_WIDTH, deck_paths, export_all_stages, export_file, figure_image
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL
 from qkv_studio.render.figure import FigureOptions, figure_size
@@ -64,13 +65,7 @@ PREVIEW_DELAY_MS = 120
 
 #: (suffix, label) in the order the format box offers them.
 IMAGE_FORMATS = ((".png", "PNG image"), (".svg", "SVG (vector)"), (".pdf", "PDF (vector)"))
-STAGE_LABELS = {
-    "vectors": "Vectors (shows Q·Kᵀ)",
-    "scores": "Scores Q·Kᵀ",
-    "scaled": "Scaled ÷ √dₖ",
-    "weights": "Weights (softmax)",
-    "output": "Output (blend)",
-}
+STAGE_LABELS = {spec.name: spec.export_label for spec in STAGE_REGISTRY}
 BACKGROUND_LABELS = {"theme": "Theme's own", "white": "White", "transparent": "Transparent"}
 #: (FigureOptions field, check box label)
 INCLUDES = (

@@ -15,6 +15,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QStyleOption, QTableView
 
 from qkv_studio.core import STAGES, contributions
+from qkv_studio.core.stages import table_columns
+from qkv_studio.state.changes import ResultChange
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.cell_text import CellText
 from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed, fmt_vector
@@ -23,16 +25,10 @@ from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 if TYPE_CHECKING:  # (for annotations only: see _restyle)
     from PySide6.QtWidgets import QStyleOptionViewItem
 
-COLUMNS = ("token", "key", "value", "score", "scaled", "weight", "weighted")
-HEADERS = {
-    "token": "token j",
-    "key": "key kⱼ",
-    "value": "value vⱼ",
-    "score": "q·kⱼ",
-    "scaled": "÷ √dₖ",
-    "weight": "weight w",
-    "weighted": "w · vⱼ",
-}
+# Every column in order, its heading and the stage at which it first appears (the stage registry's).
+COLUMNS = tuple(key for key, _, _ in table_columns())
+HEADERS = {key: heading for key, heading, _ in table_columns()}
+APPEARS = {key: stage for key, _, stage in table_columns()}
 # Vectors show their first components only: at dₖ = 32 four of them pushed the scores and weights (what
 # the table is for) out of view; the editors hold every component.
 VECTOR_LIMIT = 2
@@ -43,9 +39,6 @@ _FONT = int(Qt.ItemDataRole.FontRole.value)
 _BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
 _ALIGN_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
-# The stage at which each column first appears.
-APPEARS = {"token": "vectors", "key": "vectors", "value": "vectors", "score": "scores", "scaled": "scaled",
-           "weight": "weights", "weighted": "output"}
 
 
 class CalcModel(QAbstractTableModel):
@@ -73,7 +66,8 @@ class CalcModel(QAbstractTableModel):
         self.generation = 0  # counts the times the texts were forgotten (widths measured go with them)
         self._best_row: int | None = None
         self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
-        self._seen: tuple | None = None  # (tokens, K, V, query, best key, bold?, texts' generation) last shown
+        self._seen: tuple | None = None  # (query, best key, bold?, texts' generation) last shown
+        self._vectors_new = True  # the token, key and value columns changed since they were last shown
         session.scene_changed.connect(self._forget)
         session.result_changed.connect(self._on_result)
         session.query_changed.connect(self._refresh)
@@ -83,7 +77,7 @@ class CalcModel(QAbstractTableModel):
         self._next_frame = FrameThrottle(lambda: self._refresh(forget=False), self)
         session.stage_changed.connect(self._next_frame.request)
         session.drag_changed.connect(self._on_drag)
-        session.tokens_changed.connect(self._refresh)
+        session.tokens_changed.connect(self._on_tokens)
 
     def _visible(self, stage: str | None = None) -> tuple[str, ...]:
         stage_i = STAGES.index(stage or self._session.stage)
@@ -211,7 +205,13 @@ class CalcModel(QAbstractTableModel):
         if not dragging:
             self._next_frame.flush()  # (the drag is over: its last step now)
 
-    def _on_result(self) -> None:
+    def _on_tokens(self) -> None:
+        self._vectors_new = True
+        self._refresh()
+
+    def _on_result(self, change: ResultChange = ResultChange.ALL) -> None:
+        if change.everything:  # (a change of some query rows leaves the tokens, keys and values)
+            self._vectors_new = True
         if self._session.dragging:
             self._forget()  # (a repaint before the next frame shows the new numbers, not a mix)
             self._next_frame.request()
@@ -241,16 +241,14 @@ class CalcModel(QAbstractTableModel):
             # columns: repaint only the columns that changed (each run of neighbours in one signal —
             # with long vectors the key and value columns come last, after the numbers).
             changed = list(range(len(cols)))
-            scene = self._session.scene
-            _, k, v = scene.qkv()
-            seen = (scene.tokens, k, v, scene.query, self._best(), STAGES.index(self._session.stage) >= 1)
-            seen += (self.generation,)
-            last = self._seen
-            if last is not None and all(a is b for a, b in zip(seen[:3], last[:3])) and seen[3:] == last[3:]:
+            seen = (self._session.query, self._best(), STAGES.index(self._session.stage) >= 1, self.generation)
+            last = None if self._vectors_new else self._seen
+            if last is not None and seen == last:
                 return  # (a stage step that keeps the numbers and the bold row: nothing to repaint)
-            if last is not None and all(a is b for a, b in zip(seen[:3], last[:3])) and seen[3:-1] == last[3:-1]:
+            if last is not None and seen[:-1] == last[:-1]:
                 changed = [i for i, c in enumerate(cols) if c not in ("token", "key", "value")] or changed
             self._seen = seen
+            self._vectors_new = False
             start = prev = changed[0]
             for c in changed[1:] + [None]:
                 if c is not None and c == prev + 1:

@@ -23,10 +23,12 @@ from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QTimer, QVariantAn
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
 
-from qkv_studio.core import row_stats
+from qkv_studio.core import STAGES, row_stats
+from qkv_studio.core.stages import SIGNED_STAGES, shown_matrix, stage_spec
 from qkv_studio.render.figure import format_value as figure_format_value
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.changes import ResultChange
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
@@ -34,9 +36,9 @@ from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.plot_cache import LegendBar, cache_axes, remembering_axes, show_only
 from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
 
-# The matrix a stage shows: the vectors stage previews the scores, the blend stage shows its weights.
-SHOWN_STAGE = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
-               "output": "weights"}
+# The matrix a stage shows (the stage registry's): the vectors stage previews the scores, the blend
+# stage shows its weights.
+SHOWN_STAGE = {name: shown_matrix(name) for name in STAGES}
 SIGMA_GAP = 0.2  # gap (in cells) between the matrix and the row-sum column
 MIN_TEXT_PX = 9.0  # cell numbers smaller than this are not drawn
 MIN_CELL_PX = 14.0  # cells smaller than this get no numbers at all (cheap early exit)
@@ -55,7 +57,7 @@ def _minus(s: str) -> str:
 
 def format_value(x: float, stage: str) -> str:
     """A cell's number as printed: the figure's rule (so screen and exports agree); "0" for a blocked weight."""
-    if stage in ("weights", "output") and x == 0:
+    if x == 0 and stage not in SIGNED_STAGES:
         return "0"
     return figure_format_value(x, stage)
 
@@ -218,8 +220,8 @@ class HeatmapView(QWidget):
         self._scale: ColorScale | None = None
         self._coloured: tuple | None = None  # (scale key, matrix, mask) the image was coloured from
         # The colours of each stage's matrix of the current result, for stepping back and forth
-        # (dropped when the result changes): {(scale key, id(matrix)): (matrix, mask, rgba)}
-        self._colours: dict[tuple, tuple] = {}
+        # (dropped when the result changes): {(scale key, shown matrix's name): rgba}
+        self._colours: dict[tuple, np.ndarray] = {}
         self._shown = SHOWN_STAGE[session.stage]
         self._stage = session.stage
         self._sigma = False
@@ -306,8 +308,6 @@ class HeatmapView(QWidget):
         vb.sigRangeChanged.connect(self._on_geometry)
 
         session.result_changed.connect(self._on_new_result)
-        # (an edit's result is patched in place when first read, maybe before result_changed comes)
-        session.scene_changed.connect(self._forget_colours)
         session.stage_changed.connect(self._on_stage)
         session.query_changed.connect(self._on_query)
         session.tokens_changed.connect(self._on_tokens)
@@ -381,14 +381,12 @@ class HeatmapView(QWidget):
         return self.graphics.mapFromScene(scene_pt)
 
     # ---- slots --------------------------------------------------------------------------------------
-    def _forget_colours(self) -> None:
-        self._colours.clear()
+    def _on_new_result(self, change: ResultChange) -> None:
+        self._colours.clear()  # (each stage's colours were of the numbers before this change)
+        self._on_result(change)
 
-    def _on_new_result(self) -> None:
-        self._colours.clear()
-        self._on_result()
-
-    def _on_result(self) -> None:
+    def _on_result(self, change: ResultChange | None = None) -> None:
+        """Show the result; ``change`` says what changed in it (None: nothing, another stage is shown)."""
         if self.is_animating():
             self._anim_wait.stop()
             self._anim.stop()
@@ -396,14 +394,14 @@ class HeatmapView(QWidget):
         result = self._session.result
         self._matrix = result.stage(self._shown)
         self._blocked = result.blocked
-        self._sigma = self._session.stage in ("weights", "output")
-        self._recolour()
+        self._sigma = stage_spec(self._session.stage).row_sums
+        self._recolour(change)
         self._update_range()
         self._update_title()
 
     def _on_stage(self, stage: str) -> None:
         shown = SHOWN_STAGE[stage]
-        sigma = stage in ("weights", "output")
+        sigma = stage_spec(stage).row_sums
         if shown != self._shown or sigma != self._sigma:
             old = None
             if self.animate and self._matrix is not None and self._rgba is not None \
@@ -427,7 +425,7 @@ class HeatmapView(QWidget):
         else:
             self._apply_dim()
             self._update_title()
-            if "vectors" in (stage, self._stage) and self._cell_px() >= MIN_CELL_PX:
+            if (stage_spec(stage).previews or stage_spec(self._stage).previews) and self._cell_px() >= MIN_CELL_PX:
                 self.overlay.update()  # (the numbers show from the scores on; nothing else changes)
         self._stage = stage
 
@@ -507,7 +505,7 @@ class HeatmapView(QWidget):
             ev.accept()
 
     # ---- drawing ------------------------------------------------------------------------------------
-    def _recolour(self) -> None:
+    def _recolour(self, change: ResultChange | None = None) -> None:
         """Colour the displayed matrix; when only some rows (or columns) changed, only those."""
         m = self._matrix
         scale = scale_for(self._shown, m, self._cmap_name)
@@ -517,13 +515,13 @@ class HeatmapView(QWidget):
         prev = self._coloured
         rgba = None
         partial = None  # the rows recoloured in place, when that is all that changed
+        rows_only = change is not None and not change.everything  # (a row edit keeps the mask)
         if prev is not None and prev[0] == key and prev[1].shape == m.shape and self._rgba is not None \
-                and (prev[2] is blocked or (blocked is not None and prev[2] is not None
-                                            and np.array_equal(prev[2], blocked))):
+                and (rows_only or (blocked is None) == (prev[2] is None)
+                     and (blocked is None or np.array_equal(prev[2], blocked))):
             # Same colour scale and mask: recolour only what changed (one query row while dragging).
-            if prev[1] is m:  # the Session patched its result in place: it says which rows changed
-                hint = self._session.changed_rows
-                rows = np.arange(m.shape[0]) if hint is None else np.asarray(hint, dtype=int)
+            if rows_only:  # the change says which rows (the Session wrote them in place)
+                rows = np.asarray(change.rows, dtype=int)
                 cols = np.arange(m.shape[1])
             else:
                 changed = prev[1] != m
@@ -541,14 +539,12 @@ class HeatmapView(QWidget):
                 if blocked is not None:
                     rgba[:, cols] = np.where(blocked[:, cols][..., None], masked, rgba[:, cols])
         if rgba is None:
-            kept = self._colours.get((key, id(m)))
-            if kept is not None and kept[0] is m and kept[1] is blocked:
-                rgba = kept[2]
-            else:
+            rgba = self._colours.get((key, self._shown))
+            if rgba is None:
                 rgba = scale.rgba(m)
                 if blocked is not None and blocked.any():
                     rgba[blocked] = masked
-                self._colours[(key, id(m))] = (m, blocked, rgba)
+                self._colours[(key, self._shown)] = rgba
         self._rgba = rgba
         self._coloured = (key, m, blocked)
         n = m.shape[0]
@@ -603,7 +599,7 @@ class HeatmapView(QWidget):
 
     def _apply_dim(self) -> None:
         # The vectors stage only previews the scores: image and legend fade together (never apart).
-        opacity = _DIM_OPACITY if self._session.stage == "vectors" else 1.0
+        opacity = _DIM_OPACITY if stage_spec(self._session.stage).previews else 1.0
         if self.image_item.opacity() != opacity:  # (every edit and drag step comes here: ~0.1 ms)
             self.image_item.setOpacity(opacity)
             self.color_bar.setOpacity(opacity)
@@ -676,22 +672,8 @@ class HeatmapView(QWidget):
     def _update_title(self) -> None:
         if self._matrix is None:
             return
-        stage = self._session.stage
-        result = self._session.result
-        d_k = result.d_k
-        if stage == "vectors":
-            main = "next: scores Q·K<sup>T</sup> — how well each query matches each key"
-        elif stage == "scores":
-            main = "scores Q·K<sup>T</sup> — how well each query matches each key"
-        elif stage == "scaled":
-            if self._session.scene.scale:
-                main = f"scaled scores Q·K<sup>T</sup> / √d<sub>k</sub> &nbsp;(÷ √{d_k})"
-            else:
-                main = "scaled scores — ÷ √d<sub>k</sub> is switched off, so they equal Q·K<sup>T</sup>"
-        elif stage == "weights":
-            main = "softmax weights w — each row sums to 1"
-        else:
-            main = "softmax weights w — the blend: output = w · V"
+        words = stage_spec(self._session.stage).words(self._session.scene.scale)
+        main = words.heatmap.format(d_k=self._session.result.d_k)
         t = self._theme
         html = (f'<span style="font-size:{self._px(19)}px; font-weight:600; color:{t.text}">{main}</span>')
         if self._blocked is not None and self._blocked.any():
@@ -782,7 +764,7 @@ class HeatmapView(QWidget):
         rows = range(max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
         cols = range(max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
         plan.update(rows=rows, cols=cols, cell_px=cell_px)
-        if cell_px < MIN_CELL_PX or self._session.stage == "vectors" or not len(rows) or not len(cols):
+        if cell_px < MIN_CELL_PX or stage_spec(self._session.stage).previews or not len(rows) or not len(cols):
             return plan
         stage = self._shown
         sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]

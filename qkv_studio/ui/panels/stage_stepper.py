@@ -2,59 +2,26 @@
 
 The caption says in plain words what the stage does *for the selected query, with its numbers*; the
 formula is typeset (rich text: italics, sub- and superscripts, real symbols), with the part of
-softmax(QKᵀ/√dₖ)V that this stage computes highlighted.
+softmax(QKᵀ/√dₖ)V that this stage computes highlighted.  What each stage says and shows comes from the
+stage registry (:mod:`qkv_studio.core.stages`); this widget only lays it out.
 """
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGE_TITLES, STAGES
+from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.state.session import Session
-from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed, fmt_vector
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
 
-STEP_NAMES = {
-    "vectors": "Vectors",
-    "scores": "Q·Kᵀ",
-    "scaled": "÷ √dₖ",
-    "weights": "softmax",
-    "output": "blend",
-}
-
-# The whole formula in typeset pieces; each stage highlights its own piece.
-_PIECES = {
-    "vectors": ("<i>Q</i>, <i>K</i>, <i>V</i>",),
-    "scores": ("<i>Q</i><i>K</i><sup>⊤</sup>",),
-    "scaled": ("/ √<i>d</i><sub>k</sub>",),
-    "weights": ("softmax(", ")"),
-    "output": ("<i>V</i>",),
-}
-
-_STAGE_FORMULA = {
-    "vectors": "<i>q</i><sub>i</sub> = <i>x</i><sub>i</sub><i>W</i><sup>Q</sup>,&nbsp; "
-               "<i>k</i><sub>j</sub> = <i>x</i><sub>j</sub><i>W</i><sup>K</sup>,&nbsp; "
-               "<i>v</i><sub>j</sub> = <i>x</i><sub>j</sub><i>W</i><sup>V</sup>",
-    "scores": "<i>s</i><sub>ij</sub> = <i>q</i><sub>i</sub> · <i>k</i><sub>j</sub> = "
-              "Σ<sub>t</sub> <i>q</i><sub>it</sub> <i>k</i><sub>jt</sub>",
-    "scaled": "<i>s̃</i><sub>ij</sub> = <i>s</i><sub>ij</sub> / √<i>d</i><sub>k</sub>",
-    "weights": "<i>w</i><sub>ij</sub> = exp(<i>s̃</i><sub>ij</sub>) / Σ<sub>j′</sub> exp(<i>s̃</i><sub>ij′</sub>)",
-    "output": "<i>o</i><sub>i</sub> = Σ<sub>j</sub> <i>w</i><sub>ij</sub> <i>v</i><sub>j</sub>",
-}
-
 
 def full_formula_html(stage: str, accent: str) -> str:
     """Attention(Q,K,V) = softmax(QKᵀ/√dₖ)V with the current stage's piece in the accent colour."""
-    def piece(name: str, i: int = 0) -> str:
-        text = _PIECES[name][i]
-        return f"<span style='color:{accent}; font-weight:bold'>{text}</span>" if name == stage else text
-
-    return (f"Attention(<i>Q</i>, <i>K</i>, <i>V</i>) = {piece('weights', 0)}{piece('scores')}&thinsp;"
-            f"{piece('scaled')}{piece('weights', 1)}&thinsp;{piece('output')}")
+    return formula_html(stage, lambda text: f"<span style='color:{accent}; font-weight:bold'>{text}</span>")
 
 
 class StageStepper(QWidget):
@@ -74,7 +41,7 @@ class StageStepper(QWidget):
         row.addWidget(self.back_button)
         self.stage_buttons: dict[str, QPushButton] = {}
         for i, stage in enumerate(STAGES):
-            b = QPushButton(STEP_NAMES[stage])
+            b = QPushButton(stage_spec(stage).button)
             b.setCheckable(True)
             b.setFocusPolicy(Qt.NoFocus)
             self.group.addButton(b, i)
@@ -158,7 +125,7 @@ class StageStepper(QWidget):
         at_end = STAGES.index(stage) == len(STAGES) - 1
         self.next_button.setText("Next scene ▶" if count and at_end and index + 1 < count else "Next ▶")
         self.formula.setText(full_formula_html(stage, self._accent))
-        self.stage_formula.setText(_STAGE_FORMULA[stage])
+        self.stage_formula.setText(stage_spec(stage).formula)
 
     def _sync_caption(self) -> None:
         index, count = self._deck
@@ -169,47 +136,8 @@ class StageStepper(QWidget):
 
     def caption_text(self) -> str:
         """Plain words for the current stage, with the selected query's own numbers."""
-        s = self._session.scene
-        r = self._session.result
-        qi = s.query
-        name = f"“{s.token_label(qi)}”"
-        stage = s.stage
-        q, k, v = s.qkv()
-        # (NumPy, not a Python sort of n keys: this runs on every edit, n up to 1024)
-        order = [int(j) for j in np.argsort(-r.weights[qi], kind="stable")[:4]]
-        if stage == "vectors":
-            return (f"Every token carries three vectors: a <b>query</b> (what it looks for), a <b>key</b> (how it "
-                    f"advertises itself) and a <b>value</b> (what it hands over). The query for {name} is "
-                    f"{fmt_vector(q[qi])}; dₖ = {s.d_k}.")
-        if stage == "scores":
-            best = int(np.argmax(r.scores[qi]))
-            return (f"Dot the query of {name} with every key: one relevance score per token. "
-                    f"{name} matches “{s.token_label(best)}” best (q·k = {fmt(float(r.scores[qi, best]))})."
-                    + self._mask_note())
-        if stage == "scaled":
-            if not s.scale:
-                return ("Scaling is switched off: the raw scores go straight into the softmax, so with a large "
-                        "dₖ it saturates.")
-            return (f"Divide by √dₖ = {fmt(s.d_k ** 0.5)} so the scores keep unit size: without it, large dₖ "
-                    f"makes them swing widely and the softmax saturates.")
-        if stage == "weights":
-            if r.fully_masked[qi]:
-                return f"Every key is masked for {name}: there is nothing to attend to, so all weights are 0."
-            top = ", ".join(f"{fmt_fixed(float(r.weights[qi, j]))} on “{s.token_label(j)}”" for j in order[:4])
-            return (f"softmax turns the scores of {name} into weights that sum to 1: {top}"
-                    f"{', …' if s.n > 4 else ''}. A blend, not a pick.")
-        top = " + ".join(f"{fmt_fixed(float(r.weights[qi, j]))}·v<sub>{s.token_label(j)}</sub>" for j in order[:4])
-        return (f"The output for {name} is the weighted blend of the values: {top}{' + …' if s.n > 4 else ''} = "
-                f"{fmt_vector(r.output[qi])}. Every token contributes a little.")
-
-    def _mask_note(self) -> str:
-        s = self._session.scene
-        if isinstance(s.mask, str) and s.mask == "causal":
-            return (" Causal mask: a token may not look at tokens after it (−∞), because a language model "
-                    "must not peek at the future it is predicting.")
-        if not isinstance(s.mask, str):
-            return " Masked keys (−∞) get weight 0 after the softmax."
-        return ""
+        session = self._session
+        return stage_spec(session.stage).caption(session.scene, session.result, session.query)
 
 
-__all__ = ["StageStepper", "STEP_NAMES", "STAGE_TITLES", "full_formula_html"]
+__all__ = ["StageStepper", "STAGE_TITLES", "full_formula_html"]

@@ -357,10 +357,10 @@ class MainWindow(QMainWindow):
         self.stepper.set_navigator(self.next_step, self.back_step, self.can_step)
         self.stage_group = QActionGroup(self)
         self.stage_actions: dict[str, QAction] = {}
-        from qkv_studio.ui.panels.stage_stepper import STEP_NAMES
+        from qkv_studio.core.stages import stage_spec
 
         for stage in STAGES:
-            act = QAction(STEP_NAMES[stage], self, checkable=True)
+            act = QAction(stage_spec(stage).button, self, checkable=True)
             act.triggered.connect(lambda _=False, st=stage: s.set_stage(st))
             self.stage_group.addAction(act)
             self.stage_actions[stage] = act

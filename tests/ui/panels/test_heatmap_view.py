@@ -451,3 +451,24 @@ def test_numbers_during_the_morph_are_dark_or_light_for_the_colours_on_screen(qt
     assert [dark for *_, dark in cells] == on_screen != target
     _morphed(qtbot, view)
     assert [dark for *_, dark in view._text_plan()["cells"]] == target
+
+
+def test_the_colours_follow_row_edits_that_another_view_read_first(qtbot, session):
+    # The Session rewrites an edited row in place when the result is first read, maybe by another
+    # view before the heatmap hears of it; the change it then announces is what recolours the row,
+    # and stepping through the stages never shows the colours the numbers had before.
+    view = _show(qtbot, session)
+    view.animate = False
+    session.set_stage("scores")
+    session.set_stage("weights")  # (both stages' colours are now kept for stepping back and forth)
+    for value in (6.0, -3.0):
+        session.set_value("Q", 1, 0, value)
+        session.result  # (another view reads first)
+        session.set_stage("scores")
+        session.set_stage("weights")
+        _settle(qtbot, session)
+        for stage in ("scores", "weights", "scaled"):
+            session.set_stage(stage)
+            m = session.result.stage(stage)
+            np.testing.assert_array_equal(view.displayed_matrix(), m)
+            np.testing.assert_array_equal(view.image_item.image, scale_for(stage, m).rgba(m))
