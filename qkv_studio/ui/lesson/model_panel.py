@@ -44,7 +44,9 @@ from qkv_studio.core.models.minilm import MODEL_NAME
 from qkv_studio.core.scene import Scene
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, lut
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 
 DEFAULT_TEXT = "The cat sat on the mat because it was tired."
 MAX_LABELLED = 24   # the projection labels every key up to this many tokens, else only the strongest
@@ -68,7 +70,7 @@ def _weights_image(weights: np.ndarray, table: np.ndarray) -> QImage:
     return img.copy()  # own the pixels (rgba goes away)
 
 
-class HeadGrid(QWidget):
+class HeadGrid(FollowsAppearance, QWidget):
     """The 12 heads of one layer as small heatmaps; click (or arrow keys) to choose one.
 
     Images are built when the data change (``set_weights``), never in ``paintEvent``.
@@ -105,16 +107,16 @@ class HeadGrid(QWidget):
     def selected(self) -> int:
         return self._selected
 
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance) ---------------------------------------------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.update()
 
-    def set_colormap(self, name: str) -> None:
-        lut(name)  # raises for an unknown name
+    def _restyle_colormap(self, name: str) -> None:
         self._cmap = name
         self._rebuild()
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         self._font_scale = float(f)
         self.update()
 
@@ -226,7 +228,7 @@ class HeadGrid(QWidget):
         p.end()
 
 
-class QKProjection(QWidget):
+class QKProjection(FollowsAppearance, QWidget):
     """One head's queries and keys in 2-D: the PCA directions of [Q; K], not centred (origin kept).
 
     The selected query is an arrow; every key is a dot whose size and strength follow the weight the
@@ -288,11 +290,12 @@ class QKProjection(QWidget):
         """The drawn 2-D queries and keys (test hook)."""
         return self._q2.copy(), self._k2.copy()
 
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance) ---------------------------------------------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.update()
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         self._font_scale = float(f)
         self.update()
 
@@ -419,7 +422,7 @@ class QKProjection(QWidget):
         p.end()
 
 
-class ModelPanel(QWidget):
+class ModelPanel(FollowsAppearance, QWidget):
     """Type a sentence, pick a layer and head of all-MiniLM-L6-v2, and study or edit that head.
 
     Signals: ``run_changed()`` after a new sentence was run; ``head_changed(layer, head)`` when the
@@ -429,8 +432,8 @@ class ModelPanel(QWidget):
     ``confirm`` (optional) is called before a head replaces a modified scene; return False to cancel.
 
     Public API: ``run_text(text=None)``, ``select(layer, head)``, ``edit_head()``, ``run``, ``layer``,
-    ``head``, ``head_scene()``, ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``,
-    ``set_theme(theme)``, ``set_colormap(name)``, ``set_font_scale(f)``; ``available`` is False when the
+    ``head``, ``head_scene()``, ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``;
+    drawn in the look of the Appearance it is bound to (``appearance=`` or ``bind_appearance``); ``available`` is False when the
     model package is missing.  Test hooks: ``sentence``, ``run_button``, ``layer_box``, ``head_box``,
     ``edit_button``, ``grid`` (``head_rect(h)``, ``selected()``), ``projection``, ``status``,
     ``install_label``, ``grid_caption``, ``proj_caption``.
@@ -441,7 +444,8 @@ class ModelPanel(QWidget):
     edit_requested = Signal()
 
     def __init__(self, session: Session, parent: QWidget | None = None, *,
-                 confirm: Callable[[], bool] | None = None, text: str = DEFAULT_TEXT) -> None:
+                 confirm: Callable[[], bool] | None = None, text: str = DEFAULT_TEXT,
+                 appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._confirm = confirm
@@ -528,6 +532,7 @@ class ModelPanel(QWidget):
         self._write_title()
         self._update_captions()
         self._update_status()
+        self.bind_appearance(appearance)
 
     # ---- state -----------------------------------------------------------------------------------
     @property
@@ -641,24 +646,17 @@ class ModelPanel(QWidget):
         return ok
 
     # ---- look ------------------------------------------------------------------------------------
-    def set_theme(self, theme: Theme) -> None:
+    def _appearance_parts(self) -> tuple[FollowsAppearance, ...]:
+        return (self.grid, self.projection)
+
+    def _restyle_theme(self, theme: Theme) -> None:
         self._theme = theme
-        self.grid.set_theme(theme)
-        self.projection.set_theme(theme)
         self._update_captions()
         self._update_status()
 
-    def set_colormap(self, name: str) -> None:
-        self.grid.set_colormap(name)
-
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         """Scale pen widths (zoom, projector).  Text follows the widget's font, which the window scales."""
-        f = float(f)
-        if not (0.25 <= f <= 8):
-            raise ValueError("font scale must be between 0.25 and 8")
         self._font_scale = f
-        self.grid.set_font_scale(f)
-        self.projection.set_font_scale(f)
 
     def is_compact(self) -> bool:
         """True when the panel is short for its font and says everything in one-line captions."""
