@@ -150,7 +150,7 @@ def _has_colour(image, rect, want: QColor, tolerance: int = 60) -> bool:
 
 # (offscreen windows cannot be raised: the quiz and the floating panels say so)
 @pytest.mark.qt_log_ignore("does not support raise")
-@pytest.mark.parametrize("old, new", [("dark", "light"), ("light", "dark"), ("projector", "light")])
+@pytest.mark.parametrize("old, new", [("dark", "light"), ("light", "dark"), ("projector", "light"), ("dark", "projector")])
 def test_a_theme_switch_leaves_no_colour_of_the_old_theme(qtbot, show_window, old, new):
     window = _open_everything(show_window, qtbot)
     window.apply_theme(old)
