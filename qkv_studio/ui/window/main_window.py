@@ -29,7 +29,6 @@ from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.calc_table import CalcTable
 from qkv_studio.ui.panels.heatmap_view import HeatmapView
 from qkv_studio.ui.panels.editor_set import EditorSet
-from qkv_studio.ui.panels.matrix_editor import MatrixEditor
 # The export dialog, the quiz and the panels of the View menu (√dₖ explorer, heads, real model) are
 # imported and built when first used: start-up does not wait for them (nor for superqt).
 from qkv_studio.ui.widgets.overlays import BlankOverlay, ShortcutsOverlay
@@ -99,13 +98,13 @@ class MainWindow(QMainWindow):
         self.deck_index = 0
         self.setDockNestingEnabled(True)
         self.resize(1600, 950)
-        # Theme and zoom are known before anything is built: the panels are built in them, the palette
-        # goes on before them, the tables' grids and the buttons' sheets once the panels are docked
+        # Theme and zoom are known before anything is built: the palette goes on before the panels,
+        # which are built bound to the Appearance, the stage buttons' sheets once they are docked
         # (before they are first shown or polished).
         settings = self._read_settings() if use_settings else {}
         self.window_style = WindowStyle(self, self.appearance)
         self._build_widgets()
-        self.window_style.style_widgets()
+        self.window_style.style_stage_buttons()
         self.blank_overlay = BlankOverlay(self)
         self.shortcuts_overlay = ShortcutsOverlay(self, appearance=self.appearance)
         self._build_actions()
@@ -141,7 +140,7 @@ class MainWindow(QMainWindow):
         self.tokens_panel = TokensPanel(s)
         qkv_page = QSplitter(Qt.Vertical)
         proj_page = QSplitter(Qt.Vertical)
-        self.editors = EditorSet(s, qkv_page, proj_page, on_built=self._style_new_editors)
+        self.editors = EditorSet(s, qkv_page, proj_page, appearance=look)
         self.editor_tabs = QTabWidget()
         self.editor_tabs.addTab(qkv_page, "Q, K, V")
         self.editor_tabs.addTab(proj_page, "X and W (learned)")
@@ -157,7 +156,7 @@ class MainWindow(QMainWindow):
 
         self.plane = VectorPlane(s, appearance=look)
         self.dock_plane = self._dock("Vector plane", "dock_plane", self.plane, Qt.LeftDockWidgetArea)
-        self.calc = CalcTable(s)
+        self.calc = CalcTable(s, appearance=look)
         self.dock_calc = self._dock("Calculation", "dock_calc", self.calc, Qt.RightDockWidgetArea)
         self.blend = BlendView(s, appearance=look)
         self.dock_blend = self._dock("Blend", "dock_blend", self.blend, Qt.RightDockWidgetArea)
@@ -626,10 +625,6 @@ class MainWindow(QMainWindow):
             self.window_style.style_fonts()  # (presentation's captions have a size of their own)
         else:
             self.appearance.set_font_scale(f)
-
-    def _style_new_editors(self, editors: tuple[MatrixEditor, ...]) -> None:
-        """The window's grid colour and row height on editors built after the window."""
-        self.window_style.style_new_editors([e.table for e in editors])
 
     def is_presentation(self) -> bool:
         return self._presentation

@@ -1,9 +1,9 @@
 """The window's own look, bound to the :class:`~qkv_studio.state.appearance.Appearance`.
 
 The theme becomes the application's palette (menus, dialogs and message boxes are windows of their
-own and follow it), the tables' grid colour and the stage buttons' sheets; the scale becomes the
-window's fonts and the tables' row heights.  Each panel restyles its own drawing (it binds to the
-same Appearance); this module does only what belongs to the window as a whole.
+own and follow it) and the stage buttons' sheets; the scale becomes the window's fonts.  Each panel
+restyles its own drawing — the plots, the tables' grids and rows — as it binds to the same
+Appearance; this module does only what belongs to the window as a whole.
 
 The palette is set before the panels are built, and :class:`WindowStyle` connects to the Appearance
 before any panel does, so on a theme switch the palette is in place before the panels restyle: a
@@ -17,16 +17,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QPushButton
 
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
-from qkv_studio.ui.widgets.table_style import set_grid_color
+from qkv_studio.ui.widgets.table_style import BASE_POINT_SIZE
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
-
-BASE_POINT_SIZE = 11.0
 
 
 def theme_palette(theme: Theme) -> QPalette:
@@ -70,7 +68,7 @@ def stage_button_sheet(theme: Theme, point_size: float) -> str:
 
 
 class WindowStyle(QObject):
-    """The window-wide part of the look: palette, fonts, table grids and row heights, stage buttons.
+    """The window-wide part of the look: the palette, the fonts, the stage buttons' sheets.
 
     No style sheet on the window: one there, even if it only sets a font size, makes every widget paint
     through Qt's style-sheet style, which matches its rules again for each table cell (an editor row
@@ -93,13 +91,8 @@ class WindowStyle(QObject):
         QApplication.setPalette(palette)
         self._window.setPalette(palette)
 
-    def style_widgets(self) -> None:
-        """The theme on the window's tables (grid lines) and stage buttons (their sheets)."""
-        t = self._appearance.theme
-        set_grid_color(self._tables(), None if t.name == "light" else t.grid)
-        self._style_buttons()
-
-    def _style_buttons(self) -> None:
+    def style_stage_buttons(self) -> None:
+        """The theme and text size on the stage buttons (their sheets)."""
         sheet = stage_button_sheet(self._appearance.theme, self._window.font().pointSizeF())
         # (each button its own sheet: on the stepper it would cut its labels off the window's palette)
         for button in self._window.stepper.findChildren(QPushButton):
@@ -108,15 +101,11 @@ class WindowStyle(QObject):
 
     def _on_theme(self, theme: Theme) -> None:
         self.apply_palette()
-        self.style_widgets()
+        self.style_stage_buttons()
 
     # ---- the scale --------------------------------------------------------------------------------
-    def row_height(self) -> int:
-        """The height of a table row at the current scale."""
-        return int(BASE_POINT_SIZE * self._appearance.scale * 2.4)
-
     def style_fonts(self, *_: object) -> None:
-        """Fonts and row heights for the current scale (and the stage buttons' sheets, which name a size)."""
+        """Fonts for the current scale (and the stage buttons' sheets, which name a size)."""
         w = self._window
         f = self._appearance.scale
         font = QFont(QApplication.font())
@@ -128,17 +117,4 @@ class WindowStyle(QObject):
         big.setPointSizeF(BASE_POINT_SIZE * f * (1.15 if w.is_presentation() else 1.45))
         for label in (w.stepper.caption, w.stepper.formula, w.stepper.stage_formula):
             label.setFont(big)
-        for view in self._tables():
-            view.verticalHeader().setDefaultSectionSize(self.row_height())
-        self._style_buttons()
-
-    def style_new_editors(self, tables: list[QWidget]) -> None:
-        """The grid colour and row height on editors' tables built after the window."""
-        t = self._appearance.theme
-        set_grid_color(tables, None if t.name == "light" else t.grid)
-        for table in tables:
-            table.verticalHeader().setDefaultSectionSize(self.row_height())
-
-    def _tables(self) -> list[QWidget]:
-        w = self._window
-        return [w.calc] + [e.table for e in w.editors.built()]
+        self.style_stage_buttons()

@@ -174,3 +174,33 @@ def test_panels_built_later_are_drawn_in_the_current_theme(qtbot, show_window):
     assert heads._theme is THEMES["dark"] and heads._cmap == "magma"
     assert heads._font_scale == pytest.approx(1.5)
     assert quiz._theme is THEMES["dark"] and quiz.font().pointSizeF() == pytest.approx(15.0)
+
+
+def test_editors_built_later_follow_the_theme_and_scale(qtbot, show_window, lesson_scene):
+    from qkv_studio.ui.widgets.table_style import GridColorStyle, row_height
+
+    window = show_window(lesson_scene, (1600, 950))
+    window.apply_theme("projector")
+    window.set_zoom(1.5)
+    window.set_projection_mode(True)  # (its four editors are built now)
+    x = window.editors["X"]
+    assert x.appearance is window.appearance
+    assert isinstance(x.table.style(), GridColorStyle)
+    assert x.table.verticalHeader().defaultSectionSize() == row_height(1.5)
+    window.apply_theme("light")
+    window.set_zoom(1.0)
+    for table in [window.calc] + [e.table for e in window.editors.built()]:
+        assert not isinstance(table.style(), GridColorStyle)  # the style's own grid again
+        assert table.verticalHeader().defaultSectionSize() == row_height(1.0)
+
+
+def test_presentation_at_the_largest_zoom_stays_within_the_scale(qtbot, show_window, lesson_scene):
+    from qkv_studio.state.appearance import MAX_SCALE
+
+    window = show_window(lesson_scene, (1600, 950))
+    window.set_zoom(4.0)
+    window.set_presentation(True, fullscreen=False)  # (×2.2 would be 8.8)
+    assert window.appearance.font_scale == MAX_SCALE
+    assert window.heatmap._font_scale == MAX_SCALE
+    window.set_presentation(False)
+    assert window.appearance.font_scale == 4.0 and window.heatmap._font_scale == 4.0
