@@ -161,12 +161,14 @@ def _window_scene(window) -> Scene:
 
 
 def _window_theme(window) -> str:
-    theme = getattr(getattr(window, "_theme", None), "name", "light")
+    """The theme of the window's Appearance (the light one for a window without one)."""
+    theme = getattr(getattr(getattr(window, "appearance", None), "theme", None), "name", "light")
     return theme if theme in THEMES else "light"
 
 
 def _window_colormap(window) -> str:
-    cmap = getattr(window, "_colormap", DEFAULT_SEQUENTIAL)
+    """The weights' colour map of the window's Appearance (the default for a window without one)."""
+    cmap = getattr(getattr(window, "appearance", None), "colormap", DEFAULT_SEQUENTIAL)
     return cmap if cmap in SEQUENTIAL else DEFAULT_SEQUENTIAL
 
 

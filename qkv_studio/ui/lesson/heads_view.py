@@ -12,9 +12,9 @@ With a Session (``HeadsView(scene, session=s)``) a new count in the spin box is 
 the scene (``Scene.with_heads``, "Heads: 4" in the Edit menu); the window then hands the new scene
 back through ``set_scene``, which follows its ``heads``.  Without one the count is the view's own.
 
-Public API: ``set_scene(scene, heads=None, wo=None)``, ``set_heads(h)``, ``select_head(i)``,
-``set_theme(theme)``, ``set_font_scale(f)``, ``set_colormap(name)``; signals ``head_selected(int)``
-and ``heads_changed(int)``.
+Public API: ``set_scene(scene, heads=None, wo=None)``, ``set_heads(h)``, ``select_head(i)``; signals
+``head_selected(int)`` and ``heads_changed(int)``.  Drawn in the look of the
+:class:`~qkv_studio.state.appearance.Appearance` it is bound to (``appearance=`` or ``bind_appearance``).
 Test hooks: ``heads_spin``, ``graphics`` (the small multiples), ``small_images``, ``big_image``,
 ``detail_images``, ``title``, ``message``, ``result()``, ``selected()``, ``heads()``,
 ``head_center(i)`` (viewport coordinates of ``graphics``).
@@ -41,8 +41,10 @@ from PySide6.QtWidgets import (
 
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS, MultiHeadResult, multihead_scene, valid_heads
 from qkv_studio.core.scene import Scene, nearest_heads
-from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, DIVERGING, SEQUENTIAL, lut, text_is_dark
+from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, DIVERGING, lut, text_is_dark
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed
 
 MAX_NUMBERS = 10  # the large heatmap writes its weights in the cells up to this many tokens
@@ -80,7 +82,7 @@ def _sub(i: int) -> str:
     return str(i).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
-class HeadsView(QWidget):
+class HeadsView(FollowsAppearance, QWidget):
     """All heads' attention weights as small multiples; click one to see it large with its Q, K, V.
 
     Signals: ``head_selected(int)`` when another head (0-based) is shown large; ``heads_changed(int)``
@@ -91,7 +93,7 @@ class HeadsView(QWidget):
     heads_changed = Signal(int)
 
     def __init__(self, scene: Scene | None = None, parent: QWidget | None = None, *, heads: int = 2,
-                 session=None) -> None:
+                 session=None, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session  # a qkv_studio.state.session.Session: head counts become undoable scene edits
         self._theme: Theme = get_theme(DEFAULT_THEME)
@@ -188,11 +190,12 @@ class HeadsView(QWidget):
         layout.addWidget(self.detail, 1)
 
         self.heads_spin.valueChanged.connect(self.set_heads)
-        self.set_theme(self._theme)
+        self._restyle_theme(self._theme)
         if scene is not None:
             self.set_scene(scene)
         else:
             self._compute()
+        self.bind_appearance(appearance)
 
     # ---- public API -------------------------------------------------------------------------------
     def set_scene(self, scene: Scene, heads: int | None = None, wo: np.ndarray | None = None) -> None:
@@ -264,7 +267,8 @@ class HeadsView(QWidget):
             self._compute()
         return self._result
 
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance) ---------------------------------------------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         """Colours and line widths of a theme."""
         self._theme = theme
         pal = self.palette()
@@ -276,18 +280,13 @@ class HeadsView(QWidget):
             g.setBackground(theme.background)
         self._style()
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         """Scale every font and pen width (zoom, projector)."""
-        f = float(f)
-        if not (0.25 <= f <= 8):
-            raise ValueError("font scale must be between 0.25 and 8")
         self._font_scale = f
         self._style()
 
-    def set_colormap(self, name: str) -> None:
+    def _restyle_colormap(self, name: str) -> None:
         """The sequential colormap of the weights."""
-        if name not in SEQUENTIAL:
-            raise ValueError(f"unknown colormap {name!r} for weights (use {', '.join(SEQUENTIAL)})")
         self._cmap = name
         self._draw_all()
 

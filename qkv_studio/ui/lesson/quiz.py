@@ -7,7 +7,8 @@ answers to read why they are wrong without changing it).  The recall card hides 
 four stages until the student has tried to state them.
 
 Public API: ``QuizDialog(parent)``, ``score()``, ``answered()``, ``choose(question, option)``,
-``reset()``, ``reveal_recall()``, ``set_theme(theme)``, ``set_font_scale(f)``.
+``reset()``, ``reveal_recall()``; drawn in the look of the Appearance it is bound to (``appearance=`` or
+``bind_appearance``).
 Test hooks: ``questions`` (each with ``options`` radio buttons and a ``feedback`` label),
 ``score_label``, ``recall_button``, ``recall_answer``, ``restart_button``.
 """
@@ -34,6 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 
 
 @dataclass(frozen=True)
@@ -215,10 +218,10 @@ class QuestionBox(QGroupBox):
         self.feedback.hide()
 
 
-class QuizDialog(QDialog):
+class QuizDialog(FollowsAppearance, QDialog):
     """Help → Check yourself…: three questions with feedback, a score and the recall card."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Check yourself — self-attention: query, key, value")
         self.setAttribute(Qt.WidgetAttribute.WA_WindowPropagation, True)  # the window's font and palette
@@ -276,6 +279,10 @@ class QuizDialog(QDialog):
         self._write_recall()
         self._update_score()
         self.resize(760, 720)
+        # (styled as built, like the panels: its feedback colours and its fonts, at scale 1)
+        self._restyle_theme(self._theme)
+        self._restyle_scale(self._font_scale)
+        self.bind_appearance(appearance)
 
     # ---- public API -------------------------------------------------------------------------------
     def score(self) -> int:
@@ -299,7 +306,8 @@ class QuizDialog(QDialog):
     def reveal_recall(self) -> None:
         self.recall_button.setChecked(True)
 
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance) ---------------------------------------------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         """Colours of the right/wrong feedback and the formula (the rest follows the window)."""
         self._theme = theme
         for q in self.questions:
@@ -308,10 +316,7 @@ class QuizDialog(QDialog):
         self._write_recall()
         self._update_score()
 
-    def set_font_scale(self, f: float) -> None:
-        f = float(f)
-        if not (0.25 <= f <= 8):
-            raise ValueError("font scale must be between 0.25 and 8")
+    def _restyle_scale(self, f: float) -> None:
         self._font_scale = f
         font = QFont(self.font())
         font.setPointSizeF(10.0 * f)

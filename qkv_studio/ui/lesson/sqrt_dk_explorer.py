@@ -8,8 +8,8 @@ d_k = 64 the raw scores swing by ±8, one key takes nearly all the weight and th
 divided by √64 = 8 they are back to unit size.
 
 Standalone: no Session needed (the numbers come from :mod:`qkv_studio.core.saturation`).
-Public API: ``set_d_k(n)``, ``set_scaled(on)``, ``set_temperature(t)``, ``set_theme(theme)``,
-``set_font_scale(f)``, ``set_colormap(name)`` (accepted for a uniform widget API).
+Public API: ``set_d_k(n)``, ``set_scaled(on)``, ``set_temperature(t)``; drawn in the look of the
+:class:`~qkv_studio.state.appearance.Appearance` it is bound to (``appearance=`` or ``bind_appearance``).
 Test hooks: ``d_k_slider``, ``scale_box``, ``temperature_slider``, ``readouts()``, ``current()``,
 ``other()``, ``sample_weights()``, ``histogram_data()``, ``caption``.
 """
@@ -47,6 +47,8 @@ from qkv_studio.core.saturation import (
     softmax_rows,
 )
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.formatting import fmt_fixed
 
 N_KEYS = 8
@@ -86,13 +88,13 @@ class _Readout(QFrame):
         lay.addWidget(self.note)
 
 
-class SqrtDkExplorer(QWidget):
+class SqrtDkExplorer(FollowsAppearance, QWidget):
     """d_k slider, ÷√d_k switch and temperature; score histogram; raw vs scaled softmax side by side."""
 
     changed = Signal()  # after every recompute (d_k, scaling or temperature moved)
 
     def __init__(self, parent: QWidget | None = None, *, seed: int = DEFAULT_SEED, d_k: int = 64,
-                 scaled: bool = False) -> None:
+                 scaled: bool = False, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._theme: Theme = get_theme(DEFAULT_THEME)
         self._font_scale = 1.0
@@ -222,7 +224,8 @@ class SqrtDkExplorer(QWidget):
         self.d_k_slider.valueChanged.connect(self._throttled)
         self.temperature_slider.valueChanged.connect(self._throttled)
         self.scale_box.toggled.connect(self._recompute)
-        self.set_theme(self._theme)  # styles, then computes
+        self._restyle_theme(self._theme)  # styles, then computes
+        self.bind_appearance(appearance)
 
     def _typical_query(self) -> int:
         """The sample query shown as bars: the one whose raw top weight at d_k = 64 is the median one.
@@ -257,7 +260,8 @@ class SqrtDkExplorer(QWidget):
     def temperature(self) -> float:
         return float(self.temperature_slider.value())
 
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance; the explorer draws no colour-mapped data) ---------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         """Colours and line widths of a theme."""
         self._theme = theme
         pal = self.palette()
@@ -272,17 +276,11 @@ class SqrtDkExplorer(QWidget):
             r.setStyleSheet(f"_Readout {{ border: {max(1, int(theme.line_scale))}px solid {theme.grid}; }}")
         self._style()
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         """Scale every font and pen width (zoom, projector)."""
-        f = float(f)
-        if not (0.25 <= f <= 8):
-            raise ValueError("font scale must be between 0.25 and 8")
         self._font_scale = f
         self._style()
         self._reflow_cards()
-
-    def set_colormap(self, name: str) -> None:
-        """Accepted for a uniform widget API: the explorer draws no colormapped data."""
 
     # ---- test hooks -----------------------------------------------------------------------------------
     def current(self) -> Saturation:

@@ -15,7 +15,9 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QResizeEvent, 
 from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from qkv_studio.render.theme import THEMES, Theme
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.formatting import fmt_fixed, fmt_vector
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
@@ -85,10 +87,11 @@ class BarValueLabels(pg.GraphicsObject):
 LABEL_SCALE_MAX = 1.5  # the largest growth of the names inside the values plot (see _label_scale)
 
 
-class BlendView(QWidget):
-    """Weights as bars and the output among the values, for the selected query."""
+class BlendView(FollowsAppearance, QWidget):
+    """Weights as bars and the output among the values, for the selected query, in the look of the
+    :class:`Appearance` it is bound to (``appearance=`` or ``bind_appearance``)."""
 
-    def __init__(self, session: Session, parent=None) -> None:
+    def __init__(self, session: Session, parent=None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._theme: Theme = THEMES["light"]
@@ -146,14 +149,16 @@ class BlendView(QWidget):
         session.result_changed.connect(self._next_frame.request)
         session.query_changed.connect(self._next_frame.request)
         session.tokens_changed.connect(self._next_frame.request)
-        # Styled in the default theme at scale 1 as it is built: the window tells it again only when
-        # its theme or zoom differs (as for the heatmap and the plane).  Drawn when first shown, at
-        # its size (drawn here, every item was placed for a 640 × 480 plot and then again).
+        # Styled in the default theme at scale 1 as it is built: the Appearance restyles it only when
+        # its look differs (as for the heatmap and the plane).  Drawn when first shown, at its size
+        # (drawn here, every item was placed for a 640 × 480 plot and then again).
         self._style_theme(self._theme)
         self._style_fonts(self._font_scale)
         self._stale = True
+        self.bind_appearance(appearance)
 
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance) ---------------------------------------------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         self._style_theme(theme)
         self._sync()
 
@@ -165,7 +170,7 @@ class BlendView(QWidget):
                 p.getAxis(ax).setPen(pg.mkPen(theme.text, width=theme.line_scale))
                 p.getAxis(ax).setTextPen(pg.mkPen(theme.text))
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         self._style_fonts(f)
         self._sync()
 

@@ -17,10 +17,14 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledIte
 from qkv_studio.core import STAGES, contributions
 from qkv_studio.core.stages import table_columns
 from qkv_studio.state.changes import ResultChange
+from qkv_studio.render.theme import Theme
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.cell_text import CellText
 from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed, fmt_vector
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
+from qkv_studio.ui.widgets.table_style import style_table
 
 if TYPE_CHECKING:  # (for annotations only: see _restyle)
     from PySide6.QtWidgets import QStyleOptionViewItem
@@ -305,10 +309,11 @@ class CalcDelegate(QStyledItemDelegate):
         self._pen = QPen(palette.color(QPalette.ColorRole.Text))
 
 
-class CalcTable(QTableView):
-    """The calculation table view (read-only)."""
+class CalcTable(FollowsAppearance, QTableView):
+    """The calculation table view (read-only); its grid and rows follow the Appearance it is bound to
+    (``appearance=`` or ``bind_appearance``)."""
 
-    def __init__(self, session: Session, parent=None) -> None:
+    def __init__(self, session: Session, parent=None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._widest: dict[tuple, float] = {}  # (column, first row, last row, best key bold) -> px
         self._widths_generation = -1
@@ -344,6 +349,15 @@ class CalcTable(QTableView):
         self.calc_model.dataChanged.connect(self._fit_timer.start)
         self.verticalScrollBar().valueChanged.connect(self._fit_timer.start)
         self._show_columns()
+        style_table(self, scale=self._drawn_scale)  # (the rows as built: the default look's)
+        self.bind_appearance(appearance)
+
+    # ---- look (see FollowsAppearance; text and cells follow the palette and font) ------------------
+    def _restyle_theme(self, theme: Theme) -> None:
+        style_table(self, theme=theme)
+
+    def _restyle_scale(self, f: float) -> None:
+        style_table(self, scale=f)
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         # Every cell in view in one pass.  QTableView's own paint makes ~4 calls into Python per cell

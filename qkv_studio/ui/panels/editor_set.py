@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 from PySide6.QtWidgets import QSplitter
 
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.matrix_editor import MatrixEditor
 
@@ -21,19 +22,21 @@ PROJECTION = ("X", "Wq", "Wk", "Wv")
 class EditorSet(Mapping[str, MatrixEditor]):
     """Every matrix editor by name (Q, K, V, X, Wq, Wk, Wv), each in its page's splitter.
 
-    Q, K and V are built at once; the four projection editors together on first access, then
-    ``on_built`` is called with them so the window can give them its theme and row height.
-    Iterating the values builds everything: :meth:`built` gives the editors that exist.
+    Q, K and V are built at once; the four projection editors together on first access (then
+    ``on_built``, if given, is called with them).  Every editor is bound to ``appearance`` as it is
+    built.  Iterating the values builds everything: :meth:`built` gives the editors that exist.
     """
 
     def __init__(self, session: Session, direct_page: QSplitter, projection_page: QSplitter,
-                 on_built: Callable[[tuple[MatrixEditor, ...]], None]) -> None:
+                 on_built: Callable[[tuple[MatrixEditor, ...]], None] | None = None, *,
+                 appearance: Appearance | None = None) -> None:
         self._session = session
         self._projection_page = projection_page
         self._on_built = on_built
+        self._appearance = appearance
         self._editors: dict[str, MatrixEditor] = {}
         for name in DIRECT:
-            self._editors[name] = editor = MatrixEditor(session, name)
+            self._editors[name] = editor = MatrixEditor(session, name, appearance=appearance)
             direct_page.addWidget(editor)
 
     def __getitem__(self, name: str) -> MatrixEditor:
@@ -57,7 +60,8 @@ class EditorSet(Mapping[str, MatrixEditor]):
             return
         new = []
         for name in PROJECTION:
-            self._editors[name] = editor = MatrixEditor(self._session, name)
+            self._editors[name] = editor = MatrixEditor(self._session, name, appearance=self._appearance)
             self._projection_page.addWidget(editor)
             new.append(editor)
-        self._on_built(tuple(new))
+        if self._on_built is not None:
+            self._on_built(tuple(new))

@@ -29,7 +29,9 @@ from qkv_studio.render.figure import format_value as figure_format_value
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.changes import ResultChange
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
@@ -199,16 +201,18 @@ class CellOverlay(pg.GraphicsObject):
         p.restore()
 
 
-class HeatmapView(QWidget):
+class HeatmapView(FollowsAppearance, QWidget):
     """The current stage's matrix as a heatmap with numbers, legend, token labels and Σ column.
 
-    Public API: ``set_theme(theme)``, ``set_colormap(name)``, ``set_font_scale(f)``.
+    Drawn in the look of the :class:`Appearance` it is bound to (``appearance=`` or
+    ``bind_appearance``): theme, the weights' colour map, the scale of text and lines.
     Test hooks: ``image_item``, ``overlay``, ``plot``, ``graphics``, ``color_bar``, ``title``,
     ``displayed_matrix()``, ``displayed_stage()``, ``color_levels()``, ``cell_texts()``,
     ``cell_center(row, col)`` (viewport coordinates of ``graphics``).
     """
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, parent: QWidget | None = None, *,
+                 appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._theme: Theme = get_theme(DEFAULT_THEME)
@@ -312,12 +316,13 @@ class HeatmapView(QWidget):
         session.query_changed.connect(self._on_query)
         session.tokens_changed.connect(self._on_tokens)
 
-        self.set_theme(self._theme)
+        self._restyle_theme(self._theme)
         self._on_tokens()
         self._on_result()
+        self.bind_appearance(appearance)
 
-    # ---- public API -------------------------------------------------------------------------------
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance) ---------------------------------------------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         """Colours and line widths of a theme (background, axes, outline, masked cells, Σ column)."""
         self._theme = theme
         pal = self.palette()
@@ -332,20 +337,16 @@ class HeatmapView(QWidget):
         self._update_title()
         self._update_ticks()
 
-    def set_colormap(self, name: str) -> None:
+    def _restyle_colormap(self, name: str) -> None:
         """The sequential colormap of the weights (scores keep their diverging map)."""
-        _check_colormap(name)
         if name == self._cmap_name:
             return
         self._cmap_name = name
         if self._matrix is not None:
             self._recolour()
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         """Scale every font and pen width (zoom, projector)."""
-        f = float(f)
-        if not (0.25 <= f <= 8):
-            raise ValueError("font scale must be between 0.25 and 8")
         self._font_scale = f
         self._apply_fonts()
         self._update_title()
@@ -800,10 +801,3 @@ class HeatmapView(QWidget):
         plan["sums"] = sums
         return plan
 
-
-def _check_colormap(name: str) -> None:
-    """Raise ValueError for a colormap name that render.colormaps cannot resolve."""
-    try:
-        lut(name)
-    except (ValueError, OSError, KeyError) as exc:  # pyqtgraph raises FileNotFoundError for unknown names
-        raise ValueError(f"unknown colormap {name!r}") from exc

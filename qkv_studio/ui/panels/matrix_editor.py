@@ -17,10 +17,13 @@ from PySide6.QtWidgets import (
 )
 
 from qkv_studio.core.scene import shape_equation
+from qkv_studio.render.theme import Theme
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.formatting import fmt, parse_number
-from qkv_studio.ui.widgets.table_style import QUERY_ROW_BACKGROUND, QUERY_ROW_TEXT
+from qkv_studio.ui.widgets.table_style import QUERY_ROW_BACKGROUND, QUERY_ROW_TEXT, style_table
 
 _MATRIX_TITLES = {
     "Q": ("Query Q", "what each token is looking for"),
@@ -296,10 +299,11 @@ class MatrixTable(QTableView):
         super().wheelEvent(event)
 
 
-class MatrixEditor(QWidget):
-    """A titled matrix table with +/− buttons for its dimension group and an inline message line."""
+class MatrixEditor(FollowsAppearance, QWidget):
+    """A titled matrix table with +/− buttons for its dimension group and an inline message line; the
+    table's grid and rows follow the Appearance it is bound to (``appearance=`` or ``bind_appearance``)."""
 
-    def __init__(self, session: Session, name: str, parent=None) -> None:
+    def __init__(self, session: Session, name: str, parent=None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self.name = name
@@ -351,6 +355,15 @@ class MatrixEditor(QWidget):
         self._names_fitted: tuple | None = None
         self._fit_row_names()
         self._sync()
+        style_table(self.table, scale=self._drawn_scale)  # (the rows as built: the default look's)
+        self.bind_appearance(appearance)
+
+    # ---- look (see FollowsAppearance; text and cells follow the palette and font) ------------------
+    def _restyle_theme(self, theme: Theme) -> None:
+        style_table(self.table, theme=theme)
+
+    def _restyle_scale(self, f: float) -> None:
+        style_table(self.table, scale=f)
 
     def _on_query(self, row: int) -> None:
         """Embolden the new query's row name by repainting two row names.  Telling the header its

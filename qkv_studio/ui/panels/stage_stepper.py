@@ -14,6 +14,9 @@ from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QSizePolic
 from qkv_studio.core import STAGE_TITLES, STAGES
 from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.state.session import Session
+from qkv_studio.render.theme import Theme
+from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
@@ -24,13 +27,20 @@ def full_formula_html(stage: str, accent: str) -> str:
     return formula_html(stage, lambda text: f"<span style='color:{accent}; font-weight:bold'>{text}</span>")
 
 
-class StageStepper(QWidget):
-    """Back / Next buttons, the five stages as a segmented control, the caption and the formula."""
+def _accent_of(theme: Theme) -> str:
+    """The colour the formula marks the current stage with: the light theme's is its query pink (its
+    blue accent is the key's colour); the dark ones have an accent of their own."""
+    return theme.highlight if theme.name == "light" else theme.accent
 
-    def __init__(self, session: Session, parent=None) -> None:
+
+class StageStepper(FollowsAppearance, QWidget):
+    """Back / Next buttons, the five stages as a segmented control, the caption and the formula; the
+    formula marks the current stage's piece in the accent of the Appearance it is bound to."""
+
+    def __init__(self, session: Session, parent=None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
-        self._accent = "#d6246e"
+        self._accent = _accent_of(self._drawn_theme)
         self.back_button = QPushButton("◀ Back")
         self.next_button = QPushButton("Next ▶")
         self.back_button.setToolTip("Previous stage (←, PageUp)")
@@ -90,6 +100,7 @@ class StageStepper(QWidget):
         session.result_changed.connect(self._next_frame.request)
         session.tokens_changed.connect(self._next_frame.request)
         self._sync()
+        self.bind_appearance(appearance)
 
     def set_navigator(self, next_step, back_step, can_step) -> None:
         """Let the window decide what Next/Back do (a lecture deck goes on to the next scene)."""
@@ -101,8 +112,8 @@ class StageStepper(QWidget):
         self._deck = (index, count)
         self._sync()
 
-    def set_accent(self, color: str) -> None:
-        self._accent = color
+    def _restyle_theme(self, theme: Theme) -> None:
+        self._accent = _accent_of(theme)
         self._sync()
 
     def _on_stage(self, *_: object) -> None:

@@ -24,9 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from qkv_studio.core import row_stats
-from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, lut
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
@@ -95,20 +96,20 @@ class _PlaneViewBox(pg.ViewBox):
         ev.ignore()
 
 
-class VectorPlane(QWidget):
+class VectorPlane(FollowsAppearance, QWidget):
     """Queries, keys, values and the output as arrows on a plane; drag a head to edit the vector.
 
-    Public API: ``set_theme(theme)``, ``set_colormap(name)``, ``set_font_scale(f)``,
-    ``set_show_values(on)``.
+    Drawn in the look of the :class:`Appearance` it is bound to (``appearance=`` or ``bind_appearance``).
+    Public API: ``set_show_values(on)``.
     Test hooks: ``plot_widget``, ``view_box``, ``best_key()``, ``values_visible()``, ``read_only()``,
     ``head_view_pos(matrix, row)``, ``head_viewport_pos(matrix, row)``, ``label_texts()``.
     """
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, parent: QWidget | None = None, *,
+                 appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._theme: Theme = get_theme(DEFAULT_THEME)
-        self._cmap_name = DEFAULT_SEQUENTIAL
         self._font_scale = 1.0
         self._show_values = False
         self._best: int | None = None
@@ -222,9 +223,10 @@ class VectorPlane(QWidget):
         # (connected after the first fit: its range change would draw everything once more at start-up)
         self.view_box.sigRangeChanged.connect(self._draw)
         self.view_box.sigResized.connect(self._draw)
+        self.bind_appearance(appearance)
 
-    # ---- public API -------------------------------------------------------------------------------
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance; the plane draws no colour-mapped data) -------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         """Colours and line widths of a theme."""
         self._apply_palette(theme)
         self._labels_clear()
@@ -240,16 +242,8 @@ class VectorPlane(QWidget):
         self.values_box.setStyleSheet(f"color: {theme.text}")
         self.plot_widget.setBackground(theme.background)
 
-    def set_colormap(self, name: str) -> None:
-        """Accepted for a uniform widget API: the plane draws no colormapped data."""
-        _check_colormap(name)
-        self._cmap_name = name
-
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         """Scale every font and pen width (zoom, projector)."""
-        f = float(f)
-        if not (0.25 <= f <= 8):
-            raise ValueError("font scale must be between 0.25 and 8")
         self._font_scale = f
         self._labels_clear()
         self._style()
@@ -734,10 +728,3 @@ class VectorPlane(QWidget):
 def _html_escape(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
-
-def _check_colormap(name: str) -> None:
-    """Raise ValueError for a colormap name that render.colormaps cannot resolve."""
-    try:
-        lut(name)
-    except (ValueError, OSError, KeyError) as exc:  # pyqtgraph raises FileNotFoundError for unknown names
-        raise ValueError(f"unknown colormap {name!r}") from exc

@@ -6,6 +6,9 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+
 SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("→  PageDown  Space", "next stage (then the next scene of a deck)"),
     ("←  PageUp", "previous stage"),
@@ -59,10 +62,11 @@ class BlankOverlay(_Cover):
         QPainter(self).fillRect(self.rect(), QColor("black"))
 
 
-class ShortcutsOverlay(_Cover):
-    """Every shortcut in large type over a dimmed window; any key or click closes it."""
+class ShortcutsOverlay(FollowsAppearance, _Cover):
+    """Every shortcut in large type over a dimmed window; any key or click closes it.  Its type grows
+    with the scale of the Appearance it is bound to (``appearance=`` or ``bind_appearance``)."""
 
-    def __init__(self, parent: QWidget) -> None:
+    def __init__(self, parent: QWidget, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         rows = "".join(f"<tr><td align=right><b>{k}</b></td><td>&nbsp;&nbsp;{v}</td></tr>" for k, v in SHORTCUTS)
         self.label = QLabel(f"<h2>Keyboard shortcuts</h2><table cellspacing=4>{rows}</table>"
@@ -73,8 +77,10 @@ class ShortcutsOverlay(_Cover):
         lay = QVBoxLayout(self)
         lay.addWidget(self.label, 0, Qt.AlignCenter)
         self.setFocusPolicy(Qt.StrongFocus)
+        self._restyle_scale(1.0)
+        self.bind_appearance(appearance)
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         font = QFont()
         font.setPointSizeF(12 * f)
         self.label.setFont(font)

@@ -90,6 +90,9 @@ class RememberingAxis(pg.AxisItem):
             self._label_docs[html] = doc
         else:
             self.label.setDocument(doc)
+            # (a new document does not invalidate the title's cached pixmap: it kept showing the
+            # previous one — the last theme's colours after a theme switch)
+            self.label.update()
 
     # Everything the look is drawn from that pyqtgraph changes only through these setters is kept as
     # one key until one of them is called (the ticks of 64 token names took ~0.1 ms to repr per paint).

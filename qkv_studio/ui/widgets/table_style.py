@@ -9,7 +9,11 @@ that one answer changed, set on the tables of the dark themes.
 from __future__ import annotations
 
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QProxyStyle, QStyle, QWidget
+
+from qkv_studio.render.theme import Theme
+
+BASE_POINT_SIZE = 11.0  # the window's text at scale 1 (its fonts are this × the Appearance's scale)
 
 
 # The selected query's row wherever a list or table names the tokens: the pale tint of the query's
@@ -40,6 +44,20 @@ class GridColorStyle(QProxyStyle):
         if hint == QStyle.StyleHint.SH_Table_GridLineColor:
             return self._rgba
         return super().styleHint(hint, option, widget, returnData)
+
+
+def row_height(scale: float) -> int:
+    """The height of a table row whose text is the window's at ``scale``."""
+    return int(BASE_POINT_SIZE * scale * 2.4)
+
+
+def style_table(table: QAbstractItemView, theme: Theme | None = None, scale: float | None = None) -> None:
+    """A table in ``theme`` (its grid lines: the style's own in the light theme) and/or at ``scale``
+    (its row height) — what a table panel does when its Appearance changes."""
+    if theme is not None:
+        set_grid_color([table], None if theme.name == "light" else theme.grid)
+    if scale is not None:
+        table.verticalHeader().setDefaultSectionSize(row_height(scale))
 
 
 def set_grid_color(tables: list[QWidget], color: str | None) -> None:

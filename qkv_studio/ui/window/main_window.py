@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QFont, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
+    QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout,
     QWidget, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QLineEdit, QTextEdit,
 )
 
@@ -22,25 +22,24 @@ from qkv_studio.core import STAGES, Scene, SessionFileError, list_presets, load_
 from qkv_studio.core.deck import Deck, read_deck
 from qkv_studio.core.scene import SceneError, projection_of, with_random_projections
 from qkv_studio.render.colormaps import SEQUENTIAL
-from qkv_studio.render.theme import DEFAULT_THEME, THEMES, Theme, get_theme
+from qkv_studio.render.theme import THEMES, Theme
+from qkv_studio.state.appearance import MAX_SCALE, Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.calc_table import CalcTable
 from qkv_studio.ui.panels.heatmap_view import HeatmapView
 from qkv_studio.ui.panels.editor_set import EditorSet
-from qkv_studio.ui.panels.matrix_editor import MatrixEditor
 # The export dialog, the quiz and the panels of the View menu (√dₖ explorer, heads, real model) are
 # imported and built when first used: start-up does not wait for them (nor for superqt).
 from qkv_studio.ui.widgets.overlays import BlankOverlay, ShortcutsOverlay
 from qkv_studio.ui.panels.stage_stepper import StageStepper
-from qkv_studio.ui.widgets.table_style import set_grid_color
 from qkv_studio.ui.panels.tokens_panel import TokensPanel
 from qkv_studio.ui.panels.vector_plane import VectorPlane
+from qkv_studio.ui.window.style import WindowStyle
 
 APP_NAME = "QKV Studio"
 FILE_FILTER = "QKV Studio sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
 MAX_RECENT = 8
-BASE_POINT_SIZE = 11.0
 PRESENTATION_SCALE = 2.2
 
 
@@ -90,8 +89,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.session = Session(scene, path, self)
         self._use_settings = use_settings
-        self._theme: Theme = THEMES["light"]
-        self._colormap = "viridis"
+        self.appearance = Appearance(parent=self)  # theme, colour map, scale: every panel binds to it
         self._zoom = 1.0
         self._presentation = False
         self._saved_state: QByteArray | None = None
@@ -100,14 +98,15 @@ class MainWindow(QMainWindow):
         self.deck_index = 0
         self.setDockNestingEnabled(True)
         self.resize(1600, 950)
-        # Theme and zoom are known before anything is built, so the style sheet goes on once.  It goes
-        # on once the panels are built and docked, before they are first shown or polished: set
-        # earlier, every panel's widgets were restyled as they were moved into their docks.
+        # Theme and zoom are known before anything is built: the palette goes on before the panels,
+        # which are built bound to the Appearance, the stage buttons' sheets once they are docked
+        # (before they are first shown or polished).
         settings = self._read_settings() if use_settings else {}
+        self.window_style = WindowStyle(self, self.appearance)
         self._build_widgets()
-        self._apply_style()
+        self.window_style.style_stage_buttons()
         self.blank_overlay = BlankOverlay(self)
-        self.shortcuts_overlay = ShortcutsOverlay(self)
+        self.shortcuts_overlay = ShortcutsOverlay(self, appearance=self.appearance)
         self._build_actions()
         self._build_menus()
         self.session.path_changed.connect(self._update_title)
@@ -128,8 +127,9 @@ class MainWindow(QMainWindow):
     # ---- construction -----------------------------------------------------------------------------
     def _build_widgets(self) -> None:
         s = self.session
-        self.stepper = StageStepper(s)
-        self.heatmap = HeatmapView(s)
+        look = self.appearance
+        self.stepper = StageStepper(s, appearance=look)
+        self.heatmap = HeatmapView(s, appearance=look)
         centre = QWidget()
         lay = QVBoxLayout(centre)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -140,7 +140,7 @@ class MainWindow(QMainWindow):
         self.tokens_panel = TokensPanel(s)
         qkv_page = QSplitter(Qt.Vertical)
         proj_page = QSplitter(Qt.Vertical)
-        self.editors = EditorSet(s, qkv_page, proj_page, on_built=self._style_new_editors)
+        self.editors = EditorSet(s, qkv_page, proj_page, appearance=look)
         self.editor_tabs = QTabWidget()
         self.editor_tabs.addTab(qkv_page, "Q, K, V")
         self.editor_tabs.addTab(proj_page, "X and W (learned)")
@@ -154,11 +154,11 @@ class MainWindow(QMainWindow):
         self.editor_splitter = editors
         self.dock_editors = self._dock("Tokens and vectors", "dock_editors", editors, Qt.LeftDockWidgetArea)
 
-        self.plane = VectorPlane(s)
+        self.plane = VectorPlane(s, appearance=look)
         self.dock_plane = self._dock("Vector plane", "dock_plane", self.plane, Qt.LeftDockWidgetArea)
-        self.calc = CalcTable(s)
+        self.calc = CalcTable(s, appearance=look)
         self.dock_calc = self._dock("Calculation", "dock_calc", self.calc, Qt.RightDockWidgetArea)
-        self.blend = BlendView(s)
+        self.blend = BlendView(s, appearance=look)
         self.dock_blend = self._dock("Blend", "dock_blend", self.blend, Qt.RightDockWidgetArea)
         # Split first, tabify after: splitting the blend away from its tab group would leave the View-menu
         # panels in a strip of their own under it instead of tabbed with it.
@@ -201,32 +201,30 @@ class MainWindow(QMainWindow):
         return tuple(self._panels.values())
 
     def _panel(self, name: str) -> QWidget:
-        """A View-menu panel, built (with the window's theme, colormap and zoom) the first time it is needed."""
+        """A View-menu panel, built (bound to the window's Appearance) the first time it is needed."""
         panel = self._panels.get(name)
         if panel is not None:
             return panel
         if name == "explorer":
             from qkv_studio.ui.lesson.sqrt_dk_explorer import SqrtDkExplorer
 
-            panel, dock = SqrtDkExplorer(), self.dock_explorer
+            panel, dock = SqrtDkExplorer(appearance=self.appearance), self.dock_explorer
         elif name == "heads":
             from qkv_studio.ui.lesson.heads_view import HeadsView
 
-            panel, dock = HeadsView(None, session=self.session), self.dock_heads
+            panel, dock = HeadsView(None, session=self.session, appearance=self.appearance), self.dock_heads
             panel.set_query(self.session.query)
         else:
             from qkv_studio.ui.lesson.model import ModelPanel
 
-            panel, dock = ModelPanel(self.session, confirm=self.confirm_discard), self.dock_model
+            panel, dock = (ModelPanel(self.session, confirm=self.confirm_discard, appearance=self.appearance),
+                           self.dock_model)
             panel.edit_requested.connect(lambda: (self.dock_editors.show(), self.dock_editors.raise_()))
             # A real head (dₖ = 32) is seen through the plane's PCA; its editable copy by its numbers.
             panel.run_changed.connect(lambda: self.plane.set_pca(True))
             panel.head_changed.connect(lambda *_: self.plane.set_pca(True))
             panel.edit_requested.connect(lambda: self.plane.set_pca(False))
         self._panels[name] = panel
-        panel.set_theme(self._theme)
-        panel.set_colormap(self._colormap)
-        panel.set_font_scale(self._font_scale())
         panel.setFont(dock.widget().font())
         dock.setWidget(panel)
         if name == "heads":
@@ -298,9 +296,8 @@ class MainWindow(QMainWindow):
         if getattr(self, "_quiz", None) is None:
             from qkv_studio.ui.lesson.quiz import QuizDialog
 
-            self._quiz = QuizDialog(self)  # non-modal and kept, so answers survive closing it
-        self._quiz.set_theme(self._theme)
-        self._quiz.set_font_scale(self._font_scale())
+            # non-modal and kept, so answers survive closing it
+            self._quiz = QuizDialog(self, appearance=self.appearance)
         self._quiz.show()
         self._quiz.raise_()
 
@@ -579,69 +576,19 @@ class MainWindow(QMainWindow):
 
     # ---- theme, colormap, zoom, presentation -----------------------------------------------------
     def apply_theme(self, name: str) -> None:
-        self._theme = get_theme(name)
-        self.theme_actions[name].setChecked(True)
-        for w in (self.heatmap, self.plane, self.blend) + self._built_panels():
-            w.set_theme(self._theme)
-        self.stepper.set_accent(self._theme.accent if name != "light" else self._theme.highlight)
-        self._apply_style()
-        self._store("theme", name)
-
-    def _apply_style(self) -> None:
-        """The theme's colours as the window's palette.
-
-        No style sheet on the window: one there, even if it only sets a font size, makes every widget
-        paint through Qt's style-sheet style, which matches its rules again for each table cell (an
-        editor row took 2.2 ms instead of 0.9, every edit).  Fonts follow the zoom through setFont
-        (:meth:`_apply_font_scale`); what a palette cannot say — the checked stage button in the
-        accent colour — is a sheet on those buttons alone.  The palette is the application's too, so
-        menus, dialogs and message boxes (windows of their own) follow the theme.
-        """
-        t = self._theme
-        palette = QApplication.style().standardPalette()
-        if t.name != "light":
-            roles = {
-                QPalette.ColorRole.Window: t.panel, QPalette.ColorRole.WindowText: t.text,
-                QPalette.ColorRole.Base: t.background, QPalette.ColorRole.AlternateBase: t.panel,
-                QPalette.ColorRole.Text: t.text, QPalette.ColorRole.Button: t.panel,
-                QPalette.ColorRole.ButtonText: t.text, QPalette.ColorRole.BrightText: t.text,
-                QPalette.ColorRole.Highlight: t.accent, QPalette.ColorRole.HighlightedText: t.background,
-                QPalette.ColorRole.ToolTipBase: t.panel, QPalette.ColorRole.ToolTipText: t.text,
-                QPalette.ColorRole.PlaceholderText: t.muted, QPalette.ColorRole.Mid: t.grid,
-                QPalette.ColorRole.Midlight: t.grid, QPalette.ColorRole.Dark: t.grid,
-                QPalette.ColorRole.Light: t.grid, QPalette.ColorRole.Shadow: t.background,
-            }
-            for role, color in roles.items():
-                palette.setColor(QPalette.ColorGroup.All, role, QColor(color))
-            for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
-                palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(t.muted))
-        QApplication.setPalette(palette)  # (a window does not take its parent's palette)
-        self.setPalette(palette)
-        tables = [self.calc] + [e.table for e in self.editors.built()]
-        set_grid_color(tables, None if t.name == "light" else t.grid)
-        # The current stage's button in the colour the formula marks the stage's piece with: Fusion's
-        # checked button is a shade of grey that the back of a hall cannot tell from the others.
-        # (a button with a sheet takes the application's font, not the window's: the size goes in it)
-        size = f"font-size: {self.font().pointSizeF():.1f}pt;"
-        buttons = (
-            f"QPushButton {{ {size} }}"
-            f"QPushButton:checked {{ background: {t.highlight}; color: #ffffff; "
-            f"border: 1px solid {t.highlight}; border-radius: 3px; padding: 3px 2px; }}"
-        ) if t.name == "light" else (
-            f"QPushButton {{ {size} border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 3px; "
-            f"background: {t.panel}; color: {t.text}; }}"
-            f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
-            f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")
-        # (each button its own sheet: on the stepper it would cut its labels off the window's palette)
-        for button in self.stepper.findChildren(QPushButton):
-            if buttons != button.styleSheet():  # setting even the same sheet restyles the widget
-                button.setStyleSheet(buttons)
+        """Theme ``name`` (View → Theme): the Appearance's, so every panel restyles itself."""
+        self.appearance.set_theme(name)
 
     def apply_colormap(self, name: str) -> None:
-        self._colormap = name
+        """The weights' colour map ``name`` (View → Colormap), as the Appearance's."""
+        self.appearance.set_colormap(name)
+
+    def _on_theme_changed(self, theme: Theme) -> None:
+        self.theme_actions[theme.name].setChecked(True)
+        self._store("theme", theme.name)
+
+    def _on_colormap_changed(self, name: str) -> None:
         self.cmap_actions[name].setChecked(True)
-        for w in (self.heatmap,) + self._built_panels():
-            w.set_colormap(name)
         self._store("colormap", name)
 
     def set_animate(self, on: bool) -> None:
@@ -656,55 +603,28 @@ class MainWindow(QMainWindow):
         self._store("zoom", self._zoom)
 
     def _font_scale(self) -> float:
-        return self._zoom * (PRESENTATION_SCALE if self._presentation else 1.0)
+        return min(MAX_SCALE, self._zoom * (PRESENTATION_SCALE if self._presentation else 1.0))
 
     def _style_new_panels(self) -> None:
-        """The window's theme and font scale on the panels just built (end of construction).
+        """End of construction: the menus show the Appearance and follow it; the window's fonts go on.
 
-        The heatmap, the vector plane and the blend view draw themselves in the default theme at scale
-        1 as they are built: they are told again only when the window's theme or zoom differs (10–20
-        ms each).
-        """
-        t = self._theme
-        self.theme_actions[t.name].setChecked(True)
-        as_built = (self.heatmap, self.plane, self.blend)
-        for w in (self.heatmap, self.plane, self.blend):
-            if t.name != DEFAULT_THEME or w not in as_built:
-                w.set_theme(t)
-        self.stepper.set_accent(t.accent if t.name != "light" else t.highlight)
-        self._apply_font_scale(as_built=as_built if self._font_scale() == 1.0 else ())
+        The panels were built bound to the Appearance (in its look: each restyled only what differs
+        from the default look it is built in)."""
+        a = self.appearance
+        self.theme_actions[a.theme.name].setChecked(True)
+        self.cmap_actions[a.colormap].setChecked(True)
+        a.theme_changed.connect(self._on_theme_changed)
+        a.colormap_changed.connect(self._on_colormap_changed)
+        self.window_style.style_fonts()
 
-    def _apply_font_scale(self, *, as_built: tuple = ()) -> None:
-        """Fonts, row heights and the style sheet for the current zoom; panels in ``as_built`` are
-        already drawn at this scale and are not told again."""
+    def _apply_font_scale(self) -> None:
+        """The text scale for the current zoom and presentation mode, as the Appearance's (the panels
+        and the window's fonts follow it)."""
         f = self._font_scale()
-        font = QFont(QApplication.font())
-        font.setPointSizeF(BASE_POINT_SIZE * f)
-        self.setFont(font)
-        for dock in (self.dock_editors, self.dock_plane, self.dock_calc, self.dock_blend, self.dock_model):
-            dock.widget().setFont(font)
-        big = QFont(font)
-        big.setPointSizeF(BASE_POINT_SIZE * f * (1.15 if self._presentation else 1.45))
-        self.stepper.caption.setFont(big)
-        self.stepper.formula.setFont(big)
-        self.stepper.stage_formula.setFont(big)
-        for w in (self.heatmap, self.plane, self.blend) + self._built_panels():
-            if w not in as_built:
-                w.set_font_scale(f)
-        for view in (self.calc,) + tuple(e.table for e in self.editors.built()):
-            view.verticalHeader().setDefaultSectionSize(self._row_height())
-        self._apply_style()
-
-    def _style_new_editors(self, editors: tuple[MatrixEditor, ...]) -> None:
-        """The window's grid colour and row height on editors built after the window."""
-        t = self._theme
-        set_grid_color([e.table for e in editors], None if t.name == "light" else t.grid)
-        for e in editors:
-            e.table.verticalHeader().setDefaultSectionSize(self._row_height())
-
-    def _row_height(self) -> int:
-        """The height of a table row at the current zoom."""
-        return int(BASE_POINT_SIZE * self._font_scale() * 2.4)
+        if f == self.appearance.font_scale:
+            self.window_style.style_fonts()  # (presentation's captions have a size of their own)
+        else:
+            self.appearance.set_font_scale(f)
 
     def is_presentation(self) -> bool:
         return self._presentation
@@ -872,11 +792,12 @@ class MainWindow(QMainWindow):
         at once (the panels are then built and styled once, in them)."""
         st = self.settings()
         values = {key: st.value(key) for key in self._REMEMBERED}
-        self._theme = THEMES.get(str(values["theme"] or "light"), THEMES["light"])
+        self.appearance.set_theme(THEMES.get(str(values["theme"] or "light"), THEMES["light"]))
         try:
             self._zoom = max(0.5, min(4.0, float(1.0 if values["zoom"] is None else values["zoom"])))
         except (TypeError, ValueError):
             self._zoom = 1.0
+        self.appearance.set_font_scale(self._font_scale())
         return values
 
     def _restore_settings(self, values: dict) -> None:
@@ -906,7 +827,6 @@ class MainWindow(QMainWindow):
 
     # ---- help -------------------------------------------------------------------------------------
     def show_shortcuts(self) -> None:
-        self.shortcuts_overlay.set_font_scale(self._font_scale())
         if not self.shortcuts_overlay.isVisible():
             self.shortcuts_overlay.toggle()
         self.shortcuts_overlay.setFocus()

@@ -11,6 +11,7 @@ from qkv_studio.core.multihead import multihead
 from qkv_studio.render.colormaps import lut
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.lesson.heads_view import HeadsView
+from qkv_studio.state.appearance import Appearance
 
 
 @pytest.fixture
@@ -135,15 +136,20 @@ def test_without_a_scene(qtbot):
 
 
 def test_theme_font_scale_colormap(view):
+    look = Appearance()
+    view.bind_appearance(look)
     for theme in THEMES.values():
-        view.set_theme(theme)
-    view.set_font_scale(2.0)
-    view.set_colormap("magma")
+        look.set_theme(theme)
+        assert view._theme is theme
+    look.set_font_scale(2.0)
+    assert view._font_scale == 2.0
+    look.set_colormap("magma")
     np.testing.assert_array_equal(view.small_images[0].lut, lut("magma"))
     with pytest.raises(ValueError):
-        view.set_colormap("nope")
+        look.set_colormap("nope")
     with pytest.raises(ValueError):
-        view.set_font_scale(20)
+        look.set_font_scale(20)
+    np.testing.assert_array_equal(view.small_images[0].lut, lut("magma"))  # (refused: nothing changed)
 
 
 def test_edits_redraw_without_rebuilding_and_hidden_views_wait(qtbot, view, scene):

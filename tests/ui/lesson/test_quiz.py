@@ -7,6 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.lesson.quiz import QUESTIONS, RECALL_FORMULA, QuizDialog
+from qkv_studio.state.appearance import Appearance
 
 RIGHT = [2, 1, 0]  # the right option of each question
 
@@ -104,10 +105,12 @@ def test_start_again(qtbot, quiz):
 
 def test_theme_and_font_scale(quiz):
     quiz.choose(0, 1)
+    look = Appearance()
+    quiz.bind_appearance(look)
     for theme in THEMES.values():
-        quiz.set_theme(theme)
+        look.set_theme(theme)
     assert THEMES["projector"].highlight in quiz.questions[0].feedback.text()
-    quiz.set_font_scale(2.0)
+    look.set_font_scale(2.0)
     assert quiz.questions[0].prompt.font().pointSizeF() == pytest.approx(20.0)
     with pytest.raises(ValueError):
-        quiz.set_font_scale(0)
+        look.set_font_scale(0)

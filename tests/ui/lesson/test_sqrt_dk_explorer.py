@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QSlider
 
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.lesson.sqrt_dk_explorer import SqrtDkExplorer
+from qkv_studio.state.appearance import Appearance
 
 
 @pytest.fixture
@@ -114,14 +115,16 @@ def test_histogram_follows_the_setting(explorer):
 
 
 def test_theme_and_font_scale(explorer):
+    look = Appearance()
+    explorer.bind_appearance(look)
     for theme in THEMES.values():
-        explorer.set_theme(theme)
-    explorer.set_font_scale(2.0)
+        look.set_theme(theme)
+    look.set_font_scale(2.0)
     assert explorer.caption.font().pointSizeF() == pytest.approx(20.0)
     assert explorer.std_readout.value.font().pointSizeF() > explorer.std_readout.title.font().pointSizeF()
     with pytest.raises(ValueError):
-        explorer.set_font_scale(0.1)
-    explorer.set_colormap("magma")  # uniform widget API
+        look.set_font_scale(0.1)
+    look.set_colormap("magma")  # (the explorer draws no colour-mapped data: it just goes on)
     assert explorer.readouts()["std"]
 
 
@@ -142,7 +145,9 @@ def test_a_short_slim_dock_keeps_the_plots(qtbot, explorer):
 
 
 def test_a_very_short_dock_says_it_in_one_sentence_and_puts_the_plots_in_a_row(qtbot, explorer):
-    explorer.set_font_scale(2.2)  # the projector, in a dock under the calculation table
+    look = Appearance()
+    explorer.bind_appearance(look)
+    look.set_font_scale(2.2)  # the projector, in a dock under the calculation table
     explorer.resize(860, 560)
     qtbot.waitUntil(explorer.plots_in_a_row, timeout=1000)
     text = explorer.caption.text()
@@ -153,7 +158,7 @@ def test_a_very_short_dock_says_it_in_one_sentence_and_puts_the_plots_in_a_row(q
     assert scaled.right() <= explorer.graphics.width() + 1  # … and all inside the panel
     assert min(r.height() for r in (hist, raw, scaled)) > 150  # each tall enough to read
     assert "raw" in explorer.raw_plot.titleLabel.text and "top" in explorer.raw_plot.titleLabel.text
-    explorer.set_font_scale(1.0)
+    look.set_font_scale(1.0)
     explorer.resize(1000, 900)
     qtbot.waitUntil(lambda: not explorer.plots_in_a_row(), timeout=1000)
     assert "learning stalls" in explorer.caption.text()

@@ -10,6 +10,7 @@ from qkv_studio.render.colormaps import scale_for
 from qkv_studio.render.theme import get_theme
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.heatmap_view import HeatmapView, format_value
+from qkv_studio.state.appearance import Appearance
 
 
 @pytest.fixture
@@ -165,12 +166,16 @@ def test_rendered_pixels_match_the_colour_scale(qtbot, session):
 def test_colormap_change_recolours_weights_only(qtbot, session):
     view = _show(qtbot, session)
     before = view.image_item.image.copy()
-    view.set_colormap("magma")
+    look = Appearance()
+    view.bind_appearance(look)
+    look.set_colormap("magma")
     assert not np.array_equal(before, view.image_item.image)
     np.testing.assert_array_equal(view.image_item.image, scale_for("weights", session.result.weights,
                                                                      "magma").rgba(session.result.weights))
     with pytest.raises(ValueError):
-        view.set_colormap("no-such-map")
+        look.set_colormap("no-such-map")
+    np.testing.assert_array_equal(view.image_item.image, scale_for("weights", session.result.weights,
+                                                                     "magma").rgba(session.result.weights))
 
 
 def test_model_to_widget_updates_never_edit(qtbot, session):
@@ -179,8 +184,10 @@ def test_model_to_widget_updates_never_edit(qtbot, session):
         session.set_query(0)
         session.set_stage("scores")
         session.set_stage("weights")
-        view.set_theme(get_theme("projector"))
-        view.set_font_scale(1.5)
+        look = Appearance()
+        view.bind_appearance(look)
+        look.set_theme(get_theme("projector"))
+        look.set_font_scale(1.5)
         qtbot.wait(20)
     session.set_value("Q", 2, 0, 3.0)
     _settle(qtbot, session)
@@ -256,7 +263,7 @@ def test_an_edit_of_a_row_repaints_that_row_and_a_new_stage_repaints_unclipped(q
 def test_font_scale_grows_tick_fonts(qtbot, session):
     view = _show(qtbot, session)
     small = view.plot.getAxis("left").style["tickFont"].pixelSize()
-    view.set_font_scale(2.0)
+    view.bind_appearance(Appearance(font_scale=2.0))
     assert view.plot.getAxis("left").style["tickFont"].pixelSize() == 2 * small
 
 
@@ -323,7 +330,7 @@ def test_projector_sized_legend_keeps_its_end_labels(qtbot, session):
 
     view = _show(qtbot, session)
     view.resize(900, 800)
-    view.set_font_scale(2.2)  # presentation mode's text
+    view.bind_appearance(Appearance(font_scale=2.2))  # presentation mode's text
     _settle(qtbot, session)
     qtbot.wait(50)
     image = QImage(10, 10, QImage.Format.Format_ARGB32)
@@ -368,7 +375,7 @@ def test_the_legend_bar_has_the_colours_of_the_cells(qtbot, session, name):
     if name == "CET-CBD1":
         session.set_stage("scores")  # (the diverging map of the scores)
     else:
-        view.set_colormap(name)
+        view.bind_appearance(Appearance(colormap=name))
     strip = view.color_bar.bar.pixmap().toImage()
     assert (strip.width(), strip.height()) == (1, 256) and view.color_bar.strip_name == name
     colours = [strip.pixelColor(0, y) for y in range(256)]

@@ -11,6 +11,7 @@ from qkv_studio.render.theme import get_theme
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
 from qkv_studio.ui.panels.vector_plane import VectorPlane
+from qkv_studio.state.appearance import Appearance
 
 
 @pytest.fixture
@@ -164,8 +165,10 @@ def test_model_to_widget_updates_never_edit(qtbot, session):
     with qtbot.assertNotEmitted(session.undo_stack.indexChanged):
         session.set_query(1)
         session.set_stage("output")
-        plane.set_theme(get_theme("dark"))
-        plane.set_font_scale(2.0)
+        look = Appearance()
+        plane.bind_appearance(look)
+        look.set_theme(get_theme("dark"))
+        look.set_font_scale(2.0)
         plane.set_show_values(True)
         qtbot.wait(20)
 

@@ -11,6 +11,7 @@ from qkv_studio.ui.panels.calc_table import CalcTable
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
 from qkv_studio.ui.panels.stage_stepper import StageStepper
 from qkv_studio.ui.panels.tokens_panel import TokensPanel
+from qkv_studio.state.appearance import Appearance
 
 
 @pytest.fixture
@@ -272,8 +273,7 @@ def test_blend_plots_stack_in_a_tall_dock_the_values_plot_taller(qtbot, session)
 def test_blend_names_among_the_vectors_grow_less_than_the_rest(qtbot, session):
     from qkv_studio.ui.panels.blend_view import LABEL_SCALE_MAX
 
-    view = shown(qtbot, BlendView(session), size=(900, 700))
-    view.set_font_scale(2.2)  # the projector's type
+    view = shown(qtbot, BlendView(session, appearance=Appearance(font_scale=2.2)), size=(900, 700))  # projector type
     flush_pending()
     label = view._value_labels[0]
     assert label.textItem.font().pointSizeF() == pytest.approx(11 * LABEL_SCALE_MAX)

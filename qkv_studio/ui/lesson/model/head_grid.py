@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, lut
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 
 
 def _weights_image(weights: np.ndarray, table: np.ndarray) -> QImage:
@@ -24,7 +25,7 @@ def _weights_image(weights: np.ndarray, table: np.ndarray) -> QImage:
     return img.copy()  # own the pixels (rgba goes away)
 
 
-class HeadGrid(QWidget):
+class HeadGrid(FollowsAppearance, QWidget):
     """The heads of one layer as small heatmaps; click (or arrow keys) to choose one.
 
     Images are built when the data change (``set_weights``), never in ``paintEvent``.
@@ -67,16 +68,16 @@ class HeadGrid(QWidget):
     def selected(self) -> int:
         return self._selected
 
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance) ---------------------------------------------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.update()
 
-    def set_colormap(self, name: str) -> None:
-        lut(name)  # raises for an unknown name
+    def _restyle_colormap(self, name: str) -> None:
         self._cmap = name
         self._rebuild()
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         self._font_scale = float(f)
         self.update()
 

@@ -33,7 +33,9 @@ from superqt.utils import signals_blocked
 from qkv_studio.core.models import AttentionModel, ModelInputError, ModelRun, ModelUnavailable
 from qkv_studio.core.scene import Scene
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.lesson.model.head_grid import HeadGrid
 from qkv_studio.ui.lesson.model.qk_projection import QKProjection
 from qkv_studio.ui.lesson.model.run_state import Change, ModelRunState
@@ -47,7 +49,7 @@ def _install_text(model: AttentionModel) -> str:
             f"<code>{html.escape(model.install_hint)}</code>{note}<br>Everything else works without it.")
 
 
-class ModelPanel(QWidget):
+class ModelPanel(FollowsAppearance, QWidget):
     """Pick a registered model, type a sentence, choose a layer and head, and study or edit that head.
 
     Signals: ``run_changed()`` after a new sentence was run; ``head_changed(layer, head)`` when the
@@ -60,8 +62,8 @@ class ModelPanel(QWidget):
 
     Public API: ``set_model(name)``, ``run_text(text=None)``, ``select(layer, head)``, ``edit_head()``,
     ``state`` (the :class:`ModelRunState`), ``model``, ``run``, ``layer``, ``head``, ``head_scene()``,
-    ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``, ``set_theme(theme)``,
-    ``set_colormap(name)``, ``set_font_scale(f)``; ``available`` is False when the chosen model's package
+    ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``;
+    drawn in the look of the Appearance it is bound to (``appearance=`` or ``bind_appearance``); ``available`` is False when the chosen model's package
     is missing.  Test hooks: ``model_box``, ``sentence``, ``run_button``, ``layer_box``, ``head_box``,
     ``edit_button``, ``grid`` (``head_rect(h)``, ``selected()``), ``projection``, ``status``,
     ``install_label``, ``grid_caption``, ``proj_caption``.
@@ -74,7 +76,7 @@ class ModelPanel(QWidget):
 
     def __init__(self, session: Session, parent: QWidget | None = None, *,
                  confirm: Callable[[], bool] | None = None, text: str = DEFAULT_TEXT,
-                 model: str | None = None) -> None:
+                 model: str | None = None, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self.state = ModelRunState(session, confirm=confirm, model=model)
@@ -127,6 +129,7 @@ class ModelPanel(QWidget):
         session.scene_changed.connect(self._update_status)
         self.state.add_listener(self._on_state)
         self._show_model()
+        self.bind_appearance(appearance)
 
     def _lay_out(self) -> None:
         row0 = QHBoxLayout()  # the picker names the model; the title beside it says what it is
@@ -271,24 +274,17 @@ class ModelPanel(QWidget):
             self.head_changed.emit(self.state.layer, self.state.head)
 
     # ---- look ------------------------------------------------------------------------------------
-    def set_theme(self, theme: Theme) -> None:
+    def _appearance_parts(self) -> tuple[FollowsAppearance, ...]:
+        return (self.grid, self.projection)
+
+    def _restyle_theme(self, theme: Theme) -> None:
         self._theme = theme
-        self.grid.set_theme(theme)
-        self.projection.set_theme(theme)
         self._update_captions()
         self._update_status()
 
-    def set_colormap(self, name: str) -> None:
-        self.grid.set_colormap(name)
-
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         """Scale pen widths (zoom, projector).  Text follows the widget's font, which the window scales."""
-        f = float(f)
-        if not (0.25 <= f <= 8):
-            raise ValueError("font scale must be between 0.25 and 8")
         self._font_scale = f
-        self.grid.set_font_scale(f)
-        self.projection.set_font_scale(f)
 
     def is_compact(self) -> bool:
         """True when the panel is short for its font and says everything in one-line captions."""

@@ -13,12 +13,13 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from qkv_studio.core.models import pca_basis
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 
 MAX_LABELLED = 24   # the projection labels every key up to this many tokens, else only the strongest
 TOP_KEYS = 5        # … and these many keys the query attends to most
 
 
-class QKProjection(QWidget):
+class QKProjection(FollowsAppearance, QWidget):
     """One head's queries and keys in 2-D: the PCA directions of [Q; K], not centred (origin kept).
 
     The selected query is an arrow; every key is a dot whose size and strength follow the weight the
@@ -80,11 +81,12 @@ class QKProjection(QWidget):
         """The drawn 2-D queries and keys (test hook)."""
         return self._q2.copy(), self._k2.copy()
 
-    def set_theme(self, theme: Theme) -> None:
+    # ---- look (see FollowsAppearance) ---------------------------------------------------------------
+    def _restyle_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.update()
 
-    def set_font_scale(self, f: float) -> None:
+    def _restyle_scale(self, f: float) -> None:
         self._font_scale = float(f)
         self.update()
 

