@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ensure_app()
     scene = random_scene(args.n)
+    load_before = os.getloadavg()[0]  # a shared machine: say how busy it was
     #: (name, encoder(img, opaque) -> bytes); Pillow's zlib strategies: -1 default, 3 Z_RLE
     encoders = [("export/png.py (Up filter, zlib 1, parallel slices)",
                  lambda img, opaque: png.encode_png(img, opaque=opaque))]
@@ -137,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(("  export_file, as the app exports", float("nan"), ms["export_file"], os.path.getsize(path)))
 
     print(f"PNG export of a {args.n}-token figure, {args.width} px wide; median ms of {args.reps} "
-          f"(target: the whole export ≤ {TARGET_MS:.0f} ms)")
+          f"(target: the whole export ≤ {TARGET_MS:.0f} ms); load average {load_before:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs")
     width = max(len(r[0]) for r in rows)
     print(f"| {'encoder':<{width}} | {'encode ms':>9} | {'export ms':>9} | {'KiB':>5} |")
     print(f"|{'-' * (width + 2)}|{'-' * 10}:|{'-' * 10}:|{'-' * 6}:|")
