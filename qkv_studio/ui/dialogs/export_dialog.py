@@ -648,6 +648,9 @@ def number_filter() -> str:
 def _filter_suffix(chosen_filter: str, offered: tuple[formats.ExportFormat, ...], default: str) -> str:
     """The suffix of the format whose filter the user picked (``default`` if none matches)."""
     for fmt in offered:
+        if chosen_filter == fmt.file_filter:
+            return fmt.suffix
+    for fmt in offered:  # a platform dialog may hand back the label alone
         if chosen_filter.startswith(fmt.label):
             return fmt.suffix
     return default
