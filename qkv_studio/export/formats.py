@@ -26,10 +26,11 @@ with a monkeypatched :data:`REGISTRY`.)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 if TYPE_CHECKING:
     from qkv_studio.core import Scene
+    from qkv_studio.render.figure import FigureOptions
 
 Kind = Literal["figure", "numbers"]
 #: How a figure's size is given: ``pixels`` (a raster image ``width`` px wide), ``scalable`` (vector,
@@ -51,7 +52,7 @@ class ExportJob:
 
     scene: Scene
     stage: str
-    options: Any = None
+    options: FigureOptions | None = None
     width: int | None = None
     head: tuple[int, int] | None = None
 
