@@ -293,7 +293,8 @@ def bench_query(n: int, reps: int, warmup: int) -> tuple[float, float]:
 
 
 def bench_exports(n: int, reps: int, warmup: int) -> dict[str, float]:
-    from qkv_studio.export.files import ensure_app, export_file
+    from qkv_studio.export.figures import ensure_app
+    from qkv_studio.export.files import export_file
     from scenes import random_scene
 
     ensure_app()

@@ -38,18 +38,16 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from qkv_studio import __version__
-from qkv_studio.core.numbers import json_text, stage_csv
 from qkv_studio.core.presets import list_presets, load_preset
 from qkv_studio.core.scene import STAGES, Scene, SceneError
 from qkv_studio.core.sessionfile import SessionFileError, atomic_write, read_session
+from qkv_studio.export import formats
 
 PROG = "qkv-studio"
 COMMANDS = ("export", "screenshot", "presets")
 DEFAULT_PRESET = "lesson"
 THEMES = ("light", "dark", "projector")
 COLORMAPS = ("viridis", "cividis", "magma", "grayscale")
-NUMBER_SUFFIXES = (".csv", ".json")
-IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 WIDTH_RANGE = (100, 7680)
 SIZE_RANGE = (200, 7680)
 DEFAULT_SIZE = (1600, 900)
@@ -171,11 +169,11 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def _export_parser() -> _Parser:
-    p = _Parser(prog=f"{PROG} export",
-                description="Write a stage as an image (.png/.svg/.pdf) or the numbers (.csv/.json).")
+    figures, numbers = "/".join(formats.suffixes("figure")), "/".join(formats.suffixes("numbers"))
+    p = _Parser(prog=f"{PROG} export", description=f"Write a stage as an image ({figures}) or the numbers ({numbers}).")
     _add_source(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="output file; its suffix picks the format: .png .svg .pdf .csv .json")
+                   help=f"output file; its suffix picks the format: {' '.join(formats.suffixes())}")
     _add_scene_options(p)
     _add_model_options(p)
     p.add_argument("--width", type=_int_in(*WIDTH_RANGE), metavar="PX",
@@ -274,8 +272,7 @@ def _check_output(out: str, suffixes: Sequence[str]) -> Path:
     p = Path(out)
     suffix = p.suffix.lower()
     if suffix not in suffixes:
-        names = ", ".join(suffixes[:-1]) + (" or " if len(suffixes) > 1 else "") + suffixes[-1]
-        raise CliError(f"cannot write {out!r}: the name must end in {names}")
+        raise CliError(f"cannot write {out!r}: the name must end in {formats.spelled(suffixes)}")
     if p.is_dir():
         raise CliError(f"cannot write {out!r}: it is a folder")
     folder = p.parent if str(p.parent) else Path(".")
@@ -333,13 +330,13 @@ def _cmd_window(argv: list[str]) -> int:
 
 def _cmd_export(argv: list[str]) -> int:
     args = _export_parser().parse_args(argv)
-    out = _check_output(args.output, IMAGE_SUFFIXES + NUMBER_SUFFIXES)
+    out = _check_output(args.output, formats.suffixes())
     scene, _, head = _prepare(args)
-    suffix = out.suffix.lower()
-    if suffix in NUMBER_SUFFIXES:
-        text = stage_csv(scene, scene.stage) if suffix == ".csv" else json_text(scene, head=head)
+    fmt = formats.get(out.suffix)
+    if fmt.kind == "numbers" and not fmt.needs_qt:  # written here, so Qt is never loaded
+        data = fmt.write(formats.ExportJob(scene=scene, stage=scene.stage, head=head))
         try:
-            atomic_write(out, text.encode("utf-8"))
+            atomic_write(out, data)
         except OSError as exc:
             raise CliError(f"cannot write {args.output!r}: {_os_message(exc)}") from None
         return 0

@@ -47,3 +47,16 @@ def test_quick_run_measures_everything_and_writes_json(tmp_path):
     assert all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in results.values()), results
     assert "metric" in proc.stdout and "target" in proc.stdout  # the table was printed
     assert not (REPO / "benchmarks" / "results.json.tmp").exists()
+
+
+def test_png_bench_runs_every_encoder_and_checks_their_pixels(tmp_path):
+    # png_bench.py asserts that every encoder's PNG decodes to exactly the rendered pixels.
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYQTGRAPH_QT_LIB="PySide6")
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "png_bench.py"), "--reps", "1", "--n", "8",
+                           "--width", "400"], capture_output=True, text=True, env=env, timeout=240, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    table = proc.stdout
+    for row in ("export/png.py", "Pillow", "compress_level=1", "QImage.save", "export_file, as the app exports"):
+        assert row in table, row
+    assert table.count("export_file, as the app exports") == 2  # opaque and transparent
+    assert "target met" in table

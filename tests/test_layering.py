@@ -44,6 +44,46 @@ def test_the_command_line_exports_numbers_and_lists_presets_without_qt(tmp_path)
     assert printed[-1] == "loaded:" and out.exists()
 
 
+STATE = PACKAGE / "state"
+
+
+def test_the_state_layer_loads_no_widgets():
+    # import-linter (pyproject.toml) forbids state -> qkv_studio.ui, but cannot name a submodule of
+    # PySide6: this probe and the scan below keep PySide6.QtWidgets out of the state layer.
+    modules = sorted(f"qkv_studio.state.{p.stem}" for p in STATE.glob("*.py") if p.stem != "__init__")
+    assert modules, "no state modules found"
+    stmt = f"import {', '.join(modules)}"
+    probe = ("import sys; {stmt}; print('loaded:' + ','.join(sorted(m for m in sys.modules "
+             "if m == 'PySide6.QtWidgets' or m.startswith('qkv_studio.ui'))))")
+    assert _run(probe.format(stmt=stmt)) == "loaded:"
+    for path in sorted(STATE.rglob("*.py")):
+        bad = {name for name in _full_imports(path) if name == "PySide6.QtWidgets" or name.startswith(
+            ("PySide6.QtWidgets.", "qkv_studio.ui"))}
+        assert not bad, f"{path.name} imports {', '.join(sorted(bad))}"
+
+
+def _full_imports(path: Path) -> set[str]:
+    """Every module a file imports, by its full name (``from PySide6 import QtWidgets`` counts as
+    ``PySide6.QtWidgets``), wherever the import statement is."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def test_the_widget_probe_and_scan_do_see_qtwidgets(tmp_path):
+    probe = ("import sys; import PySide6.QtWidgets; print('loaded:' + ','.join(sorted(m for m in sys.modules "
+             "if m == 'PySide6.QtWidgets')))")
+    assert _run(probe) == "loaded:PySide6.QtWidgets"
+    sample = tmp_path / "sample.py"
+    sample.write_text("from PySide6 import QtWidgets\ndef later():\n    from qkv_studio.ui.widgets import arrows\n")
+    assert {"PySide6.QtWidgets", "qkv_studio.ui.widgets.arrows"} <= _full_imports(sample)
+
+
 def _module_level(tree: ast.Module):
     """Statements that run on import: the module body and the branches of top-level if/try blocks."""
     stack = list(tree.body)

@@ -14,7 +14,7 @@ labelled −∞ (before the softmax) or 0 (after it), the selected query row out
 weights stage and a colour bar whose range is the scale's.
 
 A ``QGuiApplication`` must exist before any of this runs (fonts need one); the exporters call
-:func:`qkv_studio.export.files.ensure_app`.  Above :data:`MAX_SHAPE_TOKENS` tokens the cells are drawn as one
+:func:`qkv_studio.export.figures.ensure_app`.  Above :data:`MAX_SHAPE_TOKENS` tokens the cells are drawn as one
 nearest-neighbour image instead of up to a million rectangles (a 1024-token SVG of rects would be
 ~100 MB); the labels, title and colour bar stay vector.
 """
@@ -200,7 +200,7 @@ class FigureLayout:
 # ---- helpers ----------------------------------------------------------------------------------
 def _require_app() -> None:
     if QGuiApplication.instance() is None or not isinstance(QGuiApplication.instance(), QGuiApplication):
-        raise RuntimeError("drawing a figure needs a QGuiApplication: call qkv_studio.export.files.ensure_app() first")
+        raise RuntimeError("drawing a figure needs a QGuiApplication: call qkv_studio.export.figures.ensure_app() first")
 
 
 _REF_PX = 100.0

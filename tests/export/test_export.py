@@ -17,15 +17,10 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
-from qkv_studio.export import files as export
-from qkv_studio.export.files import (
-    DECK_STAGES,
-    PT_PER_PX,
-    ensure_app,
-    export_all_stages,
-    export_file,
-    figure_image,
-)
+from qkv_studio.export import figures, png
+from qkv_studio.export.deck import DECK_STAGES, export_all_stages
+from qkv_studio.export.figures import PT_PER_PX, ensure_app, figure_image
+from qkv_studio.export.files import export_file
 from qkv_studio.render.figure import FigureOptions, figure_size
 
 LESSON_VALUES = ("0.54", "0.27", "0.13", "0.06")
@@ -69,7 +64,7 @@ def test_png_file_holds_exactly_the_rendered_pixels(lesson_scene, background):
 
     options = FigureOptions(background=background, theme="dark")
     want = render_image(lesson_scene, options, 700).convertToFormat(QImage.Format.Format_ARGB32)
-    got = QImage.fromData(export.png_bytes(lesson_scene, options, 700), "PNG")
+    got = QImage.fromData(figures.png_bytes(lesson_scene, options, 700), "PNG")
     assert got.hasAlphaChannel() == (background == "transparent")
     got = got.convertToFormat(QImage.Format.Format_ARGB32)
     assert (got.width(), got.height()) == (want.width(), want.height())
@@ -250,12 +245,10 @@ def test_missing_folder_gives_one_clear_line_and_no_file(lesson_scene, tmp_path,
 
 
 def test_a_failing_png_encoder_leaves_nothing(lesson_scene, tmp_path, monkeypatch):
-    import qkv_studio.export.files as export
-
     def fail(*args):
         raise MemoryError("out of memory")
 
-    monkeypatch.setattr(export, "_encode_png", fail)
+    monkeypatch.setattr(png, "_encode_png", fail)
     out = tmp_path / "fig.png"
     with pytest.raises(OSError, match=re.escape(f"cannot write {out}: ")):
         export_file(lesson_scene, out, width=400)
@@ -368,7 +361,7 @@ def test_export_works_in_a_fresh_process_without_a_display(tmp_path):
         "print(os.environ['QT_QPA_PLATFORM'])\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
-                          cwd=Path(export.__file__).resolve().parents[2])
+                          cwd=Path(figures.__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "offscreen"
     assert QImage(str(tmp_path / "f.png")).width() == 640

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMessa
 
 from qkv_studio import cli, reliability
 from qkv_studio.core import Scene, load_preset, read_session, write_session
-from qkv_studio.export.files import ensure_app, resolve_options, svg_bytes
+from qkv_studio.export.figures import ensure_app, resolve_options, svg_bytes
 from qkv_studio.ui.window.main_window import MainWindow
 
 from ..core.bad_files import BAD, BAD_IDS

@@ -6,7 +6,8 @@ The window calls three functions:
 * :func:`copy_heatmap` puts the current stage's figure on the clipboard,
 * :func:`export_numbers` writes the current stage as CSV or every stage as JSON.
 
-The dialog only gathers options; the drawing and the atomic writing are :mod:`qkv_studio.export.files`'s.
+The dialog only gathers options; the drawing and the atomic writing are :mod:`qkv_studio.export`'s, and
+the formats it offers (the format box, the file filters) are the registry :mod:`qkv_studio.export.formats`.
 A failed export shows one line in a warning and leaves the dialog open with its options (nothing is
 lost, nothing partial is left on disk).  The last folder and the options are remembered in
 ``QSettings`` under ``export/…``; the stage, theme and colormap always start from the window's, so
@@ -50,7 +51,10 @@ from PySide6.QtWidgets import (
 
 from qkv_studio.core import STAGES, Scene
 from qkv_studio.core.stages import REGISTRY as STAGE_REGISTRY
-from qkv_studio.export.files import DECK_STAGES, DEFAULT_WIDTH, deck_paths, export_all_stages, export_file, figure_image
+from qkv_studio.export import formats
+from qkv_studio.export.deck import DECK_STAGES, deck_paths, export_all_stages
+from qkv_studio.export.figures import DEFAULT_WIDTH, PT_PER_PX, figure_image
+from qkv_studio.export.files import export_file
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL
 from qkv_studio.render.figure import FigureOptions, figure_size
 from qkv_studio.render.theme import THEMES
@@ -63,8 +67,6 @@ MAX_SCALE = 8.0
 PREVIEW_SIZE = QSize(400, 320)
 PREVIEW_DELAY_MS = 120
 
-#: (suffix, label) in the order the format box offers them.
-IMAGE_FORMATS = ((".png", "PNG image"), (".svg", "SVG (vector)"), (".pdf", "PDF (vector)"))
 STAGE_LABELS = {spec.name: spec.export_label for spec in STAGE_REGISTRY}
 BACKGROUND_LABELS = {"theme": "Theme's own", "white": "White", "transparent": "Transparent"}
 #: (FigureOptions field, check box label)
@@ -75,7 +77,6 @@ INCLUDES = (
     ("colorbar", "Colour bar"),
     ("highlight_query", "Highlighted query row"),
 )
-NUMBER_FILTER = "CSV — current stage (*.csv);;JSON — all stages (*.json)"
 
 # QSettings keys (all under export/)
 K_FOLDER = "export/folder"
@@ -88,6 +89,14 @@ K_ALL_STAGES = "export/all_stages"
 
 
 # ---- small helpers ------------------------------------------------------------------------------
+def _figure_formats() -> tuple[formats.ExportFormat, ...]:
+    return formats.formats("figure")
+
+
+def _number_formats() -> tuple[formats.ExportFormat, ...]:
+    return formats.formats("numbers")
+
+
 def _settings(window) -> QSettings | None:
     """The app's settings, or None for a window told not to use them (offscreen screenshots)."""
     if window is not None and not getattr(window, "_use_settings", True):
@@ -210,8 +219,8 @@ class ExportDialog(QDialog):
     def _build(self) -> None:
         # File
         self.format_combo = QComboBox()
-        for suffix, label in IMAGE_FORMATS:
-            self.format_combo.addItem(label, suffix)
+        for fmt in _figure_formats():
+            self.format_combo.addItem(fmt.label, fmt.suffix)
         self.path_edit = QLineEdit()
         self.path_edit.setMinimumWidth(300)
         self.path_edit.setToolTip("Where the figure is written; the format sets the file's ending")
@@ -339,8 +348,9 @@ class ExportDialog(QDialog):
         self._select(self.stage_combo, self.scene.stage)
         self._select(self.theme_combo, _window_theme(self.window_))
         self._select(self.colormap_combo, _window_colormap(self.window_))
-        fmt = str(get(K_FORMAT, ".png"))
-        self._select(self.format_combo, fmt if fmt in dict(IMAGE_FORMATS) else ".png")
+        first = formats.suffixes("figure")[0]
+        fmt = str(get(K_FORMAT, first))
+        self._select(self.format_combo, fmt if fmt in formats.suffixes("figure") else first)
         scale_mode = str(get(K_SIZE_MODE, "width")) == "scale"
         (self.scale_radio if scale_mode else self.width_radio).setChecked(True)
         self.width_spin.setValue(_as_int(get(K_WIDTH), DEFAULT_WIDTH, MIN_WIDTH, MAX_WIDTH))
@@ -384,8 +394,13 @@ class ExportDialog(QDialog):
         return self.format_combo.currentData()
 
     @property
+    def format(self) -> formats.ExportFormat:
+        """The registry's entry for the chosen format."""
+        return formats.get(self.suffix)
+
+    @property
     def is_vector(self) -> bool:
-        return self.suffix in (".svg", ".pdf")
+        return self.format.is_vector
 
     @property
     def all_stages(self) -> bool:
@@ -430,7 +445,7 @@ class ExportDialog(QDialog):
         p = Path(os.path.expanduser(text))
         if not p.is_absolute():
             p = Path(last_folder(self.settings)) / p
-        if p.suffix.lower() in dict(IMAGE_FORMATS):
+        if p.suffix.lower() in formats.suffixes("figure"):
             p = p.with_suffix(self.suffix)
         elif p.name:
             p = p.with_name(p.name + self.suffix)
@@ -464,13 +479,13 @@ class ExportDialog(QDialog):
         self._update_deck_label()
 
     def _fix_background(self) -> None:
-        """Transparent only for PNG and SVG (a PDF page is opaque): disable it for PDF."""
+        """Transparent only for formats that keep it (PNG, SVG; a PDF page is opaque): else disabled."""
         i = self.background_combo.findData("transparent")
         item = self.background_combo.model().item(i)
-        pdf = self.suffix == ".pdf"
-        item.setEnabled(not pdf)
-        item.setToolTip("PDF pages are opaque" if pdf else "")
-        if pdf and self.background_combo.currentData() == "transparent":
+        opaque = not self.format.transparent
+        item.setEnabled(not opaque)
+        item.setToolTip(f"{self.format.label} has no transparent background" if opaque else "")
+        if opaque and self.background_combo.currentData() == "transparent":
             self._select(self.background_combo, "white")
 
     def _sync_enabled(self) -> None:
@@ -486,9 +501,9 @@ class ExportDialog(QDialog):
     def _update_size_label(self) -> None:
         natural = self.natural_size()
         if self.is_vector:
-            pt_w, pt_h = round(natural.width() * 0.75), round(natural.height() * 0.75)
-            text = ("vector — sharp at any size" if self.suffix == ".svg"
-                    else f"vector, one {pt_w} × {pt_h} pt page")
+            pt_w, pt_h = round(natural.width() * PT_PER_PX), round(natural.height() * PT_PER_PX)
+            text = (f"vector, one {pt_w} × {pt_h} pt page" if self.format.size == "page"
+                    else "vector — sharp at any size")
         else:
             size = self.pixel_size()
             text = f"{size.width()} × {size.height()} px"
@@ -523,17 +538,14 @@ class ExportDialog(QDialog):
     def choose_file(self) -> Path | None:
         """Ask for the file with a save dialog (starts in the last export folder); None if cancelled."""
         start = self.path() or Path(last_folder(self.settings))
-        filters = ";;".join(f"{label} (*{suffix})" for suffix, label in IMAGE_FORMATS)
-        current = dict(IMAGE_FORMATS)[self.suffix] + f" (*{self.suffix})"
-        path, chosen_filter = QFileDialog.getSaveFileName(self, TITLE, str(start), filters, current)
+        path, chosen_filter = QFileDialog.getSaveFileName(self, TITLE, str(start), figure_filter(),
+                                                          self.format.file_filter)
         if not path:
             return None
         p = Path(path)
         suffix = p.suffix.lower()
-        if suffix not in dict(IMAGE_FORMATS):
-            for s, label in IMAGE_FORMATS:
-                if chosen_filter.startswith(label):
-                    suffix = s
+        if suffix not in formats.suffixes("figure"):
+            suffix = _filter_suffix(chosen_filter, _figure_formats(), self.suffix)
             p = p.with_name(p.name + suffix)
         self._select(self.format_combo, suffix)
         self._path_chosen = True
@@ -620,6 +632,27 @@ class ExportDialog(QDialog):
             super().accept()
 
 
+def figure_filter() -> str:
+    """The save dialog's filters for figures: ``PNG image (*.png);;SVG (vector) (*.svg);;…``."""
+    return ";;".join(f.file_filter for f in _figure_formats())
+
+
+def number_filter() -> str:
+    """The save dialog's filters for numbers: ``CSV — current stage (*.csv);;JSON — all stages (*.json)``."""
+    return ";;".join(f.file_filter for f in _number_formats())
+
+
+def _filter_suffix(chosen_filter: str, offered: tuple[formats.ExportFormat, ...], default: str) -> str:
+    """The suffix of the format whose filter the user picked (``default`` if none matches)."""
+    for fmt in offered:
+        if chosen_filter == fmt.file_filter:
+            return fmt.suffix
+    for fmt in offered:  # a platform dialog may hand back the label alone
+        if chosen_filter.startswith(fmt.label):
+            return fmt.suffix
+    return default
+
+
 def export_options_from_dialog(dlg: ExportDialog) -> tuple[FigureOptions, int]:
     """(figure options, PNG width in pixels) that the dialog's widgets describe."""
     return dlg.options(), dlg.pixel_width()
@@ -684,25 +717,28 @@ def export_numbers(window, path: str | os.PathLike | None = None) -> Path | None
     settings = _settings(window)
     scene = window.session.scene
     if path is None:
-        name = default_file_name(scene, window.session.path, scene.stage, ".csv")
+        first = _number_formats()[0].suffix
+        name = default_file_name(scene, window.session.path, scene.stage, first)
         chosen, chosen_filter = QFileDialog.getSaveFileName(
-            window, "Export numbers", str(Path(last_folder(settings)) / name), NUMBER_FILTER)
+            window, "Export numbers", str(Path(last_folder(settings)) / name), number_filter())
         if not chosen:
             return None
         p = Path(chosen)
-        if p.suffix.lower() not in (".csv", ".json"):
-            p = p.with_name(p.name + (".json" if chosen_filter.startswith("JSON") else ".csv"))
+        if p.suffix.lower() not in formats.suffixes("numbers"):
+            p = p.with_name(p.name + _filter_suffix(chosen_filter, _number_formats(), first))
     else:
         p = Path(path)
+    fmt = formats.get(p.suffix)
     try:
-        if p.suffix.lower() not in (".csv", ".json"):
-            raise ValueError(f"cannot export numbers to {p}: use .csv (this stage) or .json (all stages)")
+        if fmt is None or fmt.kind != "numbers":
+            uses = [f"{f.suffix} ({'all stages' if f.every_stage else 'this stage'})" for f in _number_formats()]
+            raise ValueError(f"cannot export numbers to {p}: use {formats.spelled(uses)}")
         export_file(scene, p, options=FigureOptions(stage=scene.stage))
     except (OSError, ValueError) as exc:
         QMessageBox.warning(window, "Export numbers", _one_line(exc))
         return None
     _remember_folder(settings, p)
-    what = "all stages" if p.suffix.lower() == ".json" else f"the {scene.stage} stage"
+    what = "all stages" if fmt.every_stage else f"the {scene.stage} stage"
     _status(window, f"Exported {what} to {p}")
     return p
 

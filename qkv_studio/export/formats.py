@@ -1,0 +1,173 @@
+"""The export formats: one :class:`ExportFormat` per file suffix, in the order they are offered.
+
+Everything that names formats reads this registry at the time it runs: ``export_file`` (which
+writer a path gets, and the "unknown format" message), the command line (``qkv-studio export -o``'s
+accepted suffixes, its help and its error messages) and the export dialog (its format box and file
+filters for figures; the *Export numbers…* file filter for numbers).
+
+This module imports no Qt, and neither do the numbers writers, so ``qkv-studio export s.json -o
+w.csv`` runs without loading PySide6 (``tests/test_layering.py`` checks it).  A figure writer imports
+what it draws with inside its function.
+
+To add a format, write a function ``(job: ExportJob) -> bytes`` that returns the whole file (raise
+``ValueError`` for a scene it cannot show, ``OSError`` when encoding fails; the caller writes the file
+atomically and words the message), and add one entry to ``_BUILT_IN`` below, e.g.::
+
+    def _tsv(job: ExportJob) -> bytes:
+        from qkv_studio.core.numbers import stage_csv   # Qt-free, so needs_qt=False
+        return stage_csv(job.scene, job.stage).replace(",", "\\t").encode("utf-8")
+
+    ExportFormat(".tsv", "TSV — current stage", "numbers", _tsv, needs_qt=False)
+
+then a test in ``tests/export/`` that writes one.  (:func:`register` adds one at run time; tests use it
+with a monkeypatched :data:`REGISTRY`.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Literal
+
+if TYPE_CHECKING:
+    from qkv_studio.core import Scene
+    from qkv_studio.render.figure import FigureOptions
+
+Kind = Literal["figure", "numbers"]
+#: How a figure's size is given: ``pixels`` (a raster image ``width`` px wide), ``scalable`` (vector,
+#: no size of its own) or ``page`` (vector, one page of the figure's size in points).
+Size = Literal["pixels", "scalable", "page"]
+KINDS: tuple[str, ...] = ("figure", "numbers")
+SIZES: tuple[str, ...] = ("pixels", "scalable", "page")
+
+
+@dataclass(frozen=True)
+class ExportJob:
+    """What one export file shows, as handed to a writer.
+
+    ``stage`` is the stage of a numbers file (a figure's is ``options.stage``).  ``options`` is the
+    validated :class:`qkv_studio.render.figure.FigureOptions` for a figure and None for numbers;
+    ``width`` is a raster figure's width in pixels; ``head`` is (index counted from 0, number of
+    heads) when the scene is one head of a multi-head scene.
+    """
+
+    scene: Scene
+    stage: str
+    options: FigureOptions | None = None
+    width: int | None = None
+    head: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One file format: its suffix, what the user sees, what it holds and the function that writes it.
+
+    ``label`` names it in the export dialog's format box and file filters (for numbers it also says
+    what is inside: "CSV — current stage").  ``kind`` is ``figure`` (the heatmap, offered by *Export
+    heatmap…* and the figure options) or ``numbers`` (*Export numbers…*).  ``write`` returns the file's
+    bytes.  ``needs_qt`` is False when the writer runs without a QGuiApplication (the command line then
+    writes it without loading Qt).  For figures, ``size`` says how its size is given and
+    ``transparent`` whether it can keep a transparent background (a PDF page is opaque).
+    ``every_stage`` marks a numbers file that holds all stages rather than the current one.
+    """
+
+    suffix: str
+    label: str
+    kind: Kind
+    write: Callable[[ExportJob], bytes]
+    needs_qt: bool
+    size: Size = "pixels"
+    transparent: bool = True
+    every_stage: bool = False
+
+    def __post_init__(self) -> None:
+        if not (self.suffix.startswith(".") and len(self.suffix) > 1 and self.suffix == self.suffix.lower()
+                and "." not in self.suffix[1:]):
+            raise ValueError(f"an export suffix is one lower-case ending such as '.png', not {self.suffix!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"export kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
+        if self.size not in SIZES:
+            raise ValueError(f"export size must be one of {', '.join(SIZES)}, not {self.size!r}")
+
+    @property
+    def is_vector(self) -> bool:
+        """A vector figure: it has no pixel width (``width`` is ignored)."""
+        return self.size != "pixels"
+
+    @property
+    def file_filter(self) -> str:
+        """The entry of a file dialog's filter list: ``PNG image (*.png)``."""
+        return f"{self.label} (*{self.suffix})"
+
+
+# ---- the built-in writers (each imports its renderer when first used) -----------------------------
+def _png(job: ExportJob) -> bytes:
+    from qkv_studio.export.figures import png_bytes
+
+    return png_bytes(job.scene, job.options, job.width)
+
+
+def _svg(job: ExportJob) -> bytes:
+    from qkv_studio.export.figures import svg_bytes
+
+    return svg_bytes(job.scene, job.options)
+
+
+def _pdf(job: ExportJob) -> bytes:
+    from qkv_studio.export.figures import pdf_bytes
+
+    return pdf_bytes(job.scene, job.options)
+
+
+def _csv(job: ExportJob) -> bytes:
+    from qkv_studio.export.numbers import csv_bytes
+
+    return csv_bytes(job.scene, job.stage)
+
+
+def _json(job: ExportJob) -> bytes:
+    from qkv_studio.export.numbers import json_bytes
+
+    return json_bytes(job.scene, head=job.head)
+
+
+_BUILT_IN = (
+    ExportFormat(".png", "PNG image", "figure", _png, needs_qt=True, size="pixels"),
+    ExportFormat(".svg", "SVG (vector)", "figure", _svg, needs_qt=True, size="scalable"),
+    ExportFormat(".pdf", "PDF (vector)", "figure", _pdf, needs_qt=True, size="page", transparent=False),
+    ExportFormat(".csv", "CSV — current stage", "numbers", _csv, needs_qt=False),
+    ExportFormat(".json", "JSON — all stages", "numbers", _json, needs_qt=False, every_stage=True),
+)
+
+#: suffix → format, in the order the formats are offered.  Read it through the functions below.
+REGISTRY: dict[str, ExportFormat] = {f.suffix: f for f in _BUILT_IN}
+
+
+def register(fmt: ExportFormat) -> ExportFormat:
+    """Add ``fmt`` (offered after the formats already there); ValueError if its suffix is taken."""
+    if fmt.suffix in REGISTRY:
+        raise ValueError(f"an export format for {fmt.suffix} is already registered")
+    REGISTRY[fmt.suffix] = fmt
+    return fmt
+
+
+def get(suffix: str) -> ExportFormat | None:
+    """The format for a file ending (any case, with its dot: ``.PNG``), or None."""
+    return REGISTRY.get(suffix.lower())
+
+
+def formats(kind: Kind | None = None) -> tuple[ExportFormat, ...]:
+    """Every format (or those of one kind), in the order they are offered."""
+    return tuple(f for f in REGISTRY.values() if kind is None or f.kind == kind)
+
+
+def suffixes(kind: Kind | None = None) -> tuple[str, ...]:
+    """The suffixes of :func:`formats`: ``(".png", ".svg", …)``."""
+    return tuple(f.suffix for f in formats(kind))
+
+
+def spelled(names: tuple[str, ...] | list[str], last: str = "or") -> str:
+    """``.png, .svg or .pdf`` (one name alone as it is)."""
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {last} {names[-1]}"

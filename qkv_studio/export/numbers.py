@@ -1,0 +1,27 @@
+"""The numbers as file contents: a stage as CSV, every stage as JSON (no Qt: the command line writes
+them without loading PySide6).  The layouts are :mod:`qkv_studio.core.numbers`'s (DESIGN.md)."""
+
+from __future__ import annotations
+
+from qkv_studio.core import Scene
+
+
+def _numbers():
+    try:
+        from qkv_studio.core import numbers
+    except ImportError as exc:  # only if the module itself is missing; errors inside it propagate
+        if exc.name not in ("qkv_studio.core.numbers", None):
+            raise
+        raise ValueError("CSV/JSON export needs qkv_studio.core.numbers, which is not installed") from exc
+    return numbers
+
+
+def csv_bytes(scene: Scene, stage: str) -> bytes:
+    """The stage's n×n matrix as CSV (DESIGN.md's layout, full precision), UTF-8."""
+    return _numbers().stage_csv(scene, stage).encode("utf-8")
+
+
+def json_bytes(scene: Scene, *, head: tuple[int, int] | None = None) -> bytes:
+    """Every stage as JSON (tokens, scores, scaled, weights, output, query, options), UTF-8; ``head`` =
+    (index, heads) when the scene is one head of a multi-head scene."""
+    return _numbers().json_text(scene, head=head).encode("utf-8")
