@@ -44,7 +44,7 @@ def test_the_shown_matrix_and_the_result_agree(lesson_scene):
 
 
 def test_every_consumer_lists_the_registry_stages():
-    from qkv_studio.export.files import DECK_STAGES
+    from qkv_studio.export.deck import DECK_STAGES
     from qkv_studio.ui.dialogs.export_dialog import STAGE_LABELS
     from qkv_studio.ui.panels.calc_table import APPEARS, COLUMNS, HEADERS
     from qkv_studio.ui.panels.heatmap_view import SHOWN_STAGE
