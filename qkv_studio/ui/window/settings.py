@@ -33,7 +33,7 @@ MAX_STATE_BYTES = 1024 * 1024
 ZOOM_RANGE = (0.5, 4.0)
 
 _logged: set[str] = set()
-_checked_files: set[str] = set()
+_checked_files: set[tuple[str, str]] = set()  # (organisation, application) names checked
 
 
 # ---- the file -------------------------------------------------------------------------------------------
@@ -67,10 +67,13 @@ def _move_aside(path: Path, why: str) -> None:
 def check_file() -> None:
     """Before the first ``QSettings()``: a settings file that is not a regular file or is too large is
     moved aside (kept, with a note in the log), so reading it can neither block nor exhaust memory."""
-    path = _settings_file()
-    if path is None or str(path) in _checked_files:
+    names = (QCoreApplication.organizationName(), QCoreApplication.applicationName())
+    if names in _checked_files:
         return
-    _checked_files.add(str(path))
+    _checked_files.add(names)
+    path = _settings_file()
+    if path is None:
+        return
     if not is_regular_or_missing(path):
         if path.is_symlink() and is_regular_or_missing(path.resolve()) and path.resolve().exists():
             target = path.resolve()
