@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -207,16 +206,20 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
     window.close()
     if not out.parent.exists():
         raise OSError(f"cannot write {out}: the folder {out.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".png", dir=out.parent)
-    os.close(fd)
+    # Encoded in memory, then written and checked by our own atomic writer: libpng writing to a full
+    # disk itself printed "libpng error: Write Error" on stderr before our message.
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    ok = image.save(buffer, "PNG")
+    buffer.close()
+    if not ok:
+        raise OSError(f"cannot write {out}: the PNG encoder failed")
+    from qkv_studio.core.sessionfile import atomic_write
+
     try:
-        if not image.save(tmp, "PNG"):
-            raise OSError(f"cannot write {out}")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a screenshot is an ordinary file
-        os.replace(tmp, out)
-    except OSError:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        atomic_write(out, bytes(data.data()))
+    except OSError as exc:
+        raise OSError(f"cannot write {out}: {exc.strerror or exc}") from None

@@ -39,8 +39,9 @@ from typing import NoReturn, Sequence
 
 from qkv_studio import __version__
 from qkv_studio.core.presets import list_presets, load_preset
+from qkv_studio.core.safe_read import UnreadableFile, check_path_text
 from qkv_studio.core.scene import STAGES, Scene, SceneError
-from qkv_studio.core.sessionfile import SessionFileError, atomic_write, read_session
+from qkv_studio.core.sessionfile import SessionFileError, atomic_write, display_name, read_session
 from qkv_studio.export import formats
 
 PROG = "qkv-studio"
@@ -76,19 +77,41 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ---- argument types ------------------------------------------------------------------------------------
+def _brief(text: str, limit: int = 40) -> str:
+    """A user's string for a message: escaped where it cannot be printed, shortened when it is long."""
+    shown = display_name(text) if text else text
+    return shown if len(shown) <= limit else f"{shown[:limit - 12]}…({len(text)} characters)"
+
+
+def _whole(text: str) -> int:
+    """int(text), but a number too long for any index (or for Python's 4300-digit limit) is a ValueError."""
+    if len(text.strip()) > 18:
+        raise ValueError(text)
+    return int(text)
+
+
 def _head(text: str) -> int:
     try:
-        return int(text)
+        return _whole(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number (heads are counted from 0), not {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number (heads are counted from 0), not "
+                                         f"'{_brief(text)}'") from None
+
+
+def _layer(text: str) -> int:
+    try:
+        return _whole(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number (layers are counted from 0), not "
+                                         f"'{_brief(text)}'") from None
 
 
 def _int_in(lo: int, hi: int):
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value = _whole(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number of pixels, not {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be a whole number of pixels, not '{_brief(text)}'") from None
         if not lo <= value <= hi:
             raise argparse.ArgumentTypeError(f"must be {lo}–{hi} pixels, not {value}")
         return value
@@ -97,9 +120,9 @@ def _int_in(lo: int, hi: int):
 
 
 def _size(text: str) -> tuple[int, int]:
-    m = re.fullmatch(r"\s*(\d+)\s*[x×X]\s*(\d+)\s*", text)
+    m = re.fullmatch(r"\s*(\d{1,6})\s*[x×X]\s*(\d{1,6})\s*", text)
     if not m:
-        raise argparse.ArgumentTypeError(f"size must look like 1600x900, not {text!r}")
+        raise argparse.ArgumentTypeError(f"size must look like 1600x900, not '{_brief(text)}'")
     w, h = int(m.group(1)), int(m.group(2))
     lo, hi = SIZE_RANGE
     if not (lo <= w <= hi and lo <= h <= hi):
@@ -164,7 +187,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     model.add_argument("--model", choices=tuple(m.name for m in entries),
                        help=_help_text("the model: " + ", ".join(f"{m.name} ({m.title})" for m in entries)))
     model.add_argument("--text", metavar="SENTENCE", help="the sentence to run (with --model)")
-    model.add_argument("--layer", type=int, default=None, metavar="L",
+    model.add_argument("--layer", type=_layer, default=None, metavar="L",
                        help=_help_text(f"layer, 0-based: {layers} (default 0)"))
 
 
@@ -211,6 +234,7 @@ def _load(args: argparse.Namespace) -> tuple[Scene, str]:
     if args.file is not None and args.preset is not None:
         raise CliError("give a FILE or --preset NAME, not both")
     if args.file is not None:
+        _check_name("FILE", args.file)
         return read_session(args.file), args.file
     return load_preset(args.preset if args.preset is not None else DEFAULT_PRESET), ""
 
@@ -223,6 +247,7 @@ def _model_scene(args: argparse.Namespace) -> Scene:
         raise CliError("give a FILE, --preset NAME or --model with --text, only one of them")
     if args.text is None:
         raise CliError("--model needs --text SENTENCE")
+    _check_text("--text", args.text)
     try:
         run = get_model(args.model).run(args.text)
         return run.head_scene(0 if args.layer is None else args.layer, 0 if args.head is None else args.head)
@@ -248,12 +273,45 @@ def _prepare(args: argparse.Namespace) -> tuple[Scene, str, tuple[int, int] | No
     if args.stage is not None:
         scene = scene.with_stage(args.stage)
     if args.query is not None:
-        scene = scene.with_query(scene.find_token(args.query))
+        scene = scene.with_query(_find_query(scene, args.query))
     if args.mask is not None:
         scene = scene.with_mask(args.mask)
     if args.unscaled:
         scene = scene.with_scale(False)
     return scene, path, head
+
+
+def _check_text(option: str, text: str) -> None:
+    """A user's text (``--text``, ``--query``) must be real text: no NUL byte, nothing that is not UTF-8.
+
+    Bytes that are not valid in the terminal's encoding reach Python as lone surrogates.
+    """
+    if "\x00" in text:
+        raise CliError(f"{option} holds a NUL byte; give plain text")
+    try:
+        text.encode("utf-8")
+    except UnicodeError:
+        raise CliError(f"{option} '{_brief(text)}' is not valid UTF-8 text (check the terminal's encoding)") from None
+
+
+def _check_name(what: str, name: str) -> None:
+    """A file name the user gave must be one the system can take (no NUL byte, encodable)."""
+    problem = check_path_text(name)
+    if problem is not None:
+        raise CliError(f"{what} '{_brief(name)}': {problem}")
+
+
+def _find_query(scene: Scene, query: str) -> int:
+    """--query by name or 0-based index; a number of thousands of digits is out of range, not a crash."""
+    _check_text("--query", query)
+    if re.fullmatch(r"\s*-?[0-9]+\s*", query) and len(query.strip().lstrip("-")) > 18 and query not in scene.tokens:
+        raise CliError(f"--query {_brief(query)}: query index is out of range (0–{scene.n - 1})")
+    try:
+        return scene.find_token(query)
+    except SceneError:
+        raise
+    except ValueError as exc:
+        raise CliError(f"--query '{_brief(query)}': {exc}") from None
 
 
 def _head_of(scene: Scene, head: int) -> Scene:
@@ -267,12 +325,42 @@ def _head_of(scene: Scene, head: int) -> Scene:
     return scene.head_scene(head)
 
 
-def _check_output(out: str, suffixes: Sequence[str]) -> Path:
-    """Refuse an output name with the wrong suffix or in a folder that cannot take it, before any work."""
+def _check_output(out: str, suffixes: Sequence[str], inputs: Sequence[str | None] = ()) -> Path:
+    """Refuse an output name with the wrong suffix, in a folder that cannot take it, that is a symbolic
+    link, or that is one of the command's ``inputs`` (same file, hard link or symlink), before any work."""
+    _check_name("output", out)
     p = Path(out)
     suffix = p.suffix.lower()
     if suffix not in suffixes:
-        raise CliError(f"cannot write {out!r}: the name must end in {formats.spelled(suffixes)}")
+        raise CliError(f"cannot write '{_brief(out, 80)}': the name must end in {formats.spelled(suffixes)}")
+    try:
+        return _check_output_path(out, p, inputs)
+    except OSError as exc:  # ENAMETOOLONG, ELOOP, EACCES … from the checks themselves
+        raise CliError(f"cannot write '{_brief(out, 80)}': {_os_message(exc)}") from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two names reach the same file: one inode (hard link, symlink) or one resolved path."""
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+        if (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino):
+            return True
+    except (OSError, ValueError):
+        pass
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def _check_output_path(out: str, p: Path, inputs: Sequence[str | None]) -> Path:
+    for source in inputs:
+        if source is not None and _same_file(out, source):
+            raise CliError(f"refusing to write '{_brief(out, 80)}': it is the input file '{_brief(source, 80)}' "
+                           f"(writing would destroy it); choose another output name")
+    if p.is_symlink():
+        raise CliError(f"cannot write '{_brief(out, 80)}': it is a symbolic link (to '{_brief(os.readlink(p), 80)}'); "
+                       "give the target's own name, or remove the link")
     if p.is_dir():
         raise CliError(f"cannot write {out!r}: it is a folder")
     folder = p.parent if str(p.parent) else Path(".")
@@ -282,7 +370,18 @@ def _check_output(out: str, suffixes: Sequence[str]) -> Path:
         raise CliError(f"cannot write {out!r}: the folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise CliError(f"cannot write {out!r}: permission denied")
+    if len(p.name.encode("utf-8", "surrogateescape")) > _name_max(folder):
+        raise CliError(f"cannot write '{_brief(out, 80)}': the name is too long for the file system")
     return p
+
+
+def _name_max(folder: Path) -> int:
+    """The longest file name the folder's file system takes (the temporary file adds a few characters)."""
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    return max(1, limit - 20)
 
 
 def _os_message(exc: OSError) -> str:
@@ -313,8 +412,8 @@ def _run_foreign(write, out: Path, what: str) -> None:
 def _cmd_window(argv: list[str]) -> int:
     args = _window_parser().parse_args(argv)
     scene, path = _load(args)
-    if args.deck is not None and not Path(args.deck).is_file():
-        raise CliError(f"{args.deck}: no such deck file")
+    if args.deck is not None:
+        _check_deck(args.deck)
     from qkv_studio.platform_check import check
 
     problem = check()  # Qt's own message for missing X11 libraries names no fix
@@ -328,9 +427,25 @@ def _cmd_window(argv: list[str]) -> int:
     return int(run_gui(scene, path, presentation=args.presentation, deck=args.deck) or 0)
 
 
+def _check_deck(deck: str) -> None:
+    """The --deck file exists and is a regular file (the window reads it, never blocking on a FIFO)."""
+    import stat
+
+    _check_name("--deck", deck)
+    try:
+        st = os.stat(deck)
+    except FileNotFoundError:
+        raise CliError(f"{_brief(deck, 80)}: no such deck file") from None
+    except OSError as exc:
+        raise CliError(f"{_brief(deck, 80)}: the deck cannot be read ({_os_message(exc)})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CliError(f"{_brief(deck, 80)}: " + ("is a folder" if stat.S_ISDIR(st.st_mode) else
+                                               "is not a regular file (a pipe or a device?)") + ", not a deck file")
+
+
 def _cmd_export(argv: list[str]) -> int:
     args = _export_parser().parse_args(argv)
-    out = _check_output(args.output, formats.suffixes())
+    out = _check_output(args.output, formats.suffixes(), (args.file,))
     scene, _, head = _prepare(args)
     fmt = formats.get(out.suffix)
     if fmt.kind == "numbers" and not fmt.needs_qt:  # written here, so Qt is never loaded
@@ -366,7 +481,7 @@ def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> s
 
 def _cmd_screenshot(argv: list[str]) -> int:
     args = _screenshot_parser().parse_args(argv)
-    out = _check_output(args.output, (".png",))
+    out = _check_output(args.output, (".png",), (args.file,))
     scene, _, _ = _prepare(args)
     model = None
     if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
@@ -414,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         return _fail(str(exc), exc.code)
     except (SessionFileError, SceneError) as exc:
+        return _fail(str(exc), 2)
+    except UnreadableFile as exc:
         return _fail(str(exc), 2)
     except SystemExit as exc:  # --help / --version print, then argparse exits: turn it into a status
         return exc.code if isinstance(exc.code, int) else 0

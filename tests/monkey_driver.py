@@ -260,8 +260,26 @@ class MonkeyDriver:
             focus.clearFocus()
         self.window.activateWindow()
 
+    @staticmethod
+    def _overflows(before: Scene, name: str, row: int, col: int, block) -> bool:
+        """Whether putting ``block`` at (row, col) of ``name`` makes a projection X·W beyond a double
+        (issue 20: such an edit is refused).  An independent oracle: long double has the range."""
+        if before.mode != "projection" or name not in ("X", "Wq", "Wk", "Wv") or block is None:
+            return False
+        mats = {n: np.array(before.matrix(n), dtype=np.longdouble) for n in ("X", "Wq", "Wk", "Wv")}
+        b = np.atleast_2d(np.asarray(block, dtype=np.longdouble))
+        mats[name][row:row + b.shape[0], col:col + b.shape[1]] = b
+        limit = np.longdouble(np.finfo(np.float64).max)
+        return any(bool((np.abs(mats["X"] @ mats[w]) > limit).any()) for w in ("Wq", "Wk", "Wv"))
+
+    def _expect_overflow_refusal(self, before: Scene, what: str) -> None:
+        self.expect(self.scene.same_as(before), f"{what}: an overflowing projection was taken")
+
     def _expect_cell(self, name, row, col, before: Scene, value: float | None, refused_ok: bool = False) -> None:
         after = self.scene.matrix(name)[row, col]
+        if value is not None and self._overflows(before, name, row, col, value):
+            self._expect_overflow_refusal(before, f"{name}[{row},{col}] = {value!r}")
+            return
         if value is None:
             self.expect(self.scene.same_as(before), f"bad text changed the scene ({name}[{row},{col}])")
         elif not refused_ok:
@@ -301,7 +319,8 @@ class MonkeyDriver:
         text, value = self._number_text()
         before = self.scene
         ok = model.setData(model.index(row, col), text)
-        self.expect(ok == (value is not None) or (value is not None and before.matrix(name)[row, col] == value),
+        taken = value is not None and not self._overflows(before, name, row, col, value)
+        self.expect(ok == taken or (value is not None and before.matrix(name)[row, col] == value),
                     f"setData({text!r}) returned {ok}")
         self._expect_cell(name, row, col, before, value)
 
@@ -323,6 +342,8 @@ class MonkeyDriver:
         fits = r0 + h <= m.shape[0] and c0 + w <= m.shape[1]
         should = kind in ("good", "spaces") and fits or (kind == "ragged" and h == 1 and fits)
         before = self.scene
+        if should and self._overflows(before, name, r0, c0, block):
+            should = False  # X·W beyond a double: refused with a message
         ok = model.paste(model.index(r0, c0), text)
         self.expect(ok == should, f"paste of a {h}×{w} {kind} block at ({r0},{c0}) into {m.shape}: "
                                   f"returned {ok}, expected {should}")
@@ -354,7 +375,20 @@ class MonkeyDriver:
         name = self._editable()
         row, col = self._cell(name)
         value = self.rng.choice([1e308, -1e308, 1.7e308, 1e154, -1e200])
+        before = self.scene
+        if self._overflows(before, name, row, col, value):
+            messages = []
+            self.session.message.connect(messages.append)
+            try:
+                self.expect(not self.session.set_value(name, row, col, value), "an overflowing projection was taken")
+            finally:
+                self.session.message.disconnect(messages.append)
+            self.expect(self.scene.same_as(before) and any("too large" in m for m in messages),
+                        "an overflowing projection was refused without its message")
+            return
         self.expect(self.session.set_value(name, row, col, value), "a huge finite number was refused")
+        if self.scene.mode == "projection":  # taken: then X·W is right, not saturated (issue 20)
+            self.expect(all(np.isfinite(m).all() for m in self.scene.qkv()), "a projection is not finite")
 
     def drag(self) -> None:
         direct = self.scene.mode == "direct"

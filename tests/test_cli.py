@@ -555,3 +555,47 @@ def test_screenshot_of_a_registered_model_passes_its_name(tmp_path, capsys, fake
     assert fake_app.extra == [dict(panels=(), model=("toy", "a b c", 1, 0))]
     (_, scene, *_), = fake_app.calls
     assert scene.mask == "causal" and scene.title == "Toy layer 1 head 0"
+
+
+# ---- the corpus: no input at all may give "unexpected" (issue 20) ------------------------------------
+def _corpus() -> list[list[str]]:
+    """Every refusal argv of this module's tables and of the reliability tests' user strings."""
+    from .reliability.test_cli_strings import CASES
+
+    tables = {}
+    for name, fn in list(globals().items()):
+        if name.startswith("test_"):
+            for mark in getattr(fn, "pytestmark", []):
+                if mark.name == "parametrize":
+                    tables.setdefault(name, []).append(mark)
+    argvs = []
+    for marks in tables.values():
+        params = {}
+        for mark in marks:
+            names = [n.strip() for n in mark.args[0].split(",")] if isinstance(mark.args[0], str) else mark.args[0]
+            params.update({tuple(names): mark.args[1]})
+        args = next((v for k, v in params.items() if k[0] == "args"), None)
+        if args is None:
+            continue
+        commands = next((v for k, v in params.items() if k[0] == "command"), None)
+        for a, *_ in args:
+            if commands is None:
+                argvs.append(list(a))
+            else:
+                argvs.extend([c, "-o", o, *a] for c, o in commands)
+    return argvs + [list(c[1]) for c in CASES]
+
+
+def test_the_whole_cli_corpus_never_says_unexpected(tmp_path, capsys, monkeypatch, fake_app):
+    monkeypatch.chdir(tmp_path)
+    corpus = _corpus()
+    assert len(corpus) > 60  # the tables above were found
+    for make, _fragment in [(m, f) for _, m, f in BAD]:
+        corpus.append(["export", str(make(tmp_path)), "-o", "out.csv"])
+    failures = []
+    for argv in corpus:
+        code = main(list(argv))
+        _, err = capsys.readouterr()
+        if "unexpected" in err or "Traceback" in err or code not in (0, 2):
+            failures.append((argv[:6], code, err[:200]))
+    assert failures == []

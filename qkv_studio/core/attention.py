@@ -240,8 +240,29 @@ def project(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> tu
             raise ValueError(f"{name} has {w.shape[0]} rows but X rows have {x.shape[1]} numbers (d_model)")
         with np.errstate(over="ignore", invalid="ignore"):
             p = x @ w
-        mats.append(np.nan_to_num(p, nan=0.0, posinf=_FMAX, neginf=-_FMAX))
+        if not np.isfinite(p).all():  # (a finite product had no overflow on the way: it is exact)
+            p = _scaled_product(x, w, name)
+        mats.append(p)
     return mats[0], mats[1], mats[2]
+
+
+def _scaled_product(x: np.ndarray, w: np.ndarray, name: str) -> np.ndarray:
+    """X·W where a partial product or sum overflowed: each row of X and each column of W is scaled by
+    a power of two near its largest magnitude (exact), multiplied, and scaled back with ``ldexp``, so
+    every entry whose true value is a double comes out right.  Raises ValueError otherwise.
+    """
+    _, ex = np.frexp(np.abs(x).max(axis=1))
+    _, ew = np.frexp(np.abs(w).max(axis=0))
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        r = np.ldexp(x, -ex[:, None]) @ np.ldexp(w, -ew[None, :])
+        p = np.ldexp(r, ex[:, None] + ew[None, :])
+    bad = ~np.isfinite(p)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        product = name.replace("W^", "")
+        raise ValueError(f"{product} = X·{name} is too large: row {i + 1}, column {j + 1} would be beyond "
+                         f"±{_FMAX:.3g}, the largest number a double holds; make X or {name} smaller")
+    return p
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,13 @@ from pathlib import Path
 
 from qkv_studio.core.presets import load_preset
 from qkv_studio.core.scene import Scene
-from qkv_studio.core.sessionfile import MAX_BYTES, SessionFileError, read_session
+from qkv_studio.core.safe_read import check_path_text
+from qkv_studio.core.sessionfile import SessionFileError, display_name, read_file, read_session, unique_keys
 
 DECK_FORMAT = "qkv-studio-deck"
 DECK_VERSION = 1
 MAX_ENTRIES = 200
+MAX_DECK_BYTES = 1024 * 1024  # 200 entries of a few hundred characters each fit many times over
 
 
 @dataclass(frozen=True)
@@ -56,18 +58,15 @@ def load_entry(entry: str, folder: str) -> Scene:
 def read_deck(path: str | os.PathLike) -> Deck:
     """Read and check a deck file; raises :class:`SessionFileError` naming the file and the problem."""
     p = Path(path)
-    source = str(p)
+    data = read_file(p, what="deck file", cap=MAX_DECK_BYTES)
+    source = display_name(p)
     try:
-        if p.stat().st_size > MAX_BYTES:
-            raise SessionFileError(source, "the deck file is larger than 64 MB")
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise SessionFileError(source, "no such file") from None
-    except OSError as exc:
-        raise SessionFileError(source, f"cannot be read ({exc.strerror or exc})") from None
-    try:
-        obj = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        obj = json.loads(data.decode("utf-8-sig"), object_pairs_hook=unique_keys)
+    except ValueError as exc:
+        if "appears twice" in str(exc):
+            raise SessionFileError(source, f"not a QKV Studio deck: {exc}") from None
+        raise SessionFileError(source, "not a QKV Studio deck: the file is not valid JSON") from None
+    except RecursionError:
         raise SessionFileError(source, "not a QKV Studio deck: the file is not valid JSON") from None
     if not isinstance(obj, dict) or obj.get("format") != DECK_FORMAT:
         raise SessionFileError(source, f"not a QKV Studio deck: 'format' must be {DECK_FORMAT!r}")
@@ -80,13 +79,20 @@ def read_deck(path: str | os.PathLike) -> Deck:
                                        "or session file paths")
     if len(entries) > MAX_ENTRIES:
         raise SessionFileError(source, f"a deck holds at most {MAX_ENTRIES} scenes")
-    folder = str(p.resolve().parent)
+    for i, entry in enumerate(entries):
+        problem = check_path_text(entry)
+        if problem is not None:
+            raise SessionFileError(source, f"scene {i + 1} ({display_name(entry)[:80]}): {problem}")
+    try:
+        folder = str(p.resolve().parent)
+    except (OSError, RuntimeError) as exc:
+        raise SessionFileError(source, f"its folder cannot be found ({getattr(exc, 'strerror', None) or exc})") from None
     scenes = []
     for i, entry in enumerate(entries):
         try:
             scenes.append(load_entry(entry, folder))
         except SessionFileError as exc:
-            raise SessionFileError(source, f"scene {i + 1} ({entry}): {exc.problem}") from None
+            raise SessionFileError(source, f"scene {i + 1} ({display_name(entry)}): {exc.problem}") from None
     return Deck(tuple(entries), tuple(scenes), folder)
 
 

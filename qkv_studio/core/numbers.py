@@ -27,12 +27,37 @@ def _cell(x: float) -> str:
     return repr(float(x))
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text_cell(text: str) -> str:
+    """A text cell (a token) that a spreadsheet will not run as a formula (OWASP, "CSV Injection").
+
+    Text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a single quote in
+    front (``=HYPERLINK(…)`` → ``'=HYPERLINK(…)``), which spreadsheets show as the text itself.  A
+    token that is a plain number (``-1``, ``+2.5``) is left alone: it reads back as that number and no
+    spreadsheet runs it.  The numbers of the matrix are never text cells, so they stay numeric.
+    """
+    if text.startswith(_FORMULA_START) and not _plain_number(text):
+        return "'" + text
+    return text
+
+
+def _plain_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.strip() == text and not any(c.isspace() for c in text)
+
+
 def stage_csv(scene: Scene, stage: str | None = None) -> str:
     """The stage's n×n matrix as CSV text.
 
     The first row is an empty cell then the key tokens; each further row is the query token then its
     values.  Masked score cells are ``-inf``; weights there are exactly ``0.0``.  ``stage`` defaults to
-    the scene's own stage.
+    the scene's own stage.  Tokens that a spreadsheet would read as a formula are escaped
+    (:func:`csv_text_cell`).
     """
     stage = scene.stage if stage is None else stage
     if stage not in STAGES:
@@ -40,8 +65,9 @@ def stage_csv(scene: Scene, stage: str | None = None) -> str:
     matrix = scene.result().stage(stage)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([""] + list(scene.tokens))
-    for token, row in zip(scene.tokens, matrix):
+    tokens = [csv_text_cell(t) for t in scene.tokens]
+    writer.writerow([""] + tokens)
+    for token, row in zip(tokens, matrix):
         writer.writerow([token] + [_cell(x) for x in row])
     return buf.getvalue()
 

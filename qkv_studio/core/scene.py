@@ -356,6 +356,15 @@ class Scene:
         self._check_heads()
         if self.stage not in STAGES:
             raise SceneError("stage", f"unknown stage {self.stage!r}: use one of {', '.join(STAGES)}")
+        self._check_projection()
+
+    def _check_projection(self) -> None:
+        """In projection mode, Q, K and V = X·W must be finite doubles (computed now, and cached)."""
+        if self.x is not None:
+            try:
+                self.qkv()
+            except ValueError as exc:
+                raise SceneError("X", str(exc)) from None
 
     def _check_heads(self) -> None:
         """``heads`` 1–16 dividing d_k and d_v; W^O d_v × d_out with finite numbers."""
@@ -435,7 +444,9 @@ class Scene:
         new.flags.writeable = False
         # The same shape, finite numbers in a valid scene: nothing else to check (a drag step comes
         # here 60 times a second, and re-validating every matrix took a fifth of a millisecond).
-        return self._copy(**{matrix.lower(): new})
+        scene = self._copy(**{matrix.lower(): new})
+        scene._check_projection()  # (the projection is needed next anyway; it stays cached)
+        return scene
 
     def with_matrix(self, matrix: str, values: np.ndarray) -> "Scene":
         """Replace a whole editable matrix (same shape)."""

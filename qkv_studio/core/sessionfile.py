@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
+from qkv_studio.core.safe_read import UnreadableFile, read_regular
 from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
 
 FORMAT = "qkv-studio-session"
@@ -65,6 +66,23 @@ def _depth_ok(text: str) -> bool:
     return int(np.cumsum(steps).max()) <= MAX_DEPTH
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` refusing a key given twice: the last-wins value may not be what was meant."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"the key {json.dumps(key)[:40]} appears twice in one object; "
+                                    "remove one (which value was meant is unclear)")
+            seen.add(key)
+    return obj
+
+
 def _too_big(size: int) -> str:
     return f"the file is larger than 64 MB ({size:,} bytes); session files are at most 64 MB"
 
@@ -82,7 +100,9 @@ def parse_bytes(data: bytes, source: str = "<data>") -> Scene:
     if not _depth_ok(text):
         raise SessionFileError(source, f"the JSON is nested more than {MAX_DEPTH} levels deep")
     try:
-        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
+        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int, object_pairs_hook=unique_keys)
+    except _DuplicateKey as exc:
+        raise SessionFileError(source, str(exc)) from None
     except json.JSONDecodeError as exc:
         raise SessionFileError(source, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                                        "the file may be truncated or not a session file") from None
@@ -95,23 +115,25 @@ def parse_bytes(data: bytes, source: str = "<data>") -> Scene:
 
 def read_session(path: str | os.PathLike) -> Scene:
     """Read and validate a session file; raise :class:`SessionFileError` naming the file on any problem."""
-    p = Path(path)
-    source = str(p)
+    return parse_bytes(read_file(path, what="session file"), display_name(path))
+
+
+def display_name(path: str | os.PathLike) -> str:
+    """The file's name for a message (a name that cannot be printed is shown escaped)."""
+    text = str(Path(os.fsdecode(path)))
+    return text.replace("\x00", "\\0").encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def read_file(path: str | os.PathLike, *, what: str = "session file", cap: int = MAX_BYTES) -> bytes:
+    """The bytes of a file the user named (a regular file, at most ``cap`` bytes, never blocking on a
+    FIFO or a device); raise :class:`SessionFileError` naming the file on any problem."""
     try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise SessionFileError(source, _too_big(size))
-        if p.is_dir():
-            raise SessionFileError(source, "is a folder, not a session file")
-        with open(p, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise SessionFileError(source, "no such file") from None
-    except PermissionError:
-        raise SessionFileError(source, "permission denied: the file cannot be read") from None
-    except OSError as exc:
-        raise SessionFileError(source, f"cannot be read ({exc.strerror or exc})") from None
-    return parse_bytes(data, source)
+        return read_regular(path, cap, what=what)
+    except UnreadableFile as exc:
+        problem = exc.problem
+        if problem == "is a folder, not a file":
+            problem = f"is a folder, not a {what}"
+        raise SessionFileError(display_name(path), problem) from None
 
 
 # ---- dict ⇄ Scene --------------------------------------------------------------------------------------

@@ -70,6 +70,26 @@ class _CloseWatcher(QObject):
             self._autosave.discard()
 
 
+def _failure_label(window, autosave: Autosave):
+    """A permanent status-bar label showing a failed autosave until a later one succeeds (a status
+    message would be gone in seconds, or covered by the next one)."""
+    from PySide6.QtWidgets import QLabel
+
+    label = QLabel(window)
+    label.setObjectName("autosave_failure")
+    label.setStyleSheet("QLabel { color: #b00020; font-weight: bold; }")
+    label.hide()
+
+    def show(text: str) -> None:
+        label.setText(text)
+        label.setToolTip(text)
+        label.setVisible(bool(text))
+
+    autosave.failure_changed.connect(show)
+    window.statusBar().addPermanentWidget(label)
+    return label
+
+
 def attach(window, *, folder=None) -> Autosave:
     """Autosave ``window.session``; calling it again for the same window returns the same Autosave.
 
@@ -80,6 +100,7 @@ def attach(window, *, folder=None) -> Autosave:
         autosave = Autosave(window.session, folder=folder)
         autosave.close_watcher = _CloseWatcher(window, autosave)
         autosave.disk_watch = DiskWatch(window.session, autosave)
+        autosave.failure_label = _failure_label(window, autosave)
         setattr(window, _ATTR, autosave)
     for rec in claimed():
         if rec.scene.same_as(window.session.scene):

@@ -26,9 +26,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QElapsedTimer, QLockFile, QObject, QTimer
+from PySide6.QtCore import QElapsedTimer, QLockFile, QObject, QSysInfo, QTimer, Signal
 
 from qkv_studio.core import Scene, SessionFileError, read_session, write_session
+from qkv_studio.core.safe_read import UnreadableFile, is_regular_or_missing, read_regular
 from qkv_studio.core.sessionfile import atomic_write
 from qkv_studio.reliability.paths import autosave_dir
 
@@ -43,6 +44,11 @@ SCENE_SUFFIX = ".qkv.json"
 META_SUFFIX = ".meta.json"
 LOCK_SUFFIX = ".lock"
 META_FORMAT = "qkv-studio-autosave"
+META_MAX_BYTES = 64 * 1024
+UNREADABLE_FOLDER = "unreadable"  # corrupt autosaves are moved here (kept, never deleted)
+# A lock that cannot be read is stale once it is this old: a live instance writes its lock within
+# milliseconds of creating it, so only a power cut or a full disk leaves one empty or garbled.
+UNREADABLE_LOCK_AGE_S = 5.0
 
 
 # ---- the background writer -------------------------------------------------------------------------
@@ -103,15 +109,55 @@ class Entry:
         return entry
 
     def claim(self) -> bool:
-        """Take the lock: succeeds when no living process holds it (a crashed owner's lock is stale)."""
+        """Take the lock: succeeds when no living process holds it.
+
+        A lock is stale when its owner on this machine is gone (Qt checks that), and also when it
+        cannot be read — empty or garbage after a power cut — and is a few seconds old: Qt never
+        treats an unreadable lock as stale with ``setStaleLockTime(0)``, so its autosave was never
+        offered again.  A lock that is not a regular file (a FIFO would block the read) is removed.
+        """
         if self._lock is not None:
             return True
+        if not self._lock_file_usable():
+            return False
         lock = QLockFile(str(self.lock_file))
         lock.setStaleLockTime(0)  # stale only when the owner is gone, never because of its age
         if not lock.tryLock(0):
-            return False
+            if not self._unreadable_and_old(lock):
+                return False
+            log.warning("autosave: the lock %s cannot be read; treating it as stale", self.lock_file)
+            lock.removeStaleLockFile()
+            if not lock.tryLock(0):
+                return False
         self._lock = lock
         return True
+
+    def _lock_file_usable(self) -> bool:
+        if is_regular_or_missing(self.lock_file):
+            return True
+        try:
+            if self.lock_file.is_dir():
+                log.warning("autosave: %s is a folder, not a lock; the entry is skipped", self.lock_file)
+                return False
+            self.lock_file.unlink()  # a pipe, socket or link is no lock of ours: it holds nothing
+            log.warning("autosave: removed %s (not a regular file)", self.lock_file)
+        except OSError as exc:
+            log.warning("autosave: %s is not a regular file and cannot be removed (%s)", self.lock_file, exc)
+            return False
+        return True
+
+    def _unreadable_and_old(self, lock: QLockFile) -> bool:
+        if lock.error() != QLockFile.LockError.LockFailedError:
+            return False
+        pid, host, _app = lock.getLockInfo()
+        if pid > 0 and host:
+            # Readable: Qt has judged it; a dead owner on this machine would have been stale already.
+            return host == QSysInfo.machineHostName() and not _alive(pid)
+        try:
+            age = time.time() - self.lock_file.stat().st_mtime
+        except OSError:
+            return False
+        return age >= UNREADABLE_LOCK_AGE_S
 
     @property
     def claimed(self) -> bool:
@@ -131,10 +177,29 @@ class Entry:
 
     def read_meta(self) -> dict:
         try:
-            meta = json.loads(self.meta_file.read_text(encoding="utf-8"))
+            meta = json.loads(read_regular(self.meta_file, META_MAX_BYTES, what="autosave note").decode("utf-8"))
         except (OSError, ValueError):
             return {}
         return meta if isinstance(meta, dict) else {}
+
+    def move_aside(self) -> Path | None:
+        """Move this entry's files into ``unreadable/`` (kept for the user), drop the lock; the new
+        place of the scene file, or None if it could not be moved (then it is left where it was)."""
+        target_dir = self.folder / UNREADABLE_FOLDER
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        moved = None
+        try:
+            target_dir.mkdir(exist_ok=True)
+            for f in (self.scene_file, self.meta_file):
+                if f.exists() or f.is_symlink():
+                    dest = target_dir / f"{self.ident}-{stamp}{f.name[len(self.ident):]}"
+                    os.replace(f, dest)
+                    if f == self.scene_file:
+                        moved = dest
+        except OSError as exc:
+            log.warning("cannot move the unreadable autosave %s aside: %s", self.scene_file, exc)
+        self.release()
+        return moved
 
     def remove_files(self) -> None:
         for f in (self.scene_file, self.meta_file):
@@ -149,6 +214,16 @@ class Entry:
         """Remove the files and give up the lock (the lock file goes with it)."""
         self.remove_files()
         self.release()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, owned by someone else
+        return True
+    return True
 
 
 # ---- the Autosave object --------------------------------------------------------------------------
@@ -167,7 +242,13 @@ class Autosave(QObject):
     ``folder`` defaults to :func:`~qkv_studio.reliability.paths.autosave_dir`.  Methods: ``save_now``,
     ``wait``, ``discard`` (clean exit), ``adopt`` (take over an entry recovered after a crash),
     ``file()`` (the autosave file, or None when nothing is kept).
+
+    ``failure_changed(str)`` fires as soon as a write fails (the reason) and again with ``""`` when a
+    later write succeeds: :func:`~qkv_studio.reliability.attach` keeps it on the status bar until then.
     """
+
+    failure_changed = Signal(str)
+    _job_done = Signal()  # emitted on the writer thread; delivered (queued) on the window's thread
 
     def __init__(self, session, parent: QObject | None = None, *, folder: str | os.PathLike | None = None,
                  delay_ms: int = DELAY_MS, max_delay_ms: int = MAX_DELAY_MS) -> None:
@@ -180,12 +261,14 @@ class Autosave(QObject):
         self._state = _State()
         self._last: Future | None = None
         self._reported: str | None = None
+        self._reported_text = ""
         self._disabled_reason: str | None = None
         self._since = QElapsedTimer()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(delay_ms)
         self._timer.timeout.connect(self._fire)
+        self._job_done.connect(self._check_errors)
         session.scene_changed.connect(self._changed)
         session.query_changed.connect(self._changed)
         session.stage_changed.connect(self._changed)
@@ -223,7 +306,7 @@ class Autosave(QObject):
                 return False
         self._state.generation += 1
         self._last = _submit(_write_job, self._state, self._state.generation, self._entry,
-                             self._session.scene, self._session.path)
+                             self._session.scene, self._session.path, self._job_done.emit)
         if wait:
             return self.wait()
         return True
@@ -285,13 +368,21 @@ class Autosave(QObject):
         self._adopted = []
 
     # ---- errors -----------------------------------------------------------------------------------
+    def failure(self) -> str:
+        """The reason the last autosave failed, as shown to the user ("" when the last one succeeded)."""
+        return "" if self._reported is None else self._reported_text
+
     def _check_errors(self) -> None:
         error = self._state.error
         if error is None:
-            self._reported = None
+            if self._reported is not None:
+                self._reported = None
+                self.failure_changed.emit("")
         elif error != self._reported:
             self._reported = error
-            self._session.message.emit(f"Autosave failed: {error}. Save your work (Ctrl+S) to keep it safe.")
+            self._reported_text = f"Autosave failed: {error}. Save your work (Ctrl+S) to keep it safe."
+            self._session.message.emit(self._reported_text)
+            self.failure_changed.emit(self._reported_text)
 
     def _fail(self, reason: str) -> None:
         log.warning("autosave: %s", reason)
@@ -299,7 +390,7 @@ class Autosave(QObject):
         self._check_errors()
 
 
-def _write_job(state: _State, generation: int, entry: Entry, scene: Scene, path: str) -> None:
+def _write_job(state: _State, generation: int, entry: Entry, scene: Scene, path: str, done=None) -> None:
     if generation != state.generation:
         return  # a newer write (or a discard) came in while this one waited
     try:
@@ -307,13 +398,17 @@ def _write_job(state: _State, generation: int, entry: Entry, scene: Scene, path:
     except (SessionFileError, OSError) as exc:
         state.error = str(exc)
         log.warning("autosave failed: %s", exc)
-        return
     except Exception as exc:  # noqa: BLE001 - never let the writer thread die
         state.error = f"{type(exc).__name__}: {exc}"
         log.exception("autosave failed")
-        return
-    state.error = None
-    state.writes += 1
+    else:
+        state.error = None
+        state.writes += 1
+    if done is not None:  # tell the window now, not when the next edit's timer fires
+        try:
+            done()
+        except RuntimeError:  # the Autosave (and its window) is already gone
+            pass
 
 
 def _drop_job(entry: Entry) -> None:
@@ -357,6 +452,14 @@ class Recovered(tuple):
 
 
 _CLAIMED: list[Recovered] = []
+_NOTICES: list[str] = []
+
+
+def take_notices() -> list[str]:
+    """What :func:`pending_recovery` had to tell the user (autosaves moved aside), once."""
+    notes = list(_NOTICES)
+    _NOTICES.clear()
+    return notes
 
 
 def _forget(rec: Recovered) -> None:
@@ -399,14 +502,17 @@ def pending_recovery(folder: str | os.PathLike | None = None) -> Recovered | Non
         entry = Entry(root, ident)
         if not entry.claim():
             continue  # a running instance owns it
-        if not entry.scene_file.exists():
+        if not (entry.scene_file.exists() or entry.scene_file.is_symlink()):
             entry.drop()  # it died before its first autosave, or only debris is left
             continue
         try:
             scene = read_session(entry.scene_file)
         except SessionFileError as exc:
-            log.warning("dropping an unreadable autosave: %s", exc)
-            entry.drop()
+            log.warning("moving an unreadable autosave aside: %s", exc)
+            moved = entry.move_aside()
+            _NOTICES.append(f"An autosave could not be read ({exc.problem}); it was "
+                            + (f"moved to {moved} and kept." if moved is not None else
+                               f"left at {entry.scene_file}."))
             continue
         meta = entry.read_meta()
         path = meta.get("path") if isinstance(meta.get("path"), str) else ""

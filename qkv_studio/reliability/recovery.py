@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from qkv_studio.core import Scene, SessionFileError, read_session
-from qkv_studio.reliability.autosave import Recovered, _forget, pending_recovery
+from qkv_studio.reliability.autosave import Recovered, _forget, pending_recovery, take_notices
 
 APP_NAME = "QKV Studio"
 
@@ -26,6 +26,9 @@ def offer_recovery(parent: QWidget | None = None, folder: str | os.PathLike | No
     closing the box) keeps it for the next start.
     """
     rec = pending_recovery(folder)
+    notes = take_notices()
+    if notes:  # a corrupt autosave was moved aside: say so once, and where it is kept
+        QMessageBox.warning(parent, APP_NAME, "\n\n".join(notes))
     if rec is None:
         return None
     scene, path = rec

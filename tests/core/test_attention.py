@@ -213,10 +213,16 @@ def test_project_is_x_times_w():
         project(x, wq, np.ones((2, 2)), wv)
 
 
-def test_project_of_huge_values_stays_finite():
+def test_project_of_huge_values_stays_finite_and_right_or_is_refused():
+    # (issue 20) 1e308·2 overflows on the way, but the true Q[0][0] = 2e308 − 1.9e308 = 1e307 is a double
+    x = np.array([[1e308, -1e308], [1.0, 1.0]])
+    q, k, _ = project(x, np.array([[2.0], [1.9]]), np.ones((2, 1)), np.ones((2, 1)))
+    assert np.all(np.isfinite(q)) and q[0, 0] == pytest.approx(1e307, rel=1e-9) and q[1, 0] == pytest.approx(3.9)
+    assert k[0, 0] == 0.0  # 1e308 − 1e308
+    # 1e300·1e300 + 1e300·1e300 is no double: refused, never saturated to a wrong finite number
     x = np.array([[1e300, 1e300]])
-    q, _, _ = project(x, np.full((2, 1), 1e300), np.ones((2, 1)), np.ones((2, 1)))
-    assert np.all(np.isfinite(q)) and q[0, 0] > 1e307
+    with pytest.raises(ValueError, match="Q = X·W\\^Q is too large: row 1, column 1"):
+        project(x, np.full((2, 1), 1e300), np.ones((2, 1)), np.ones((2, 1)))
 
 
 def test_row_stats():

@@ -52,14 +52,14 @@ def test_missing_file_and_folder(tmp_path):
 
 def test_unreadable_file(tmp_path, monkeypatch):
     # Simulated: the tests run as root in CI, and root can read a chmod 0 file.
-    import qkv_studio.core.sessionfile as sessionfile
+    import qkv_studio.core.safe_read as safe_read
 
     def denied(*_a, **_k):
         raise PermissionError(13, "Permission denied")
 
     p = tmp_path / "secret.qkv.json"
     p.write_text(GOOD_TEXT)
-    monkeypatch.setattr(sessionfile, "open", denied, raising=False)
+    monkeypatch.setattr(safe_read, "_open_fd", denied)  # every file the app reads is opened there
     with pytest.raises(SessionFileError, match="permission denied") as info:
         read_session(p)
     assert str(p) in str(info.value)
@@ -91,14 +91,16 @@ def test_the_size_limit_is_checked_before_reading(tmp_path, monkeypatch):
         opened.append(args)
         raise AssertionError("the reader opened a file that is too large")
 
-    monkeypatch.setattr(sessionfile, "open", spy, raising=False)  # shadows the builtin in that module
+    import qkv_studio.core.safe_read as safe_read
+
+    monkeypatch.setattr(safe_read, "_read_chunk", spy)  # every read of a file's bytes goes through it
     with pytest.raises(SessionFileError, match="larger than 64 MB"):
         read_session(p)
     assert opened == []
     monkeypatch.undo()
     small = tmp_path / "small.qkv.json"
     small.write_text(GOOD_TEXT)
-    monkeypatch.setattr(sessionfile, "open", spy, raising=False)
+    monkeypatch.setattr(safe_read, "_read_chunk", spy)
     with pytest.raises(AssertionError):  # the spy does see ordinary reads
         read_session(small)
     with pytest.raises(SessionFileError, match="larger than 64 MB"):

@@ -159,13 +159,22 @@ def test_a_live_entry_is_not_offered_but_a_dead_one_is(qtbot, window, folder):
 
 def test_unreadable_or_empty_entries_are_cleaned_up(qtbot, folder):
     folder.mkdir()
-    (folder / "111-aaaa.qkv.json").write_text('{"format": "qkv-studio-session", "version": 1, "tok')
+    corrupt = '{"format": "qkv-studio-session", "version": 1, "tok'
+    (folder / "111-aaaa.qkv.json").write_text(corrupt)
     (folder / "111-aaaa.meta.json").write_text("{}")
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          timeout=60)
     host = QSysInfo.machineHostName()
     (folder / "222-bbbb.lock").write_text(f"{dead.stdout.strip()}\npython3\n{host}\n")  # died before its first autosave
     assert pending_recovery(folder) is None
-    assert files(folder) == []
+    # the empty entry is gone; the unreadable autosave is no longer an entry but is kept, moved aside (issue 20)
+    assert files(folder) == ["unreadable"]
+    kept = files(folder / "unreadable")
+    assert len(kept) == 2 and kept[0].startswith("111-aaaa-") and kept[0].endswith(".meta.json")
+    assert (folder / "unreadable" / kept[1]).read_text() == corrupt
+    notes = autosave_mod.take_notices()
+    assert len(notes) == 1 and "could not be read" in notes[0] and kept[1] in notes[0]
+    assert pending_recovery(folder) is None and autosave_mod.take_notices() == []  # said once
     assert pending_recovery(folder / "missing") is None
 
 

@@ -33,6 +33,7 @@ from qkv_studio.ui.panels.editor_set import EditorSet
 # imported and built when first used: start-up does not wait for them (nor for superqt).
 from qkv_studio.ui.widgets.overlays import BlankOverlay, ShortcutsOverlay
 from qkv_studio.ui.panels.stage_stepper import StageStepper
+from qkv_studio.ui.window import settings as stored
 from qkv_studio.ui.panels.tokens_panel import TokensPanel
 from qkv_studio.ui.panels.vector_plane import VectorPlane
 from qkv_studio.ui.window.style import WindowStyle
@@ -738,7 +739,7 @@ class MainWindow(QMainWindow):
 
     # ---- settings ---------------------------------------------------------------------------------
     def settings(self) -> QSettings:
-        return QSettings()
+        return stored.open_settings()
 
     def _store(self, key: str, value) -> None:
         if self._use_settings:
@@ -746,16 +747,13 @@ class MainWindow(QMainWindow):
 
     def _last_folder(self) -> str:
         if self._use_settings:
-            return str(self.settings().value("last_folder", os.path.expanduser("~")))
+            return stored.read(self.settings(), "last_folder") or os.path.expanduser("~")
         return os.path.expanduser("~")
 
     def _recent(self) -> list[str]:
         if not self._use_settings:
             return []
-        value = self.settings().value("recent_files", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
+        return stored.read(self.settings(), "recent_files")
 
     def _add_recent(self, path: str) -> None:
         if not self._use_settings:
@@ -790,27 +788,18 @@ class MainWindow(QMainWindow):
     def _read_settings(self) -> dict:
         """What the window remembers, read in one go before it is built; theme and zoom take effect
         at once (the panels are then built and styled once, in them)."""
-        st = self.settings()
-        values = {key: st.value(key) for key in self._REMEMBERED}
-        self.appearance.set_theme(THEMES.get(str(values["theme"] or "light"), THEMES["light"]))
-        try:
-            self._zoom = max(0.5, min(4.0, float(1.0 if values["zoom"] is None else values["zoom"])))
-        except (TypeError, ValueError):
-            self._zoom = 1.0
+        values = stored.read_all(self.settings(), self._REMEMBERED)
+        self.appearance.set_theme(THEMES[values["theme"]])
+        self._zoom = values["zoom"]
         self.appearance.set_font_scale(self._font_scale())
         return values
 
     def _restore_settings(self, values: dict) -> None:
         """Geometry, dock layout, colormap and animation from :meth:`_read_settings` (widgets built)."""
-        if values["geometry"] is not None:
-            self.restoreGeometry(values["geometry"])
-        if values["window_state"] is not None:
-            self._restored_state = bool(self.restoreState(values["window_state"]))
-        cmap = "viridis" if values["colormap"] is None else str(values["colormap"])
-        if cmap in SEQUENTIAL:
-            QTimer.singleShot(0, lambda: self.apply_colormap(cmap))
-        animate = True if values["animate"] is None else values["animate"]
-        self.heatmap.animate = animate not in (False, "false", "0", 0)
+        self._restored_state = stored.restore_geometry(self, values["geometry"], values["window_state"])
+        cmap = values["colormap"] or "viridis"
+        QTimer.singleShot(0, lambda: self.apply_colormap(cmap))
+        self.heatmap.animate = values["animate"]
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self.confirm_discard():
