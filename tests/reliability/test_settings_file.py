@@ -17,7 +17,7 @@ from qkv_studio.core import load_preset
 w = MainWindow(load_preset("lesson"))
 w.show()
 w._read_settings(); w._recent(); w._last_folder()  # read again: a bad value is still logged only once
-print("THEME", w._theme.name)
+print("THEME", w.appearance.theme.name)
 print("ZOOM", w._zoom)
 print("ANIMATE", w.heatmap.animate)
 print("RECENT", len(w._recent()))
