@@ -115,7 +115,14 @@ PANELS: tuple[PanelSpec, ...] = (
 
 
 def panels() -> tuple[PanelSpec, ...]:
-    """Every registered panel, in menu order (read at call time, so a test may register one)."""
+    """Every registered panel, in menu order (read at call time, so a test may register one).
+
+    Raises ValueError when two entries share a name, a ``--panel`` name or a shortcut."""
+    for field in ("name", "cli_name", "shortcut"):
+        values = [getattr(s, field) for s in PANELS if getattr(s, field)]
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise ValueError(f"panels share a {field}: {', '.join(twice)}")
     return PANELS
 
 

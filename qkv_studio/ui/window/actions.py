@@ -224,8 +224,10 @@ def _action(window: "MainWindow", row: Action) -> QAction:
     return act
 
 
-def build(window: "MainWindow", rows: tuple[Row, ...] = MENU) -> None:
-    """Every action of ``rows`` as ``window.act_<id>``, and the menu bar they make."""
+def build(window: "MainWindow", rows: tuple[Row, ...] | None = None) -> None:
+    """Every action of ``rows`` (default :data:`MENU`, read now) as ``window.act_<id>``, and the menu bar
+    they make."""
+    rows = MENU if rows is None else rows
     bar = window.menuBar()
     made: dict[str, QMenu] = {}
     window._menu_panels = set()  # (the registry's panels given an entry so far)
