@@ -69,7 +69,8 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     """The main window on ``scene``, laid out offscreen at ``size`` and ready to grab (not shown on screen).
 
     ``panels`` opens panels of the panel registry by their ``--panel`` names (``explorer``, ``heads``,
-    ``model``, the ``quiz`` dialog: :func:`qkv_studio.ui.registry.cli_names`), as their menu entries do; several docked panels are put side by side so that each is seen.  ``model`` =
+    ``model``, the ``quiz`` dialog: :func:`qkv_studio.ui.registry.cli_names`), as their menu entries do;
+    several docked panels are put side by side so that each is seen.  ``model`` =
     (text, layer, head) runs the real model on the text in the model panel and shows that head (layer
     and head counted from 0); ``scene`` is then that head's scene with the options asked for.  Raises
     ValueError with one line when the model cannot run.
