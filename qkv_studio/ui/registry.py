@@ -34,17 +34,17 @@ class PanelSpec:
 
     ``name`` is the registry key: the dock is ``window.dock_<name>`` (its object name too, so saved
     layouts find it) and the action that opens it ``window.act_<name>``; ``window.panel(name)`` is the
-    panel.  A core dock's widget is also ``window.<attribute>`` (default: ``name``).  ``lazy`` panels are built the
-    first time their dock shows or they are asked for (start-up does not wait for them); the others
-    (the core docks) are built with the window and their View-menu entry is the dock's own show/hide
-    toggle.  ``menu_text`` empty: no action of its own; ``cli_name`` None: not a ``--panel`` choice.
+    panel.  A core dock's widget is also ``window.<attribute>`` (default: ``name``).  ``lazy`` panels
+    are built the first time their dock shows or they are asked for (start-up does not wait for them);
+    the others (the core docks) are built with the window and their View-menu entry is the dock's own
+    show/hide toggle.  ``menu`` is the menu bar's menu the entry goes in (made if no other has it).  ``menu_text`` empty: no action of its own; ``cli_name`` None: not a ``--panel`` choice.
     ``focus`` names an attribute of the panel that takes the keyboard focus when the menu opens it;
     ``on_show`` (a factory-like path or callable, called as ``on_show(window)``) runs each time its
     menu entry brings the panel forward.
     """
 
     name: str
-    title: str  # the dock's (or the dialog's) title
+    title: str  # the dock's title (a dialog sets its own)
     factory: Factory
     area: Literal["left", "right"] = "right"
     menu: str = "&View"
