@@ -62,17 +62,14 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
     return app.exec()
 
 
-PANELS = ("explorer", "heads", "model", "quiz")
-_DOCKS = {"explorer": "dock_explorer", "heads": "dock_heads", "model": "dock_model"}
-
-
 def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), presentation: bool = False,
                    theme: str | None = None, panels: Sequence[str] = (),
                    model: tuple[str, str, int, int] | None = None):
     """The main window on ``scene``, laid out offscreen at ``size`` and ready to grab (not shown on screen).
 
-    ``panels`` opens View-menu panels (``explorer``, ``heads``, ``model``) and the ``quiz`` dialog, as
-    their menu entries do; several docked panels are put side by side so that each is seen.  ``model`` =
+    ``panels`` opens panels of the panel registry by their ``--panel`` names (``explorer``, ``heads``,
+    ``model``, the ``quiz`` dialog: :func:`qkv_studio.ui.registry.cli_names`), as their menu entries do;
+    several docked panels are put side by side so that each is seen.  ``model`` =
     (name, text, layer, head) picks that model of the model registry in the model panel, runs it on the
     text and shows that head (layer and head counted from 0); ``scene`` is then that head's scene with the
     options asked for.  Raises ValueError with one line when the model cannot run.
@@ -81,15 +78,14 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         _quiet_harmless_qt_messages()
     from PySide6.QtCore import Qt
+    from qkv_studio.ui import registry
     from qkv_studio.ui.widgets.frame_throttle import flush_pending
     from qkv_studio.ui.window.main_window import MainWindow
 
-    unknown = [p for p in panels if p not in PANELS]
-    if unknown:
-        raise ValueError(f"unknown panel {unknown[0]!r} (panels: {', '.join(PANELS)})")
     panels = list(dict.fromkeys(panels))  # each once, in the order asked
     if model is not None and "model" not in panels:
         panels.append("model")
+    specs = [registry.by_cli_name(p) for p in panels]  # (ValueError, one line, for an unknown name)
     window = MainWindow(scene, "", use_settings=False)
     window.setAttribute(Qt.WA_DontShowOnScreen, True)
     if theme:
@@ -101,14 +97,15 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     window.resize(*size)
     app.processEvents()
     window.layout_docks()
-    docks = [getattr(window, _DOCKS[p]) for p in panels if p in _DOCKS]
+    docks = [window.dock(spec.name) for spec in specs if spec.docked]
     for dock in docks:
         window.show_panel(dock)
     _side_by_side(window, docks)
     if model is not None:
         _show_model_head(window, scene, *model)
-    if "quiz" in panels:
-        _open_quiz(window)
+    for spec in specs:
+        if not spec.docked:
+            _open_dialog(window, spec.name)
     for _ in range(5):
         app.processEvents()
     window.session.flush()
@@ -143,18 +140,16 @@ def _show_model_head(window, scene: Scene, name: str, text: str, layer: int, hea
         window.session.load(scene, "")
 
 
-def _open_quiz(window) -> None:
-    """Help → Check yourself…, kept off the screen like the window (it is painted onto the grab)."""
+def _open_dialog(window, name: str) -> None:
+    """A dialog panel (Help → Check yourself…), kept off the screen like the window (it is painted onto
+    the grab)."""
     from PySide6.QtCore import Qt
-    from qkv_studio.ui.lesson.quiz import QuizDialog
 
-    if getattr(window, "_quiz", None) is None:
-        window._quiz = QuizDialog(window)
-        window._quiz.setAttribute(Qt.WA_DontShowOnScreen, True)
-    window.show_quiz()
-    quiz = window._quiz
-    quiz.resize(min(max(quiz.width(), int(window.width() * 0.5)), int(window.width() * 0.9)),
-                int(window.height() * 0.9))
+    dialog = window.panel(name)  # (built, not yet shown)
+    dialog.setAttribute(Qt.WA_DontShowOnScreen, True)
+    window.show_panel(name)
+    dialog.resize(min(max(dialog.width(), int(window.width() * 0.5)), int(window.width() * 0.9)),
+                  int(window.height() * 0.9))
 
 
 def grab_window(window):

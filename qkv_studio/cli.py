@@ -43,6 +43,7 @@ from qkv_studio.core.safe_read import UnreadableFile, check_path_text
 from qkv_studio.core.scene import STAGES, Scene, SceneError
 from qkv_studio.core.sessionfile import SessionFileError, atomic_write, display_name, read_session
 from qkv_studio.export import formats
+from qkv_studio.ui import registry as panel_registry
 
 PROG = "qkv-studio"
 COMMANDS = ("export", "screenshot", "presets")
@@ -52,7 +53,7 @@ COLORMAPS = ("viridis", "cividis", "magma", "grayscale")
 WIDTH_RANGE = (100, 7680)
 SIZE_RANGE = (200, 7680)
 DEFAULT_SIZE = (1600, 900)
-PANELS = ("explorer", "heads", "model", "quiz")
+PANELS = panel_registry.cli_names()  # (the panel registry imports no Qt)
 HEAD_HELP = ("head, counted from 0: of a multi-head scene (a file with \"heads\", e.g. --preset multihead) "
              "0 to heads-1, exporting that head's own Q, K, V columns; with --model {ranges} (default 0)")
 
@@ -217,9 +218,10 @@ def _screenshot_parser() -> _Parser:
     _add_scene_options(p)
     p.add_argument("--presentation", action="store_true", help="presentation mode")
     p.add_argument("--theme", choices=THEMES, help="the window's theme")
-    p.add_argument("--panel", action="append", choices=PANELS, default=None, metavar="PANEL",
-                   help="open a panel of the View menu first (repeat for several): explorer (the √d_k explorer), "
-                        "heads (multi-head), model (real model; implied by --model), quiz (Check yourself)")
+    p.add_argument("--panel", action="append", choices=panel_registry.cli_names(), default=None, metavar="PANEL",
+                   help="open a panel of the View menu first (repeat for several): " + ", ".join(
+                       f"{s.cli_name} ({s.title})" for s in panel_registry.panels() if s.cli_name)
+                        + "; model is implied by --model")
     _add_model_options(p)
     return p
 

@@ -7,11 +7,14 @@ here.  A bad value is ignored — the default is used — and logged once per ke
 (``geometry=hello`` used to raise a ``TypeError`` in ``restoreGeometry`` on every start).
 
 To add a remembered setting: add its key and check to :data:`CHECKS` (a function returning the valid
-value or raising ``ValueError`` with the reason), and its default to :data:`DEFAULTS`.  Writing stays
-where the value changes (``QSettings.setValue``).
+value or raising ``ValueError`` with the reason), its default to :data:`DEFAULTS`, and — if the window
+reads it before it is built — a field to :class:`Remembered`.  The window reads and writes through
+:class:`WindowSettings`; with ``enabled`` False (tests, screenshots) nothing is read or written.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, fields
 
 import logging
 import math
@@ -245,4 +248,93 @@ def restore_geometry(window, geometry: QByteArray | None, state: QByteArray | No
         restored = bool(window.restoreState(state))
         if not restored:
             ignored("window_state", "Qt could not restore it")
+    return restored
+
+
+# ---- what the window reads -------------------------------------------------------------------------------
+REMEMBERED = ("geometry", "window_state", "theme", "colormap", "zoom", "animate")
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """The window's remembered settings, checked: each field valid or its default."""
+
+    geometry: QByteArray | None = None
+    window_state: QByteArray | None = None
+    theme: str = "light"
+    colormap: str = "viridis"
+    zoom: float = 1.0
+    animate: bool = True
+
+
+def _checked(key: str, value: Any) -> Any:
+    if value is None:
+        return DEFAULTS[key]
+    try:
+        return CHECKS[key](value)
+    except ValueError as exc:
+        ignored(key, str(exc))
+        return DEFAULTS[key]
+
+
+def check(values: dict) -> Remembered:
+    """Raw QSettings values (``key → value``) as :class:`Remembered` (a bad one: its default, logged once)."""
+    kept = {f.name: _checked(f.name, values.get(f.name)) for f in fields(Remembered)}
+    return Remembered(**{k: v for k, v in kept.items() if v is not None or k in ("geometry", "window_state")})
+
+
+class WindowSettings:
+    """The window's settings; with ``enabled`` False (tests, screenshots) nothing is read or written."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+
+    def qsettings(self) -> QSettings:
+        return open_settings()
+
+    def read(self) -> Remembered:
+        """Every remembered value, read in one go (defaults when disabled)."""
+        if not self.enabled:
+            return Remembered()
+        return Remembered(**{k: v for k, v in read_all(self.qsettings(), REMEMBERED).items()
+                             if v is not None or k in ("geometry", "window_state")})
+
+    def store(self, key: str, value: object) -> None:
+        if self.enabled:
+            self.qsettings().setValue(key, value)
+
+    def store_layout(self, geometry: QByteArray, state: QByteArray) -> None:
+        if self.enabled:
+            st = self.qsettings()
+            st.setValue("geometry", geometry)
+            st.setValue("window_state", state)
+
+    def last_folder(self) -> str:
+        home = os.path.expanduser("~")
+        if not self.enabled:
+            return home
+        return read(self.qsettings(), "last_folder") or home
+
+    def recent(self) -> list[str]:
+        """The recent files, newest first (at most :data:`MAX_RECENT`)."""
+        if not self.enabled:
+            return []
+        return read(self.qsettings(), "recent_files")
+
+    def add_recent(self, path: str) -> None:
+        if not self.enabled:
+            return
+        recent = [p for p in self.recent() if p != path]
+        recent.insert(0, path)
+        self.qsettings().setValue("recent_files", recent[:MAX_RECENT])
+
+
+def restore(window, values: Remembered) -> bool:
+    """Geometry, dock layout, colour map and animation on the built ``window``; True when a saved dock
+    layout was restored (the default layout is then not made)."""
+    from PySide6.QtCore import QTimer
+
+    restored = restore_geometry(window, values.geometry, values.window_state)
+    QTimer.singleShot(0, lambda: window.apply_colormap(values.colormap))
+    window.heatmap.animate = values.animate
     return restored

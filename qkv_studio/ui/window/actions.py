@@ -1,0 +1,263 @@
+"""The window's actions and menus, declared as one table (:data:`MENU`).
+
+Each row is an action (id, text, shortcuts, checkable, tip, slot, menu), a separator, a submenu, or a
+group filled from elsewhere (the stages, the docks and panels of the registry, the themes and colour
+maps: see :mod:`qkv_studio.ui.window.menus`).  :func:`build` makes ``window.act_<id>`` for every
+action row (window-wide, so its shortcut works with the menu bar hidden) and the menu bar, menus in
+the order they first appear, entries in row order.  A new menu entry or shortcut is one row.
+
+A slot is either a path from the window (``"files.open_dialog"``: the bound method, connected as is)
+or a callable ``slot(window, checked)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Union
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QMessageBox
+
+from qkv_studio.core.scene import SceneError, projection_of, with_random_projections
+from qkv_studio.ui.window import menus
+
+if TYPE_CHECKING:
+    from qkv_studio.ui.window.main_window import MainWindow
+
+Key = Union[str, QKeySequence.StandardKey]
+Slot = Union[str, Callable[["MainWindow", bool], object]]
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action: ``window.act_<id>``; ``menu`` None keeps it out of the menus (a shortcut only).
+    ``create`` makes the QAction itself (undo and redo come from the undo stack)."""
+
+    id: str
+    text: str
+    slot: Slot | None
+    menu: str | None
+    keys: tuple[Key, ...] = ()
+    checkable: bool = False
+    checked: bool = False
+    enabled: bool = True
+    tip: str = ""
+    create: Callable[["MainWindow"], QAction] | None = None
+
+
+@dataclass(frozen=True)
+class Separator:
+    menu: str
+
+
+@dataclass(frozen=True)
+class Submenu:
+    """A submenu, kept as ``window.<attribute>`` (its entries are filled in by its owner)."""
+
+    menu: str
+    attribute: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Group:
+    """Entries made by ``fill(window, menu)`` (lists known only when the window is built)."""
+
+    menu: str
+    fill: Callable[["MainWindow", QMenu], None]
+
+
+Row = Union[Action, Separator, Submenu, Group]
+
+
+def _export(name: str) -> Callable[["MainWindow", bool], object]:
+    def run(window: "MainWindow", _checked: bool = False) -> object:
+        # The export dialog's module is imported when first used (it is not needed to start).
+        from qkv_studio.ui.dialogs import export_dialog
+
+        return getattr(export_dialog, name)(window)
+
+    return run
+
+
+def _projection_mode(window: "MainWindow", on: bool) -> None:
+    """Switch direct ⇄ projection; the numbers are kept both ways (one undo step)."""
+    s = window.session
+    try:
+        scene = projection_of(s.scene) if on else s.scene.to_direct()
+    except SceneError as exc:
+        s.message.emit(str(exc))
+        sync_toggles(window)
+        return
+    s.replace_scene(scene, "Projection mode" if on else "Direct Q, K, V")
+
+
+def _randomise(window: "MainWindow", _checked: bool = False) -> None:
+    window._seed = getattr(window, "_seed", 0) + 1
+    try:
+        scene = with_random_projections(window.session.scene, window._seed)
+    except SceneError as exc:
+        window.session.message.emit(str(exc))
+        return
+    window.session.replace_scene(scene, f"Randomise W (seed {window._seed})")
+
+
+def _about(window: "MainWindow", _checked: bool = False) -> None:
+    from qkv_studio import __version__
+
+    QMessageBox.about(window, "QKV Studio", f"<b>QKV Studio {__version__}</b><p>Self-attention you can see, "
+                                            "touch and show: queries, keys, values, scaled dot-product, softmax "
+                                            "and the weighted blend.</p>")
+
+
+K = QKeySequence
+F, E, A, V, H = "&File", "&Edit", "&Attention", "&View", "&Help"
+
+MENU: tuple[Row, ...] = (
+    Action("new", "&New", "new_scene", F, (K.New,), tip="Start again from the lesson's example"),
+    Action("open", "&Open…", "files.open_dialog", F, (K.Open,)),
+    Submenu(F, "preset_menu", "Open &preset"),
+    Action("open_deck", "Open &deck…", "lecture.open_deck_dialog", F, tip="An ordered list of scenes for a lecture"),
+    Submenu(F, "recent_menu", "Open &recent"),
+    Separator(F),
+    Action("save", "&Save", "save", F, (K.Save,)),
+    Action("save_as", "Save &As…", "save_as", F, (K.SaveAs,)),
+    Separator(F),
+    Action("export", "&Export heatmap…", _export("export_heatmap"), F, ("Ctrl+E",),
+           tip="The heatmap as PNG, SVG or PDF for slides and papers"),
+    Action("copy_heatmap", "&Copy heatmap", _export("copy_heatmap"), F, ("Ctrl+Shift+C",),
+           tip="The current stage's figure as an image on the clipboard"),
+    Action("export_numbers", "Export &numbers…", _export("export_numbers"), F, ("Ctrl+Shift+E",),
+           tip="This stage as CSV, or every stage as JSON"),
+    Separator(F),
+    Action("quit", "&Quit", "close", F, (K.Quit,)),
+
+    Action("undo", "&Undo", None, E, (K.Undo,),
+           create=lambda w: w.session.undo_stack.createUndoAction(w, "&Undo")),
+    Action("redo", "&Redo", None, E, ("Ctrl+Shift+Z", K.Redo),
+           create=lambda w: w.session.undo_stack.createRedoAction(w, "&Redo")),
+    Separator(E),
+    Action("add_token", "Add token", "tokens_panel.add_token", E, ("Ctrl+T",)),
+    Action("remove_token", "Remove selected token", lambda w, _: w.session.remove_token(w.session.query), E),
+    Action("add_dk", "Add dimension to dₖ", lambda w, _: w.session.add_dim("qk"), E),
+    Action("remove_dk", "Remove dimension from dₖ", lambda w, _: w.session.remove_dim("qk"), E),
+    Action("add_dv", "Add dimension to dᵥ", lambda w, _: w.session.add_dim("v"), E),
+    Action("remove_dv", "Remove dimension from dᵥ", lambda w, _: w.session.remove_dim("v"), E),
+
+    Action("back", "&Previous stage", "back_step", A, tip="←, PageUp"),
+    Action("next", "&Next stage", "next_step", A, tip="→, PageDown or Space"),
+    Separator(A),
+    Group(A, menus.stages),
+    Separator(A),
+    Action("causal", "&Causal mask", lambda w, on: w.session.set_mask("causal" if on else "none"), A, ("Ctrl+M",),
+           checkable=True, tip="Each token may only attend to itself and earlier tokens"),
+    Action("scale", "Divide by √dₖ", lambda w, on: w.session.set_scale(on), A, checkable=True,
+           tip="Scale the scores by 1/√dₖ before the softmax"),
+    Separator(A),
+    Action("projection", "&Projection mode (Q = X·W^Q …)", _projection_mode, A, ("Ctrl+Shift+P",), checkable=True,
+           tip="Edit embeddings X and learned W^Q, W^K, W^V; Q, K, V are derived"),
+    Action("randomise", "&Randomise W^Q, W^K, W^V", _randomise, A, ("Ctrl+R",),
+           tip="Seeded random learned matrices (switches to projection mode)"),
+
+    Group(V, menus.core_docks),
+    Separator(V),
+    Group(V, menus.panels),
+    Separator(V),
+    Group(V, menus.themes),
+    Group(V, menus.colormaps),
+    Separator(V),
+    Action("zoom_in", "Zoom &in", lambda w, _: w.set_zoom(w._zoom * 1.15), V, (K.ZoomIn, "Ctrl+=")),
+    Action("zoom_out", "Zoom &out", lambda w, _: w.set_zoom(w._zoom / 1.15), V, (K.ZoomOut,)),
+    Action("zoom_reset", "&Actual size", lambda w, _: w.set_zoom(1.0), V, ("Ctrl+0",)),
+    Action("animate", "&Animate stage changes", "set_animate", V, checkable=True, checked=True,
+           tip="Colours and numbers morph from one stage to the next (250 ms)"),
+    Separator(V),
+    Action("presentation", "&Presentation mode", "toggle_presentation", V, ("F5",), checkable=True,
+           tip="Full screen, large text; Esc leaves"),
+    Action("plane", "Show vector &plane", "toggle_plane", V, tip="P (brings the plane back in presentation mode)"),
+    Action("blank", "&Blank screen", "blank_overlay.toggle", V, tip="B or . (a clicker's blank button)"),
+    # Esc keeps its usual meaning (cancel an edit) outside presentations
+    Action("leave", "Leave presentation", lambda w, _: w.set_presentation(False), None, ("Esc",), enabled=False),
+
+    Group(H, menus.panels),
+    Action("shortcuts", "&Keyboard shortcuts", "show_shortcuts", H, ("F1",)),
+    Action("about", "&About QKV Studio", _about, H),
+)
+
+
+def _resolve(window: "MainWindow", path: str) -> Callable:
+    target: object = window
+    for part in path.split("."):
+        target = getattr(target, part)
+    return target  # type: ignore[return-value]
+
+
+def make_action(window: "MainWindow", text: str, slot: Slot, keys: tuple[Key, ...] = (), *,
+                checkable: bool = False, tip: str = "") -> QAction:
+    """A window-wide action (its shortcut works with the menu bar hidden)."""
+    act = QAction(text, window)
+    if keys:
+        act.setShortcuts([QKeySequence(k) for k in keys])
+    act.setCheckable(checkable)
+    if tip:
+        act.setStatusTip(tip)
+        act.setToolTip(tip)
+    if isinstance(slot, str):
+        act.triggered.connect(_resolve(window, slot))
+    else:
+        act.triggered.connect(lambda checked=False, run=slot: run(window, checked))
+    window.addAction(act)
+    return act
+
+
+def _action(window: "MainWindow", row: Action) -> QAction:
+    if row.create is not None:
+        act = row.create(window)
+        act.setShortcuts([QKeySequence(k) for k in row.keys])
+    else:
+        act = make_action(window, row.text, row.slot, row.keys, checkable=row.checkable, tip=row.tip)
+    if row.checked:
+        act.setChecked(True)
+    if not row.enabled:
+        act.setEnabled(False)
+    setattr(window, f"act_{row.id}", act)
+    return act
+
+
+def build(window: "MainWindow", rows: tuple[Row, ...] | None = None) -> None:
+    """Every action of ``rows`` (default :data:`MENU`, read now) as ``window.act_<id>``, and the menu bar
+    they make."""
+    rows = MENU if rows is None else rows
+    bar = window.menuBar()
+    made: dict[str, QMenu] = {}
+    window._menu_panels = set()  # (the registry's panels given an entry so far)
+    for row in rows:
+        menu = None
+        if row.menu is not None:
+            menu = made.get(row.menu)
+            if menu is None:
+                menu = made[row.menu] = bar.addMenu(row.menu)
+        if isinstance(row, Action):
+            act = _action(window, row)
+            if menu is not None:
+                menu.addAction(act)
+        elif isinstance(row, Separator):
+            menu.addSeparator()
+        elif isinstance(row, Submenu):
+            setattr(window, row.attribute, menu.addMenu(row.text))
+        else:
+            row.fill(window, menu)
+    menus.leftover_panels(window, made)
+    window.menu_by_title = made
+    window.session.scene_changed.connect(lambda *_: sync_toggles(window))
+    window.session.stage_changed.connect(lambda *_: menus.sync_stage(window))
+    sync_toggles(window)
+    menus.sync_stage(window)
+
+
+def sync_toggles(window: "MainWindow") -> None:
+    """The check marks of the scene's options (causal mask, ÷√dₖ, projection mode)."""
+    s = window.session.scene
+    window.act_causal.setChecked(isinstance(s.mask, str) and s.mask == "causal")
+    window.act_scale.setChecked(s.scale)
+    window.act_projection.setChecked(s.mode == "projection")

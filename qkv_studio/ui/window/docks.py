@@ -1,0 +1,146 @@
+"""The window's side of the panel registry: a dock for each registered panel, the lazy ones built the
+first time they show, and bringing a panel (or a dialog) forward.
+
+See :mod:`qkv_studio.ui.registry` for how to add a panel; nothing here names one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+from qkv_studio.ui import registry
+from qkv_studio.ui.registry import PanelSpec
+
+if TYPE_CHECKING:
+    from qkv_studio.ui.window.main_window import MainWindow
+
+_AREAS = {"left": Qt.LeftDockWidgetArea, "right": Qt.RightDockWidgetArea}
+
+
+class PanelHost:
+    """Builds and keeps the window's panels: ``window.dock_<name>`` for each docked panel, the panel
+    itself as ``window.<attribute>`` (the lazy ones through :meth:`panel`)."""
+
+    def __init__(self, window: "MainWindow") -> None:
+        self._window = window
+        self._specs = {spec.name: spec for spec in registry.panels()}
+        self._built: dict[str, QWidget] = {}
+        self.docks: dict[str, QDockWidget] = {}
+
+    # ---- construction -----------------------------------------------------------------------------
+    def build_docks(self) -> None:
+        """The core docks (stacked in their column), then the lazy ones as hidden tabs of the right column."""
+        w = self._window
+        core = [s for s in self._specs.values() if s.docked and not s.lazy]
+        for spec in core:
+            widget = spec.build(w)
+            setattr(w, spec.attr, widget)
+            self._add_dock(spec, widget)
+        # Split first, tabify after: splitting the blend away from its tab group would leave the View-menu
+        # panels in a strip of their own under it instead of tabbed with it.
+        for area in _AREAS:
+            column = [self.docks[s.name] for s in core if s.area == area]
+            for upper, lower in zip(column, column[1:]):
+                w.splitDockWidget(upper, lower, Qt.Vertical)
+        right = [self.docks[s.name] for s in core if s.area == "right"]
+        for spec in self._specs.values():
+            if spec.docked and spec.lazy:
+                dock = self._add_dock(spec, QWidget())
+                if right:
+                    w.tabifyDockWidget(right[-1], dock)
+                dock.hide()
+                dock.visibilityChanged.connect(lambda on, name=spec.name: on and self.panel(name))
+        if right:
+            right[-1].raise_()
+
+    def _add_dock(self, spec: PanelSpec, widget: QWidget) -> QDockWidget:
+        w = self._window
+        dock = QDockWidget(spec.title, w)
+        dock.setObjectName(f"dock_{spec.name}")  # (saved layouts find their docks by this name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
+                         | QDockWidget.DockWidgetClosable)
+        w.addDockWidget(_AREAS[spec.area], dock)
+        self.docks[spec.name] = dock
+        setattr(w, f"dock_{spec.name}", dock)
+        return dock
+
+    # ---- lookup -----------------------------------------------------------------------------------
+    def specs(self) -> tuple[PanelSpec, ...]:
+        return tuple(self._specs.values())
+
+    def spec(self, name: str) -> PanelSpec:
+        try:
+            return self._specs[name]
+        except KeyError:
+            raise KeyError(f"unknown panel {name!r} (panels: {', '.join(self._specs)})") from None
+
+    def built(self, name: str) -> QWidget | None:
+        """The lazy panel ``name`` if it has been built, else None."""
+        return self._built.get(name)
+
+    def built_docked(self) -> tuple[QWidget, ...]:
+        """The lazy docked panels built so far (they follow the theme, colour map and zoom)."""
+        return tuple(p for name, p in self._built.items() if self._specs[name].docked)
+
+    def panel(self, name: str) -> QWidget:
+        """The panel ``name``; a lazy one is built (in the window's theme, colour map and zoom) the first
+        time it is needed."""
+        spec = self.spec(name)
+        if not spec.lazy:
+            return getattr(self._window, spec.attr)
+        panel = self._built.get(name)
+        if panel is not None:
+            return panel
+        w = self._window
+        panel = spec.build(w)
+        self._built[name] = panel
+        if spec.docked:
+            dock = self.docks[name]
+            _style(panel, w, colormap=True)
+            panel.setFont(dock.widget().font())
+            dock.setWidget(panel)
+        return panel
+
+    # ---- showing ----------------------------------------------------------------------------------
+    def spec_of(self, dock_or_name: QDockWidget | str) -> PanelSpec:
+        if isinstance(dock_or_name, str):
+            return self.spec(dock_or_name)
+        for name, dock in self.docks.items():
+            if dock is dock_or_name:
+                return self._specs[name]
+        raise KeyError(f"not a panel's dock: {dock_or_name.objectName()!r}")
+
+    def show(self, dock_or_name: QDockWidget | str) -> None:
+        """Bring a panel to the front (a dialog: build, restyle and show it)."""
+        spec = self.spec_of(dock_or_name)
+        w = self._window
+        if not spec.docked:
+            dialog = self.panel(spec.name)
+            _style(dialog, w, colormap=False)
+            dialog.show()
+            dialog.raise_()
+            return
+        dock = self.docks[spec.name]
+        dock.show()  # (a lazy panel is built as its dock first shows)
+        dock.raise_()
+        if spec.on_show is not None:
+            registry.resolve(spec.on_show)(w)
+
+    def open(self, name: str) -> None:
+        """The panel's menu entry: bring it forward and give the keyboard to its ``focus`` widget."""
+        self.show(name)
+        focus = self.spec(name).focus
+        if focus:
+            getattr(self.panel(name), focus).setFocus()
+
+
+def _style(panel: QWidget, window: "MainWindow", *, colormap: bool) -> None:
+    """A panel that follows the app's look (``FollowsAppearance``) and was built without the window's
+    Appearance is bound to it now; the factories pass it, so this is for panels that do not."""
+    bind = getattr(panel, "bind_appearance", None)
+    if bind is not None and getattr(panel, "appearance", None) is None:
+        bind(window.appearance)

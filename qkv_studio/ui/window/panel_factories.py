@@ -1,0 +1,133 @@
+"""The factories of the registered panels (see :mod:`qkv_studio.ui.registry`): each makes one panel for
+the main window and wires it to the rest of the window.
+
+Each is called as ``factory(window)`` and returns the widget the dock (or the dialog) shows.  The
+lesson's panels are imported inside their factory: start-up does not wait for them (nor for superqt).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
+
+if TYPE_CHECKING:
+    from qkv_studio.ui.window.main_window import MainWindow
+
+
+# ---- the core docks (built with the window) ------------------------------------------------------
+def editors(window: "MainWindow") -> QWidget:
+    """The tokens list above the Q, K, V editors (a second tab, X and W, in projection mode)."""
+    from qkv_studio.ui.panels.editor_set import EditorSet
+    from qkv_studio.ui.panels.tokens_panel import TokensPanel
+
+    s = window.session
+    window.tokens_panel = TokensPanel(s)
+    qkv_page = QSplitter(Qt.Vertical)
+    proj_page = QSplitter(Qt.Vertical)
+    window.editors = EditorSet(s, qkv_page, proj_page, appearance=window.appearance)
+    window.editor_tabs = tabs = QTabWidget()
+    tabs.addTab(qkv_page, "Q, K, V")
+    tabs.addTab(proj_page, "X and W (learned)")
+    tabs.setTabVisible(1, False)
+    tabs.tabBar().setVisible(False)  # one tab (direct mode): no tab bar
+    column = QSplitter(Qt.Vertical)
+    column.addWidget(window.tokens_panel)
+    column.addWidget(tabs)
+    column.setStretchFactor(0, 1)
+    column.setStretchFactor(1, 4)
+    s.scene_changed.connect(lambda: sync_mode(window))
+    sync_mode(window)
+    return column
+
+
+def sync_mode(window: "MainWindow") -> None:
+    """The X and W tab shows in projection mode only."""
+    projection = window.session.scene.mode == "projection"
+    tabs = window.editor_tabs
+    was = tabs.isTabVisible(1)
+    if projection == was:  # setTabVisible re-lays out and repaints the whole column, even unchanged
+        return
+    if projection:
+        window.editors.build_projection()
+    tabs.setTabVisible(1, projection)
+    tabs.tabBar().setVisible(projection)
+    tabs.setCurrentIndex(1 if projection else 0)
+
+
+def plane(window: "MainWindow") -> QWidget:
+    from qkv_studio.ui.panels.vector_plane import VectorPlane
+
+    return VectorPlane(window.session, appearance=window.appearance)
+
+
+def calc(window: "MainWindow") -> QWidget:
+    from qkv_studio.ui.panels.calc_table import CalcTable
+
+    return CalcTable(window.session, appearance=window.appearance)
+
+
+def blend(window: "MainWindow") -> QWidget:
+    from qkv_studio.ui.panels.blend_view import BlendView
+
+    return BlendView(window.session, appearance=window.appearance)
+
+
+# ---- the View menu's panels (built when first shown) ---------------------------------------------
+def explorer(window: "MainWindow") -> QWidget:
+    from qkv_studio.ui.lesson.sqrt_dk_explorer import SqrtDkExplorer
+
+    return SqrtDkExplorer(appearance=window.appearance)
+
+
+def heads(window: "MainWindow") -> QWidget:
+    from qkv_studio.ui.lesson.heads_view import HeadsView
+
+    s = window.session
+    panel = HeadsView(None, session=s, appearance=window.appearance)
+    panel.set_query(s.query)
+    s.scene_changed.connect(lambda: sync_heads(window, panel))
+    s.query_changed.connect(panel.set_query)
+    sync_heads(window, panel)
+    return panel
+
+
+def sync_heads(window: "MainWindow", panel) -> None:
+    """The heads panel follows the scene while it is shown (and the scene splits into heads)."""
+    scene = window.session.scene
+    split = scene.mode == "projection" or scene.heads > 1  # a direct scene with "heads" splits Q, K, V
+    if split and window.dock_heads.isVisible():
+        try:
+            panel.set_scene(scene)
+        except ValueError as exc:
+            window.session.message.emit(str(exc))
+
+
+def heads_shown(window: "MainWindow") -> None:
+    """View → Heads: say why a scene without heads shows none, and show the current scene's."""
+    scene = window.session.scene
+    if scene.mode != "projection" and scene.heads == 1:
+        window.session.message.emit("Heads split the learned projections: open the multihead preset or "
+                                    "switch to projection mode (Ctrl+Shift+P)")
+    panel = window.built_panel("heads")
+    if panel is not None:
+        sync_heads(window, panel)
+
+
+def model(window: "MainWindow") -> QWidget:
+    from qkv_studio.ui.lesson.model import ModelPanel
+
+    panel = ModelPanel(window.session, confirm=window.confirm_discard, appearance=window.appearance)
+    panel.edit_requested.connect(lambda: (window.dock_editors.show(), window.dock_editors.raise_()))
+    # A real head (dₖ = 32) is seen through the plane's PCA; its editable copy by its numbers.
+    panel.run_changed.connect(lambda: window.plane.set_pca(True))
+    panel.head_changed.connect(lambda *_: window.plane.set_pca(True))
+    panel.edit_requested.connect(lambda: window.plane.set_pca(False))
+    return panel
+
+
+def quiz(window: "MainWindow") -> QWidget:
+    from qkv_studio.ui.lesson.quiz import QuizDialog
+
+    return QuizDialog(window, appearance=window.appearance)
