@@ -183,7 +183,7 @@ def test_editors_built_later_follow_the_theme_and_scale(qtbot, show_window, less
     window = show_window(lesson_scene, (1600, 950))
     window.apply_theme("projector")
     window.set_zoom(1.5)
-    window.set_projection_mode(True)  # (its four editors are built now)
+    window.act_projection.trigger()  # projection mode: its four editors are built now
     x = window.editors["X"]
     assert x.appearance is window.appearance
     assert isinstance(x.table.style(), GridColorStyle)
