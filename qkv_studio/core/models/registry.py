@@ -37,6 +37,7 @@ from typing import Protocol, runtime_checkable
 
 from qkv_studio.core.models.minilm import MiniLMModel
 from qkv_studio.core.models.run import ModelInputError, ModelRun
+from qkv_studio.core.models.smollm2 import SmolLM2Model
 
 
 @runtime_checkable
@@ -80,6 +81,7 @@ class AttentionModel(Protocol):
 # the registry: one line per model, in the order the picker and --help list them
 MODELS: dict[str, AttentionModel] = {m.name: m for m in (
     MiniLMModel(),
+    SmolLM2Model(),
 )}
 
 

