@@ -8,6 +8,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -247,3 +248,89 @@ def test_the_tokenizer_tokenizes_as_transformers_from_the_gguf(model, ref):
         assert model.encode(text).tolist() == ref[f"tok{j}_ids"].tolist(), text
     chat = model.tokenize("<|im_start|>user\nHi<|im_end|>")
     assert chat[0] == "<|im_start|>" and chat[-1] == "<|im_end|>" and "↵" in chat  # control tokens whole
+
+
+# ---- generation with the KV cache -------------------------------------------------------------------------
+@needs_model
+def test_greedy_generation_equals_transformers(model, ref):
+    gen = model.start(str(ref["texts"][0]))
+    for _ in range(len(ref["generated_ids"])):
+        gen.step()
+    assert gen.ids[gen.prompt_length:].tolist() == ref["generated_ids"].tolist()
+    assert gen.generated == len(ref["generated_ids"]) and gen.run.n == gen.prompt_length + gen.generated
+
+
+@needs_model
+def test_a_cached_step_equals_a_full_recomputation_and_computes_only_the_new_row(model, monkeypatch):
+    gen = model.start("Attention lets every word look back")
+    before = gen.run
+    seen = []
+    rows = S.SmolLM2._rows
+
+    def spy(self, ids, start, past, logits=True):
+        seen.append((len(ids), start, None if past is None else past[0][0].shape[1]))
+        return rows(self, ids, start, past, logits)
+    monkeypatch.setattr(S.SmolLM2, "_rows", spy)
+    after = gen.step()
+    assert seen == [(1, before.n, before.n)]  # one new row, at position n, reading n cached K/V rows
+    assert gen.reused == before.n and after.n == before.n + 1
+    monkeypatch.setattr(S.SmolLM2, "_rows", rows)
+    full, logits = model.forward(after.ids)
+    for name in ("q", "k", "v", "weights"):
+        np.testing.assert_allclose(getattr(after, name), getattr(full, name), atol=1e-5, err_msg=name)
+    np.testing.assert_allclose(gen.distribution(), S.probabilities(logits), atol=1e-5)
+    # the earlier rows are the earlier run's, unchanged; the new key is masked for them
+    np.testing.assert_array_equal(after.weights[:, :, :-1, :-1], before.weights)
+    np.testing.assert_array_equal(after.k[:, :, :-1], before.k)
+    assert np.all(after.weights[:, :, :-1, -1] == 0) and np.all(after.weights[:, :, -1] > 0)
+    assert after.tokens[:-1] == before.tokens and after.text.startswith("Attention lets every word look back")
+    for arr in (after.q, after.k, after.v, after.weights):
+        assert not arr.flags.writeable
+
+
+@needs_model
+def test_back_takes_a_token_back_and_sampling_is_seeded(model):
+    gen = model.start("The cat sat on the", seed=7)
+    prompt = gen.run
+    gen.step(temperature=1.0, top_k=20)
+    gen.step(temperature=1.0, top_k=20)
+    sampled = gen.ids.tolist()
+    assert gen.back().n == prompt.n + 1 and gen.back() is prompt and gen.back() is prompt  # the prompt stays
+    again = model.start("The cat sat on the", seed=7)
+    again.step(temperature=1.0, top_k=20)
+    again.step(temperature=1.0, top_k=20)
+    assert again.ids.tolist() == sampled  # the same seed, the same tokens
+    top = S.top_tokens(gen.distribution(top_k=3), 5)
+    assert len([p for _, p in top if p > 0]) == 3
+    with pytest.raises(ModelInputError, match="token id"):
+        gen.step(10**7)
+
+
+@needs_model
+def test_the_entry_generates_greedy_tokens_for_the_command_line(model, ref):
+    run = get_model("smollm2").generate(str(ref["texts"][0]), 3)
+    assert run.ids[-3:].tolist() == ref["generated_ids"][:3].tolist() and run.n == len(ref["s0_ids"]) + 3
+    assert get_model("smollm2").generate("Hi", 0).n == 1
+    with pytest.raises(ModelInputError, match="generate"):
+        get_model("smollm2").generate("Hi", -1)
+
+
+@needs_model
+def test_a_cached_step_costs_far_less_than_recomputing_64_tokens(model):
+    ids = np.random.default_rng(0).integers(100, 40000, size=63)
+    gen = model.start(ids)
+
+    def cpu(f, reps=3):
+        best = float("inf")
+        for _ in range(reps):
+            t = time.process_time()
+            f()
+            best = min(best, time.process_time() - t)
+        return best
+
+    def one_step():
+        gen.step(123)
+        gen.back()
+    step = cpu(one_step)
+    full = cpu(lambda: model.forward(np.append(ids, 123)))
+    assert step * 2.5 < full, (step, full)  # ≈ 6× on an idle core (benchmarks/model_bench.py checks ≥ 5×)
