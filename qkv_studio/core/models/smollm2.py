@@ -531,6 +531,11 @@ class Generation:
         """The next token's probabilities (see :func:`probabilities`)."""
         return probabilities(self.logits, temperature=temperature, top_k=top_k)
 
+    def top(self, k: int = 5, *, temperature: float = 1.0, top_k: int = 0) -> list[tuple[str, float]]:
+        """The ``k`` most likely next tokens as readable pieces ("␣mat") with their probabilities."""
+        top = top_tokens(self.distribution(temperature=temperature, top_k=top_k), k)
+        return list(zip(self.model.pieces([i for i, _ in top]), (p for _, p in top)))
+
     def choose(self, *, temperature: float = 0.0, top_k: int = 0) -> int:
         """The next token: the most likely (temperature 0, the default) or sampled with the seeded generator."""
         probs = self.distribution(temperature=temperature, top_k=top_k)
