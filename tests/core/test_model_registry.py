@@ -34,13 +34,13 @@ def test_minilm_is_the_first_entry_and_every_entry_keeps_the_protocol():
 
 
 def test_an_unknown_model_is_refused_naming_the_known_ones():
-    with pytest.raises(ModelInputError, match=r"unknown model 'gpt2' \(models: minilm\)"):
+    with pytest.raises(ModelInputError, match=r"unknown model 'gpt2' \(models: minilm, smollm2\)"):
         get_model("gpt2")
 
 
 def test_a_registered_model_is_listed_in_order(monkeypatch):
     toy = register_toy(monkeypatch)
-    assert model_names() == ("minilm", "toy") and models()[1] is toy and get_model("toy") is toy
+    assert model_names() == ("minilm", "smollm2", "toy") and models()[2] is toy and get_model("toy") is toy
     assert isinstance(toy, AttentionModel)
 
 

@@ -29,6 +29,10 @@ Five lines (a toy causal model: random projections, 1 layer × 2 heads of 4) and
 
 Grouped-query attention: ``n_kv_heads`` < ``n_heads`` (dividing it); the run's ``k`` and ``v`` then hold
 ``n_kv_heads`` heads and ``ModelRun.kv_head(h)`` says which one query head ``h`` reads.
+
+Generation (optional, causal models): ``generate(text, steps) -> ModelRun`` appends ``steps`` greedy tokens
+(``qkv-studio export --generate N`` offers it for the models that have it; SmolLM2's also has
+``start(text)``, a step-by-step :class:`~qkv_studio.core.models.smollm2.Generation` with a KV cache).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import Protocol, runtime_checkable
 
 from qkv_studio.core.models.minilm import MiniLMModel
 from qkv_studio.core.models.run import ModelInputError, ModelRun
+from qkv_studio.core.models.smollm2 import SmolLM2Model
 
 
 @runtime_checkable
@@ -80,6 +85,7 @@ class AttentionModel(Protocol):
 # the registry: one line per model, in the order the picker and --help list them
 MODELS: dict[str, AttentionModel] = {m.name: m for m in (
     MiniLMModel(),
+    SmolLM2Model(),
 )}
 
 

@@ -1,7 +1,9 @@
 """The small multiples of the Real model panel: one layer's heads as little heatmaps, click one to choose it.
 
 Each head's n×n softmax weights are drawn on the fixed 0–1 scale of the heatmap, one pixel per cell,
-scaled without smoothing; the chosen head is framed in the theme's highlight colour.
+scaled without smoothing; the chosen head is framed in the theme's highlight colour.  With grouped-query
+attention (``set_kv_group(g)``, g > 1) each label names the K/V head it reads ("head 4 · kv 1"), and the
+heads sharing the chosen head's K/V head are underlined.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class HeadGrid(FollowsAppearance, QWidget):
         self._selected = 0
         self._font_scale = 1.0
         self._n_heads = 12
+        self._kv_group = 1  # query heads per K/V head (grouped-query attention when > 1)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(200, 110)
@@ -59,6 +62,21 @@ class HeadGrid(FollowsAppearance, QWidget):
         if self._weights is None and int(n) != self._n_heads:
             self._n_heads = int(n)
             self.update()
+
+    def set_kv_group(self, group: int) -> None:
+        """How many query heads share one K/V head (1: none share)."""
+        group = max(1, int(group))
+        if group != self._kv_group:
+            self._kv_group = group
+            self.update()
+
+    def kv_head(self, head: int) -> int:
+        """The K/V head a query head reads."""
+        return int(head) // self._kv_group
+
+    def shares_kv(self, head: int) -> bool:
+        """True when ``head`` reads the chosen head's K/V head and K/V heads are shared."""
+        return self._kv_group > 1 and self.kv_head(head) == self.kv_head(self._selected)
 
     def set_selected(self, head: int) -> None:
         if head != self._selected:
@@ -130,7 +148,12 @@ class HeadGrid(FollowsAppearance, QWidget):
         font.setBold(head == self._selected)
         fm = QFontMetricsF(font)
         width = self.head_rect(head).width()
-        text = f"head {head}" if fm.horizontalAdvance(f"head {head}") <= width + 4 else str(head)
+        if self._kv_group > 1:
+            kv = self.kv_head(head)
+            text = next((t for t in (f"head {head} · kv {kv}", f"{head} · kv {kv}") if fm.horizontalAdvance(t)
+                         <= width + 4), f"{head}·{kv}")
+        else:
+            text = f"head {head}" if fm.horizontalAdvance(f"head {head}") <= width + 4 else str(head)
         room = width + 5.0  # the thumbnail and most of the gap beside it
         if fm.horizontalAdvance(text) > room:
             font.setPointSizeF(max(1.0, font.pointSizeF() * room / fm.horizontalAdvance(text)))
@@ -178,6 +201,9 @@ class HeadGrid(FollowsAppearance, QWidget):
                 p.drawImage(rect, self._images[h])
             else:
                 p.fillRect(rect, QColor(t.panel))
+            if self.shares_kv(h):  # reads the same K/V head as the chosen one: a bar under it
+                p.fillRect(QRectF(rect.left(), rect.bottom() + 3, rect.width(), max(2.0, 2 * min(line, 2.0))),
+                           QColor(t.highlight))
             pen = QPen(QColor(t.highlight if sel else t.grid), (3.0 if sel else 1.0) * min(line, 2.0))
             pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
             p.setPen(pen)

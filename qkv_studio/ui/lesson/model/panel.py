@@ -10,7 +10,10 @@ then shows
   keys it attends to drawn larger;
 
 and puts the chosen head into the Session, so the heatmap, stepper, calculation table and blend view
-all work on the real head (with the model's mask: a causal model's head is a causal scene).  Which
+all work on the real head (with the model's mask: a causal model's head is a causal scene).  A causal
+model that generates (SmolLM2) also shows its most likely next tokens as bars, and "Next token" appends
+the most likely one: only the new token's row is computed (earlier keys and values come from the KV
+cache), and the heatmap gains a row.  Heads that share a K/V head are marked in the small multiples.  Which
 model, run, layer and head are chosen lives in a :class:`ModelRunState`; the panel binds to it.
 
 Without a model's optional package the panel says how to install it and everything else works.
@@ -37,6 +40,7 @@ from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.lesson.model.head_grid import HeadGrid
+from qkv_studio.ui.lesson.model.next_token import NextTokenBars
 from qkv_studio.ui.lesson.model.qk_projection import QKProjection
 from qkv_studio.ui.lesson.model.run_state import Change, ModelRunState
 
@@ -60,12 +64,14 @@ class ModelPanel(FollowsAppearance, QWidget):
     ``confirm`` (optional) is called before a head replaces a modified scene; return False to cancel.
     ``model`` names the registry entry to start with (default: the first).
 
-    Public API: ``set_model(name)``, ``run_text(text=None)``, ``select(layer, head)``, ``edit_head()``,
+    Public API: ``set_model(name)``, ``run_text(text=None)``, ``next_token()``, ``select(layer, head)``,
+    ``edit_head()``,
     ``state`` (the :class:`ModelRunState`), ``model``, ``run``, ``layer``, ``head``, ``head_scene()``,
     ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``;
     drawn in the look of the Appearance it is bound to (``appearance=`` or ``bind_appearance``); ``available`` is False when the chosen model's package
     is missing.  Test hooks: ``model_box``, ``sentence``, ``run_button``, ``layer_box``, ``head_box``,
-    ``edit_button``, ``grid`` (``head_rect(h)``, ``selected()``), ``projection``, ``status``,
+    ``edit_button``, ``next_button``, ``next_bars`` (``choices()``), ``grid`` (``head_rect(h)``,
+    ``selected()``, ``shares_kv(h)``), ``projection``, ``status``,
     ``install_label``, ``grid_caption``, ``proj_caption``.
     """
 
@@ -101,6 +107,11 @@ class ModelPanel(FollowsAppearance, QWidget):
         self.sentence.setMaxLength(4000)
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Split the sentence into the model's tokens and compute all layers (Enter)")
+        self.next_button = QPushButton("Next token")
+        self.next_button.setToolTip("Append the most likely next token (greedy): only its row is computed, the "
+                                    "earlier keys and values come from the KV cache")
+        self.next_bars = NextTokenBars()
+        self.next_bars.setToolTip("The most likely next tokens and their probabilities")
         self.layer_box = QSpinBox()
         self.layer_box.setPrefix("layer ")
         self.head_box = QSpinBox()
@@ -121,6 +132,7 @@ class ModelPanel(FollowsAppearance, QWidget):
         self.model_box.activated.connect(lambda i: self.set_model(self.model_box.itemData(i)))
         self.sentence.returnPressed.connect(self.run_text)
         self.run_button.clicked.connect(lambda: self.run_text())
+        self.next_button.clicked.connect(lambda: self.next_token())
         self.layer_box.valueChanged.connect(lambda v: self.select(v, self.state.head))
         self.head_box.valueChanged.connect(lambda v: self.select(self.state.layer, v))
         self.grid.head_clicked.connect(lambda h: self.select(self.state.layer, h))
@@ -138,6 +150,7 @@ class ModelPanel(FollowsAppearance, QWidget):
         row1 = QHBoxLayout()
         row1.addWidget(self.sentence, 1)
         row1.addWidget(self.run_button)
+        row1.addWidget(self.next_button)
         row2 = QHBoxLayout()
         row2.addWidget(self.layer_box)
         row2.addWidget(self.head_box)
@@ -162,6 +175,7 @@ class ModelPanel(FollowsAppearance, QWidget):
         lay.addWidget(self.install_label)
         lay.addLayout(row1)
         lay.addLayout(row2)
+        lay.addWidget(self.next_bars)
         lay.addWidget(self.views, 1)
         lay.addWidget(self.status)
 
@@ -238,6 +252,22 @@ class ModelPanel(FollowsAppearance, QWidget):
         self._update_status()  # cancelled
         return False
 
+    def next_token(self) -> bool:
+        """Append the most likely next token (a generating model, after a run) and show the longer run."""
+        if not self.available or not self.state.can_generate or self.state.run is None:
+            return False
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            if self.state.next_token():
+                return True
+        except (ModelInputError, ModelUnavailable) as exc:
+            self._set_status(str(exc), error=True)
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self._update_status()  # cancelled
+        return False
+
     def select(self, layer: int, head: int) -> bool:
         """Choose a head (0-based); shows it in the session when a sentence has been run."""
         try:
@@ -266,6 +296,7 @@ class ModelPanel(FollowsAppearance, QWidget):
         elif change == "run":
             self._set_ranges()
             self.edit_button.setEnabled(True)
+            self._show_next_tokens()
             self._refresh_views()
             self.run_changed.emit()
         else:
@@ -275,7 +306,7 @@ class ModelPanel(FollowsAppearance, QWidget):
 
     # ---- look ------------------------------------------------------------------------------------
     def _appearance_parts(self) -> tuple[FollowsAppearance, ...]:
-        return (self.grid, self.projection)
+        return (self.grid, self.projection, self.next_bars)
 
     def _restyle_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -337,6 +368,9 @@ class ModelPanel(FollowsAppearance, QWidget):
         for w in (self.sentence, self.run_button, self.layer_box, self.head_box, self.grid):
             w.setEnabled(available)
         self.edit_button.setEnabled(available and self.state.run is not None)
+        self.next_button.setVisible(self.state.can_generate)
+        self.grid.set_kv_group(m.n_heads // m.n_kv_heads)
+        self._show_next_tokens()
         self._set_ranges()
         if self.state.run is None:
             self._grid_shows = None
@@ -346,6 +380,12 @@ class ModelPanel(FollowsAppearance, QWidget):
         self._write_title()
         self._update_captions()
         self._update_status()
+
+    def _show_next_tokens(self) -> None:
+        choices = self.state.next_tokens() if self.available else []
+        self.next_bars.set_choices(choices)
+        self.next_bars.setVisible(bool(choices))
+        self.next_button.setEnabled(bool(choices))
 
     def _set_ranges(self) -> None:
         for box, what, count in ((self.layer_box, "Layer", self.state.n_layers),
@@ -410,8 +450,13 @@ class ModelPanel(FollowsAppearance, QWidget):
             return
         q = self._query_for_projection()
         kept = int(round(100 * float(self.projection.explained().sum())))
+        shared = ""
+        if run.n_kv_heads < run.n_heads:
+            g = run.n_heads // run.n_kv_heads
+            shared = (f"; each {g} heads share one K/V head (“kv”; underlined: the ones sharing head {head}'s, "
+                      f"kv {run.kv_head(head)})")
         self._caption(self.grid_caption, f"<b>Layer {layer}, all {run.n_heads} heads</b> (weights 0–1; rows "
-                                         f"attend from, columns to) — click one")
+                                         f"attend from, columns to{shared}) — click one")
         self._caption(self.proj_caption,
                       f"<b>Head {head}: q and k in 2-D</b> (PCA of the {d} dimensions, keeps {kept}%) — arrow "
                       f'<span style="color:{t.query_color}">q {html.escape(run.scene_tokens()[q])}</span>, dots '
@@ -431,6 +476,9 @@ class ModelPanel(FollowsAppearance, QWidget):
             return
         cut = f" — cut to the first {run.n} tokens" if run.truncated else ""
         causal = " Causal: each token attends to itself and earlier tokens only." if run.mask == "causal" else ""
+        if self.state.generated:
+            causal += (f" {self.state.generated} generated; the last step computed 1 new row and reused "
+                       f"{self.state.reused} cached K/V rows per layer.")
         layer, head = self.state.layer, self.state.head
         if self._compact:
             where = (f"Every view shows layer {layer} head {head}." if self.showing_model_head() else

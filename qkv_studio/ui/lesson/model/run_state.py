@@ -28,6 +28,7 @@ from qkv_studio.core.scene import Scene
 from qkv_studio.state.session import Session
 
 Change = Literal["model", "run", "head"]
+NEXT_TOKENS_SHOWN = 5  # the top-k bars of a causal model's next token
 
 
 def edit_text(model: AttentionModel) -> str:
@@ -49,6 +50,7 @@ class ModelRunState:
         self._confirm = confirm
         self._model: AttentionModel = get_model(model) if model is not None else models()[0]
         self._run: ModelRun | None = None
+        self._generation = None  # a generating model's Generation (KV cache) for the run, else None
         self._layer = 0
         self._head = 0
         self._shown: Scene | None = None  # the head scene last put into the session
@@ -110,6 +112,25 @@ class ModelRunState:
         """Why the chosen model could not be loaded ("" when it has not failed)."""
         return self._failed.get(self._model.name, "")
 
+    @property
+    def can_generate(self) -> bool:
+        """True when the chosen model appends tokens one at a time (a causal model with ``start(text)``)."""
+        return bool(self._model.causal) and callable(getattr(self._model, "start", None))
+
+    @property
+    def generated(self) -> int:
+        """How many tokens "Next token" appended to the typed text (0 without a generation)."""
+        return 0 if self._generation is None else int(self._generation.generated)
+
+    @property
+    def reused(self) -> int:
+        """How many K/V rows per layer the last "Next token" read from the cache (0 before one)."""
+        return 0 if self._generation is None or not self.generated else int(self._generation.reused)
+
+    def next_tokens(self, k: int = NEXT_TOKENS_SHOWN) -> list[tuple[str, float]]:
+        """The ``k`` most likely next tokens (readable pieces) and their probabilities; [] without a generation."""
+        return [] if self._generation is None else self._generation.top(k)
+
     def head_scene(self) -> Scene | None:
         """The chosen head as a Scene (None before a run)."""
         return None if self._run is None else self._run.head_scene(self._layer, self._head)
@@ -128,7 +149,7 @@ class ModelRunState:
         model = get_model(name)
         if model is self._model:
             return True
-        self._model, self._run, self._shown = model, None, None
+        self._model, self._run, self._shown, self._generation = model, None, None, None
         self._layer = min(self._layer, model.n_layers - 1)
         self._head = min(self._head, model.n_heads - 1)
         self._tell("model")
@@ -137,14 +158,30 @@ class ModelRunState:
     def run_text(self, text: str) -> bool:
         """Run the chosen model on ``text`` and show the chosen head; False when the user cancelled."""
         try:
-            run = self._model.run(text)
+            # a generating model starts a Generation: the run plus its next-token logits and KV cache
+            generation = self._model.start(text) if self.can_generate else None
+            run = self._model.run(text) if generation is None else generation.run
         except ModelUnavailable as exc:
             self._failed[self._model.name] = str(exc)
             raise
         layer, head = min(self._layer, run.n_layers - 1), min(self._head, run.n_heads - 1)
         if not self._show(run.head_scene(layer, head)):
             return False
-        self._run, self._layer, self._head = run, layer, head
+        self._run, self._layer, self._head, self._generation = run, layer, head, generation
+        self._tell("run")
+        return True
+
+    def next_token(self) -> bool:
+        """Append the most likely next token (greedy), computing only its row with the KV cache, and show
+        the chosen head of the longer run; False without a generation or when the user cancelled."""
+        gen = self._generation
+        if gen is None:
+            return False
+        run = gen.step()
+        if not self._show(run.head_scene(self._layer, self._head)):
+            gen.back()
+            return False
+        self._run = run
         self._tell("run")
         return True
 

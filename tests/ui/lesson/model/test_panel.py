@@ -219,9 +219,10 @@ def picker_items(panel):
     return [(panel.model_box.itemText(i), panel.model_box.itemData(i)) for i in range(panel.model_box.count())]
 
 
-def test_the_picker_is_shown_with_one_model_and_the_ranges_are_the_models(qtbot, session):
+def test_the_picker_is_shown_with_the_registrys_models_and_the_ranges_are_the_models(qtbot, session):
     panel = shown(qtbot, ModelPanel(session))
-    assert panel.model_box.isVisible() and picker_items(panel) == [("all-MiniLM-L6-v2", "minilm")]
+    assert panel.model_box.isVisible() and picker_items(panel) == [("all-MiniLM-L6-v2", "minilm"),
+                                                                   ("SmolLM2-135M-Instruct", "smollm2")]
     assert (panel.layer_box.maximum(), panel.head_box.maximum()) == (5, 11)
     assert "0–11" in panel.head_box.toolTip() and "12 heads" in panel.grid_caption.text()
 
@@ -231,10 +232,11 @@ def test_a_registered_causal_model_is_picked_and_run_through_the_panel(qtbot, se
 
     toy = register_toy(monkeypatch)
     panel = shown(qtbot, ModelPanel(session))
-    assert picker_items(panel) == [("all-MiniLM-L6-v2", "minilm"), ("Toy causal LM", "toy")]
+    assert picker_items(panel) == [("all-MiniLM-L6-v2", "minilm"), ("SmolLM2-135M-Instruct", "smollm2"),
+                                   ("Toy causal LM", "toy")]
     with qtbot.waitSignal(panel.model_changed) as sig:  # the user picks it in the combo
-        panel.model_box.setCurrentIndex(1)
-        panel.model_box.activated.emit(1)
+        panel.model_box.setCurrentIndex(2)
+        panel.model_box.activated.emit(2)
     assert sig.args == ["toy"] and panel.model is toy and panel.available
     assert not panel.install_label.isVisible() and panel.model_box.currentText() == "Toy causal LM"
     assert "a tiny causal model" in panel.title.text() and "2 layers × 4 heads, causal" in panel.title.text()

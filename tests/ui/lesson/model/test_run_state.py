@@ -25,7 +25,7 @@ def test_it_starts_on_the_first_model_and_takes_its_sizes(session, toy):
     state = ModelRunState(session)
     assert state.model.name == "minilm" and state.run is None
     assert (state.n_layers, state.n_heads, state.head_dim) == (6, 12, 32)
-    assert [m.name for m in state.models] == ["minilm", "toy"]
+    assert [m.name for m in state.models] == ["minilm", "smollm2", "toy"]
     state = ModelRunState(session, model="toy")
     assert (state.n_layers, state.n_heads, state.head_dim) == (2, 4, 3)
     with pytest.raises(ModelInputError, match="unknown model"):
