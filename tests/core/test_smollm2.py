@@ -8,7 +8,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -203,14 +202,25 @@ def test_bad_text_gets_a_clear_message(model):
         model.forward([1, 10**6])
 
 
-@needs_model
-def test_a_fresh_process_loads_the_cached_model_quickly(model):
-    code = ("import time, sys; sys.path.insert(0, sys.argv[1]); import qkv_studio.core; t = time.perf_counter(); "
-            "from qkv_studio.core.models.smollm2 import load_smollm2; m = load_smollm2(); "
-            "m.tokenize('warm'); print(time.perf_counter() - t)")
-    seconds = min(float(subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, text=True,
-                                       check=True).stdout.split()[-1]) for _ in range(2))
-    assert seconds <= 3.0  # budget 1.5 s on an idle core (benchmarks/model_bench.py); slack for a busy CI
+def test_a_fresh_process_reads_the_converted_weights_back_from_the_cache(tmp_path):
+    # (how fast a cached load is, is measured in benchmarks/model_bench.py, not asserted here)
+    from qkv_studio.core.models import weights_cache
+
+    source = tmp_path / "weights.bin"
+    source.write_bytes(b"pretend GGUF")
+    root = tmp_path / "cache"
+    arrays = {"w": np.arange(12, dtype=np.float32).reshape(3, 4)}
+    got, texts, built = weights_cache.open_cached("t", source, lambda: (arrays, {"name": "toy"}), root=root)
+    assert built and texts == {"name": "toy"} and np.array_equal(got["w"], arrays["w"])
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
+            "from qkv_studio.core.models import weights_cache as c\n"
+            "def build(): raise SystemExit('converted again')\n"
+            "a, t, built = c.open_cached('t', Path(sys.argv[2]), build, root=Path(sys.argv[3]))\n"
+            "print(built, a['w'].sum(), type(a['w']).__name__)")
+    out = subprocess.run([sys.executable, "-c", code, str(REPO), str(source), str(root)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "66.0", "memmap"]
 
 
 # ---- against Hugging Face transformers (the fixture) ------------------------------------------------------
@@ -313,24 +323,3 @@ def test_the_entry_generates_greedy_tokens_for_the_command_line(model, ref):
     assert get_model("smollm2").generate("Hi", 0).n == 1
     with pytest.raises(ModelInputError, match="generate"):
         get_model("smollm2").generate("Hi", -1)
-
-
-@needs_model
-def test_a_cached_step_costs_far_less_than_recomputing_64_tokens(model):
-    ids = np.random.default_rng(0).integers(100, 40000, size=63)
-    gen = model.start(ids)
-
-    def cpu(f, reps=3):
-        best = float("inf")
-        for _ in range(reps):
-            t = time.process_time()
-            f()
-            best = min(best, time.process_time() - t)
-        return best
-
-    def one_step():
-        gen.step(123)
-        gen.back()
-    step = cpu(one_step)
-    full = cpu(lambda: model.forward(np.append(ids, 123)))
-    assert step * 2.5 < full, (step, full)  # ≈ 6× on an idle core (benchmarks/model_bench.py checks ≥ 5×)
