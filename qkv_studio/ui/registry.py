@@ -104,7 +104,7 @@ PANELS: tuple[PanelSpec, ...] = (
               cli_name="explorer"),
     PanelSpec("heads", "Heads", f"{_WIRING}:heads", menu_text="&Heads (multi-head)", shortcut="Ctrl+Shift+H",
               cli_name="heads", on_show=f"{_WIRING}:heads_shown"),
-    PanelSpec("model", "Real model", f"{_WIRING}:model", menu_text="&Real model (MiniLM)…",
+    PanelSpec("model", "Real model", f"{_WIRING}:model", menu_text="&Real model…",
               shortcut="Ctrl+Shift+M", tip="A real transformer's heads on any sentence, offline",
               cli_name="model", focus="sentence"),
     # A dialog of the Help menu: non-modal and kept, so answers survive closing it.
