@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QResizeEvent, QStaticText, QTransform
 from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
+from qkv_studio.core.captions import contribution
 from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.formatting import fmt_fixed, fmt_vector
@@ -215,8 +216,7 @@ class BlendView(QWidget):
         self._sync_bar_labels(w if s.n <= 16 else w[:0])
         self._set_text(self.title,
                        f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub> = "
-                       f"{fmt_vector(r.output[qi])} — every token contributes, “{s.token_label(best)}” most "
-                       f"({fmt_fixed(float(w[best]))}).")
+                       f"{fmt_vector(r.output[qi], decimals=2)} — {contribution(s, r, qi)}.")
         self._draw_values(best)
 
     def _sync_ticks(self) -> None:

@@ -527,7 +527,7 @@ class VectorPlane(QWidget):
             _set_arrows(self._output_item, *arrow_segments(self._output, head * 1.15, px))
         else:
             _set_arrows(self._output_item, _EMPTY, _EMPTY)
-        self._draw_labels(show_v, show_out)
+        self._draw_labels(show_v, show_out, px)
 
     def _arrows(self, name: str, vecs: np.ndarray, head: float, px) -> tuple[np.ndarray, np.ndarray]:
         """:func:`~.arrows.arrow_segments`, remembered while the vectors (the same array), head and zoom stay: a drag
@@ -545,14 +545,14 @@ class VectorPlane(QWidget):
         self._labels = []
         self._labels_sig = None
 
-    def _draw_labels(self, show_v: bool, show_out: bool) -> None:
+    def _draw_labels(self, show_v: bool, show_out: bool, px: tuple[float, float] = (0.01, 0.01)) -> None:
         scene = self._session.scene
         t = self._theme
         n = len(self._keys)
         # The same labels at the same places as last time (the second draw of an edit): nothing to do.
         _, k_arr, v_arr = scene.qkv()
         sig = (self._query_vec.tobytes(), self._output.tobytes() if show_out else None, self._best, show_v,
-               scene.tokens, scene.query, self._px(17), t, self._font_scale)
+               scene.tokens, scene.query, self._px(17), t, self._font_scale, tuple(f"{p:.3g}" for p in px))
         last = self._labels_sig
         if last is not None and last[0] == sig and last[1] is k_arr and last[2] is v_arr:
             return
@@ -571,10 +571,8 @@ class VectorPlane(QWidget):
                 entries.append((*self._values[j], f"v {names[j]}", t.value_color, False))
         if show_out:  # last, so that its coming and going leaves the other labels' items alone
             entries.append((*self._output[0], "output (blend)", t.output_color, True))
-        groups: dict[tuple[float, float], list] = {}
-        for x, y, text, colour, bold in entries:
-            groups.setdefault((x, y), []).append((text, colour, bold))
         size = self._px(17)
+        groups = _merge_close_labels(entries, px, size)
         texts = []
         while len(self._labels) < len(groups):
             fill = QColor(t.background)
@@ -588,17 +586,18 @@ class VectorPlane(QWidget):
             self.plot.addItem(item, ignoreBounds=True)
             self._labels.append(item)
         for item, ((x, y), parts) in zip(self._labels, groups.items()):
-            key = (tuple(parts), size, t.muted)
+            words = tuple((sep, s, c, b) for sep, (s, c, b, _) in zip(_separators(parts), parts))
+            key = (words, size, t.muted)
             html = self._html_cache.get(key)  # the same labels come back on every edit and drag step
             if html is None:
-                sep = f'<span style="color:{t.muted}; font-size:{size}px"> · </span>'
-                html = sep.join(
-                    f'<span style="color:{c}; font-size:{size}px; font-weight:{800 if b else 500}">'
-                    f'{_html_escape(s)}</span>' for s, c, b in parts)
+                html = "".join(
+                    (f'<span style="color:{t.muted}; font-size:{size}px">{sep}</span>' if sep else "")
+                    + f'<span style="color:{c}; font-size:{size}px; font-weight:{800 if b else 500}">'
+                    f'{_html_escape(s)}</span>' for sep, s, c, b in words)
                 if len(self._html_cache) > 4096:
                     self._html_cache.clear()
                 self._html_cache[key] = html
-            texts.append(" · ".join(s for s, _, _ in parts))
+            texts.append("".join(sep + s for sep, s, _, _ in words))
             # Re-laying out rich text costs ~0.3 ms a label: new text only for a label whose text changed
             # (the query's label moves on every edit, with the same words).
             if getattr(item, "_qkv_html", None) != html:
@@ -729,6 +728,47 @@ class VectorPlane(QWidget):
             vp.setCursor(Qt.CursorShape.OpenHandCursor)
         else:
             vp.unsetCursor()
+
+
+def _merge_close_labels(entries: list[tuple[float, float, str, str, bool]], px: tuple[float, float],
+                        size: int) -> dict[tuple[float, float], list[tuple[str, str, bool, tuple[float, float]]]]:
+    """Labels whose boxes would overlap become one label, at the first one's head.
+
+    ``entries`` are (x, y, text, colour, bold) in data coordinates; ``px`` is a pixel's size in data
+    units and ``size`` the text's pixel size.  A label's box is estimated from its text (no layout: this
+    runs on every drag step).  The merged parts keep their heads, so coinciding ones can read "k b = k c".
+    """
+    groups: dict[tuple[float, float], list] = {}
+    boxes: list[list] = []  # [first head, centre x px, centre y px, width px]
+    sx = 1.0 / px[0] if px[0] > 0 and math.isfinite(px[0]) else 100.0
+    sy = 1.0 / px[1] if px[1] > 0 and math.isfinite(px[1]) else 100.0
+    height = 1.3 * size
+    for x, y, text, colour, bold in entries:
+        cx, cy = float(x) * sx, float(y) * sy  # (Python floats: an overflow is inf, quietly)
+        width = (len(text) * 0.6 + 1) * size
+        for box in boxes:
+            # (inf − inf is nan, and nan compares False: far-off and infinite heads stay apart)
+            if abs(cx - box[1]) < (box[3] + width) / 2 and abs(cy - box[2]) < height:
+                groups[box[0]].append((text, colour, bold, (x, y)))
+                box[3] += width  # the merged label is as wide as its parts
+                break
+        else:
+            groups[(x, y)] = [(text, colour, bold, (x, y))]
+            boxes.append([(x, y), cx, cy, width])
+    return {head: _ordered(parts) for head, parts in groups.items()}
+
+
+def _ordered(parts: list) -> list[tuple[str, str, bool, tuple[float, float]]]:
+    """The parts of one label with those at one head next to each other (in order of first appearance)."""
+    heads: dict[tuple[float, float], list] = {}
+    for part in parts:
+        heads.setdefault(part[3], []).append(part)
+    return [part for same in heads.values() for part in same]
+
+
+def _separators(parts: list) -> list[str]:
+    """Before each part: nothing, " = " (the same head as the part before: the arrows coincide) or " · "."""
+    return [""] + [" = " if b[3] == a[3] else " · " for a, b in zip(parts, parts[1:])]
 
 
 def _html_escape(s: str) -> str:
