@@ -59,3 +59,18 @@ def fmt_vector(vec: np.ndarray, digits: int = 3, limit: int = 4, *, decimals: in
     if len(vec) > limit:
         items.append(f"… ({len(vec)})")
     return "[" + ", ".join(items) + "]"
+
+
+def elide_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, ending in "…" when cut.
+
+    ("blocks the future" at 12 is "blocks the…", never "blocks th…"; a single word longer than the limit
+    is cut inside it, as there is no boundary to cut at.)
+    """
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[:limit]  # room for the "…" is made by the cut at the last space
+    cut = head.rfind(" ")
+    head = head[:cut] if cut > 0 else text[:max(1, limit - 1)]
+    return head.rstrip(" ,;:—–-.") + "…"

@@ -21,6 +21,7 @@ from qkv_studio import _resume_gc
 from qkv_studio.core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session, write_session
 from qkv_studio.core.deck import Deck, read_deck
 from qkv_studio.core.scene import SceneError, projection_of, with_random_projections
+from qkv_studio.core.text import elide_words
 from qkv_studio.render.colormaps import SEQUENTIAL
 from qkv_studio.render.theme import DEFAULT_THEME, THEMES, Theme, get_theme
 from qkv_studio.state.session import Session
@@ -367,11 +368,11 @@ class MainWindow(QMainWindow):
         self._sync_stage_actions()
         self.act_causal = self._action("&Causal mask", lambda on: s.set_mask("causal" if on else "none"),
                                        "Ctrl+M", checkable=True, tip="Each token may only attend to itself and earlier tokens")
-        self.act_projection = self._action("&Projection mode (Q = X·W^Q …)", self.set_projection_mode, "Ctrl+Shift+P",
-                                           checkable=True, tip="Edit embeddings X and learned W^Q, W^K, W^V; "
-                                                               "Q, K, V are derived")
-        self.act_randomise = self._action("&Randomise W^Q, W^K, W^V", self.randomise_projections, "Ctrl+R",
-                                          tip="Seeded random learned matrices (switches to projection mode)")
+        self.act_projection = self._action("&Projection mode (Q, K, V from X)", self.set_projection_mode, "Ctrl+Shift+P",
+                                           checkable=True, tip="Edit the embeddings X and the three learned projection matrices; "
+                                                               "Q, K, V are derived from them")
+        self.act_randomise = self._action("&Randomise the projection matrices", self.randomise_projections, "Ctrl+R",
+                                          tip="Seeded random learned projection matrices (switches to projection mode)")
         self.act_scale = self._action("Divide by √dₖ", lambda on: s.set_scale(on), checkable=True,
                                       tip="Scale the scores by 1/√dₖ before the softmax")
         self.act_add_token = self._action("Add token", self.tokens_panel.add_token, "Ctrl+T")
@@ -415,6 +416,7 @@ class MainWindow(QMainWindow):
         # The presets (read from disk) and the recent files (from the settings) are listed when the
         # menu opens, not while the window starts.
         self.preset_menu = m.addMenu("Open &preset")
+        self.preset_menu.setToolTipsVisible(True)  # (each entry's whole description)
         self.preset_menu.aboutToShow.connect(self._fill_preset_menu)
         m.addAction(self.act_open_deck)
         self.recent_menu = m.addMenu("Open &recent")
@@ -849,7 +851,9 @@ class MainWindow(QMainWindow):
         if self.preset_menu.actions():
             return
         for preset in list_presets():
-            act = self.preset_menu.addAction(f"{preset.name} — {preset.description[:60]}")
+            act = self.preset_menu.addAction(f"{preset.name} — {elide_words(preset.description, 60)}")
+            act.setStatusTip(preset.description)  # (the whole of it: the menu's line is cut at a word)
+            act.setToolTip(preset.description)
             act.triggered.connect(lambda _=False, name=preset.name: self.open_preset(name))
 
     def _rebuild_recent_if_stale(self) -> None:
