@@ -27,6 +27,41 @@ def _top(result: "AttentionResult", query: int, count: int = 4) -> list[int]:
     return [int(j) for j in np.argsort(-result.weights[query], kind="stable")[:count]]
 
 
+def same_numbers(a: "Scene", b: "Scene") -> bool:
+    """True when two scenes attend alike: the same tokens, Q, K, V, mask, ÷√dₖ and heads (a scene's
+    description speaks of these; the selected query, the stage, direct or projection mode do not change them)."""
+    if a.tokens != b.tokens or a.scale != b.scale or a.heads != b.heads:
+        return False
+    if not np.array_equal(a.mask_matrix(), b.mask_matrix()):
+        return False
+    if (a.wo is None) != (b.wo is None) or (a.wo is not None and not np.array_equal(a.wo, b.wo)):
+        return False
+    return all(np.array_equal(x, y) for x, y in zip(a.qkv(), b.qkv()))
+
+
+def keep_description_true(before: "Scene", after: "Scene") -> "Scene":
+    """``after`` without the description it inherited from ``before`` when the edit changed the numbers
+    that description speaks of ("puts 0.54 on cat" is false once Q changed); a new scene's own
+    description stays.  Undo returns to ``before``, description and all."""
+    if after.description and after.description == before.description and not same_numbers(before, after):
+        return after._copy(description="")
+    return after
+
+
+def description_note(scene: "Scene") -> str:
+    """The scene's description as what it is: "Preset “lesson”: …" for a built-in scene, "“title”: …"
+    otherwise; empty when there is none (an edit that made it false has dropped it, see
+    :func:`keep_description_true`)."""
+    if not scene.description:
+        return ""
+    from qkv_studio.core.presets import preset_names_by_text  # (presets import the scene, which imports us)
+
+    name = preset_names_by_text().get((scene.title, scene.description))
+    if name is not None:
+        return f"Preset “{name}”: {scene.description}"
+    return f"“{scene.title}”: {scene.description}" if scene.title else scene.description
+
+
 def mask_note(scene: "Scene") -> str:
     """A sentence about the mask (empty when there is none)."""
     if isinstance(scene.mask, str) and scene.mask == "causal":

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, compute
+from qkv_studio.core.captions import keep_description_true
 from qkv_studio.core.stages import shown_matrix
 from qkv_studio.state.changes import ResultChange
 
@@ -255,6 +256,7 @@ class Session(QObject):
             return False
         if after.same_as(self._scene):
             return True
+        after = keep_description_true(self._scene, after)
         self.undo_stack.push(SceneEdit(self, self._scene, after, text, merge_key, rows_hint))
         return True
 
