@@ -472,8 +472,9 @@ class SqrtDkExplorer(QWidget):
             # One query of the SAMPLES (the cards and the caption give means over all of them): its own top weight.
             top = fmt_fixed(float(w[best]))
             label = (f"one query, raw q·k → softmax: top {top}" if key == "raw"
-                     else f"one query, q·k ÷ √{d} → softmax: top {top}")
-            if self._plots_in_a_row or fm.horizontalAdvance(label) > p.width():  # a narrow plot: the short name
+                     else f"one query, q·k ÷ √{d}: top {top}")
+            title_fm = QFontMetrics(self._font(0.95, bold=True))  # (the title's own type, bold when active)
+            if self._plots_in_a_row or title_fm.horizontalAdvance(label) > p.width() - 12 * f:  # narrow: short
                 label = (f"one query, raw: top {top}" if key == "raw" else f"one query, ÷√{d}: top {top}")
             self._fit_title(p, f"<b>{label}</b>" if active else label, t.text if active else t.muted, 0.95)
 

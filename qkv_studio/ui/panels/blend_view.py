@@ -382,9 +382,15 @@ class BlendView(QWidget):
             self.values_plot.addItem(label)
             self._value_items.append(label)
             self._value_labels.append(label)
+        # Values at one point share one label ("v mat = v sat"): two labels there overprinted each other.
+        first: dict[tuple[float, float], int] = {}
+        names: dict[int, list[str]] = {}
+        for j in range(len(v2)):
+            at = first.setdefault((float(v2[j, 0]), float(v2[j, 1])), j)
+            names.setdefault(at, []).append(f"v {s.token_label(j)}")
         for j, label in enumerate(self._value_labels):
-            if j < len(v2):
-                label.setText(f"v {s.token_label(j)}")
+            if j in names:
+                label.setText(" = ".join(names[j]))
                 label.setPos(float(v2[j, 0]), float(v2[j, 1]))
                 label.setVisible(True)
             else:

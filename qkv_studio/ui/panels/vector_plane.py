@@ -590,8 +590,10 @@ class VectorPlane(QWidget):
             key = (words, size, t.muted)
             html = self._html_cache.get(key)  # the same labels come back on every edit and drag step
             if html is None:
+                # (arrows at other heads on a line of their own: a merged label grows down, not off the plot)
                 html = "".join(
-                    (f'<span style="color:{t.muted}; font-size:{size}px">{sep}</span>' if sep else "")
+                    ("<br>" if sep == " · " else
+                     f'<span style="color:{t.muted}; font-size:{size}px">{sep}</span>' if sep else "")
                     + f'<span style="color:{c}; font-size:{size}px; font-weight:{800 if b else 500}">'
                     f'{_html_escape(s)}</span>' for sep, s, c, b in words)
                 if len(self._html_cache) > 4096:
@@ -739,7 +741,7 @@ def _merge_close_labels(entries: list[tuple[float, float, str, str, bool]], px: 
     runs on every drag step).  The merged parts keep their heads, so coinciding ones can read "k b = k c".
     """
     groups: dict[tuple[float, float], list] = {}
-    boxes: list[list] = []  # [first head, centre x px, centre y px, width px]
+    boxes: list[list] = []  # [first head, centre x px, centre y px, width px, lines, heads]
     sx = 1.0 / px[0] if px[0] > 0 and math.isfinite(px[0]) else 100.0
     sy = 1.0 / px[1] if px[1] > 0 and math.isfinite(px[1]) else 100.0
     height = 1.3 * size
@@ -748,13 +750,18 @@ def _merge_close_labels(entries: list[tuple[float, float, str, str, bool]], px: 
         width = (len(text) * 0.6 + 1) * size
         for box in boxes:
             # (inf − inf is nan, and nan compares False: far-off and infinite heads stay apart)
-            if abs(cx - box[1]) < (box[3] + width) / 2 and abs(cy - box[2]) < height:
+            if abs(cx - box[1]) < (box[3] + width) / 2 and abs(cy - box[2]) < height * box[4]:
                 groups[box[0]].append((text, colour, bold, (x, y)))
-                box[3] += width  # the merged label is as wide as its parts
+                if (x, y) in box[5]:
+                    box[3] += width  # (" = " and the part on the same line)
+                else:
+                    box[5].add((x, y))
+                    box[4] += 1  # (a line of its own: the label grows by a line)
+                    box[3] = max(box[3], width)
                 break
         else:
             groups[(x, y)] = [(text, colour, bold, (x, y))]
-            boxes.append([(x, y), cx, cy, width])
+            boxes.append([(x, y), cx, cy, width, 1, {(x, y)}])
     return {head: _ordered(parts) for head, parts in groups.items()}
 
 
