@@ -245,8 +245,11 @@ class Session(QObject):
             self._emit_result()
 
     def edit(self, make: Callable[[Scene], Scene], text: str, *, merge_key: tuple | None = None,
-             rows_hint: tuple[str, list[int]] | None = None) -> bool:
-        """Push an undoable edit; a refused edit emits ``message`` and changes nothing."""
+             rows_hint: tuple[str, list[int]] | None = None, as_given: bool = False) -> bool:
+        """Push an undoable edit; a refused edit emits ``message`` and changes nothing.
+
+        An edit that changes the numbers drops the description it inherited (it would say something
+        false); ``as_given`` takes the new scene exactly as made (a whole scene from its caller)."""
         if self._dragging and not (merge_key and merge_key[0] == "drag"):
             self.end_drag()  # (another edit: a drag whose release went astray is over)
         try:
@@ -256,7 +259,8 @@ class Session(QObject):
             return False
         if after.same_as(self._scene):
             return True
-        after = keep_description_true(self._scene, after)
+        if not as_given:
+            after = keep_description_true(self._scene, after)
         self.undo_stack.push(SceneEdit(self, self._scene, after, text, merge_key, rows_hint))
         return True
 
@@ -389,7 +393,7 @@ class Session(QObject):
 
     def replace_scene(self, scene: Scene, text: str) -> bool:
         """An undoable switch to another scene (mode switches, randomise, "edit this head")."""
-        return self.edit(lambda s: scene, text)
+        return self.edit(lambda s: scene, text, as_given=True)
 
 
 _GROUP_NAMES = {"qk": "dₖ", "v": "dᵥ", "model": "d_model"}

@@ -125,6 +125,8 @@ def test_a_presets_description_is_shown_as_its_own_and_dropped_once_false(qtbot,
     assert "0.54 on cat" in window.stepper.caption.toolTip()
     s.set_stage("output")  # (a step changes no number)
     assert s.scene.description
+    window.randomise_projections()  # new numbers from a whole new scene: its description is dropped too
+    assert s.scene.description == "" and window.stepper.caption.toolTip() == ""
 
 
 # ---- item 8: no "…." ; descriptions cut at words; one W notation ---------------------------------------
