@@ -29,21 +29,30 @@ def _top(result: "AttentionResult", query: int, count: int = 4) -> list[int]:
 
 def same_numbers(a: "Scene", b: "Scene") -> bool:
     """True when two scenes attend alike: the same tokens, Q, K, V, mask, ÷√dₖ and heads (a scene's
-    description speaks of these; the selected query, the stage, direct or projection mode do not change them)."""
+    description speaks of these; the selected query, the stage, direct or projection mode do not change them).
+    Cheap checks first: it runs on edits."""
     if a.tokens != b.tokens or a.scale != b.scale or a.heads != b.heads:
         return False
-    if not np.array_equal(a.mask_matrix(), b.mask_matrix()):
+    if isinstance(a.mask, str) and isinstance(b.mask, str):
+        if a.mask != b.mask:
+            return False
+    elif not np.array_equal(a.mask_matrix(), b.mask_matrix()):
         return False
     if (a.wo is None) != (b.wo is None) or (a.wo is not None and not np.array_equal(a.wo, b.wo)):
         return False
     return all(np.array_equal(x, y) for x, y in zip(a.qkv(), b.qkv()))
 
 
-def keep_description_true(before: "Scene", after: "Scene") -> "Scene":
-    """``after`` without the description it inherited from ``before`` when the edit changed the numbers
-    that description speaks of ("puts 0.54 on cat" is false once Q changed); a new scene's own
-    description stays.  Undo returns to ``before``, description and all."""
-    if after.description and after.description == before.description and not same_numbers(before, after):
+def keep_description_true(origin: "Scene", after: "Scene") -> "Scene":
+    """``after`` with the description of ``origin`` (the scene as loaded) only while it is true: an edit
+    that changes the numbers it speaks of drops it ("puts 0.54 on cat" is false once Q changed), edits
+    that bring the numbers back restore it; a scene's own other description stays."""
+    if not origin.description or after.description not in ("", origin.description):
+        return after
+    true = same_numbers(origin, after)
+    if true and not after.description:
+        return after._copy(description=origin.description)
+    if not true and after.description:
         return after._copy(description="")
     return after
 

@@ -139,6 +139,7 @@ class Session(QObject):
     def __init__(self, scene: Scene, path: str = "", parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._scene = scene
+        self._origin = scene  # the scene as loaded (see keep_description_true)
         self._path = path
         self._result: LiveResult | None = None
         self._pending_rows: list[int] | None = None  # query rows to recompute when the result is read
@@ -260,7 +261,7 @@ class Session(QObject):
         if after.same_as(self._scene):
             return True
         if not as_given:
-            after = keep_description_true(self._scene, after)
+            after = keep_description_true(self._origin, after)
         self.undo_stack.push(SceneEdit(self, self._scene, after, text, merge_key, rows_hint))
         return True
 
@@ -271,6 +272,7 @@ class Session(QObject):
         self.undo_stack.clear()
         self._flush_written()
         self._scene = scene
+        self._origin = scene  # (whose description is true of the numbers it has: see keep_description_true)
         self._result = None
         self._pending_rows = None
         self._announce(ResultChange.ALL)

@@ -126,6 +126,7 @@ def test_a_presets_description_is_shown_as_its_own_and_dropped_once_false(qtbot,
     s.set_stage("output")  # (a step changes no number)
     assert s.scene.description
     window.randomise_projections()  # new numbers from a whole new scene: its description is dropped too
+    _settle(qtbot, window)
     assert s.scene.description == "" and window.stepper.caption.toolTip() == ""
 
 
