@@ -169,7 +169,7 @@ _PNG_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 def _description(scene: Scene, options: FigureOptions) -> tuple[str, str]:
     title, meaning = figure_title(scene, options)
-    return title, f"{meaning}. Tokens: {' '.join(scene.tokens[:64])}{' …' if scene.n > 64 else ''}. Made with QKV Studio."
+    return title, f"{meaning}. Tokens: {' '.join(scene.tokens[:64])}{f' … ({scene.n} in all)' if scene.n > 64 else ''}. Made with QKV Studio."
 
 
 def svg_bytes(scene: Scene, options: FigureOptions) -> bytes:

@@ -211,3 +211,16 @@ def test_the_quiz_marks_right_and_wrong_in_good_and_bad(qtbot, show_window, less
     qtbot.mouseClick(rb, Qt.LeftButton, pos=QPoint(rb.width() // 2, rb.height() // 2))
     text = question.feedback.text()
     assert f"color:{t.bad}" in text and "✗" in text
+
+
+def test_an_exported_figures_description_ends_its_token_list_in_one_full_stop(tmp_path):
+    from qkv_studio.export.files import export_file
+    from qkv_studio.render.figure import FigureOptions
+
+    rng = np.random.default_rng(1)
+    scene = Scene.create([f"t{i}" for i in range(70)], q=rng.normal(size=(70, 2)), k=rng.normal(size=(70, 2)),
+                         v=rng.normal(size=(70, 2)))
+    out = tmp_path / "long.svg"
+    export_file(scene, out, options=FigureOptions())
+    text = out.read_text(encoding="utf-8")
+    assert "t63 … (70 in all). Made with QKV Studio." in text and "…." not in text
