@@ -574,7 +574,7 @@ class VectorPlane(QWidget):
         if show_out:  # last, so that its coming and going leaves the other labels' items alone
             entries.append((*self._output[0], "output (blend)", t.output_color, True))
         size = self._px(17)
-        groups = _merge_close_labels(entries, px, size, lead=f"q {names[scene.query]}")
+        groups, anchors = _merge_close_labels(entries, px, size, lead=f"q {names[scene.query]}")
         texts = []
         while len(self._labels) < len(groups):
             fill = QColor(t.background)
@@ -607,11 +607,10 @@ class VectorPlane(QWidget):
             if getattr(item, "_qkv_html", None) != html:
                 item._qkv_html = html
                 item.setHtml(html)
-            if getattr(item, "_qkv_pos", None) != (x, y):
-                item._qkv_pos = (x, y)
-                r = math.hypot(x, y)
-                ux, uy = (x / r, y / r) if r > 0 else (0.7, 0.7)
-                item.setAnchor((0.5 - 0.6 * ux, 0.5 + 0.6 * uy))
+            anchor = anchors.get((x, y)) or _anchor(x, y)
+            if getattr(item, "_qkv_pos", None) != (x, y, anchor):
+                item._qkv_pos = (x, y, anchor)
+                item.setAnchor(anchor)
                 item.setPos(x, y)
             if not item.isVisible():
                 item.setVisible(True)
@@ -734,38 +733,70 @@ class VectorPlane(QWidget):
             vp.unsetCursor()
 
 
+def _anchor(x: float, y: float) -> tuple[float, float]:
+    """Where a label sits on its head: on the side away from the origin."""
+    x, y = float(x), float(y)
+    r = math.hypot(x, y)
+    ux, uy = (x / r, y / r) if 0 < r < math.inf else (0.7, 0.7)
+    return 0.5 - 0.6 * ux, 0.5 + 0.6 * uy
+
+
 def _merge_close_labels(entries: list[tuple[float, float, str, str, bool]], px: tuple[float, float],
-                        size: int, lead: str = "") -> dict[tuple[float, float], list[tuple[str, str, bool, tuple[float, float]]]]:
+                        size: int, lead: str = "") -> tuple[dict, dict]:
     """Labels whose boxes would overlap become one label, at the first one's head.
 
     ``entries`` are (x, y, text, colour, bold) in data coordinates; ``px`` is a pixel's size in data
     units and ``size`` the text's pixel size.  A label's box is estimated from its text (no layout: this
     runs on every drag step).  The merged parts keep their heads, so coinciding ones can read "k b = k c";
-    the part ``lead`` (the query's) comes first in its label.
+    the part ``lead`` (the query's) comes first in its label.  The lead's own label, when it would
+    only meet a label of heads far from its own, moves above or below its head instead (returned as
+    ``anchors``: head → anchor) — joined to them it would name an arrow it is not at.
     """
     groups: dict[tuple[float, float], list] = {}
-    boxes: list[list] = []  # [first head, centre x px, centre y px, width px, lines, heads]
+    lines: dict[tuple[float, float], dict] = {}  # per label: its heads' lines, as characters
+    boxes: dict[tuple[float, float], tuple[float, float, float, float]] = {}
     sx = 1.0 / px[0] if px[0] > 0 and math.isfinite(px[0]) else 100.0
     sy = 1.0 / px[1] if px[1] > 0 and math.isfinite(px[1]) else 100.0
-    height = 1.3 * size
+    char, height = 0.6 * size, 1.3 * size
+
+    def box(head: tuple[float, float], chars: int, rows: int, anchor=None) -> tuple[float, float, float, float]:
+        """(left, right, bottom, top) in pixels, y up, of a label placed as the plane places it: anchored
+        on the side of its head away from the origin (or at ``anchor``)."""
+        x, y = float(head[0]), float(head[1])  # (Python floats: an overflow is inf, quietly)
+        ax, ay = anchor or _anchor(x, y)
+        w, h = (chars + 1) * char, rows * height
+        cx, cy = x * sx, y * sy
+        return cx - ax * w, cx + (1 - ax) * w, cy - (1 - ay) * h, cy + ay * h
+
+    def meets(a, b) -> bool:  # (inf − inf is nan, and nan compares False: far-off heads stay apart)
+        return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
+
+    anchors: dict[tuple[float, float], tuple[float, float]] = {}
     for x, y, text, colour, bold in entries:
-        cx, cy = float(x) * sx, float(y) * sy  # (Python floats: an overflow is inf, quietly)
-        width = (len(text) * 0.6 + 1) * size
-        for box in boxes:
-            # (inf − inf is nan, and nan compares False: far-off and infinite heads stay apart)
-            if abs(cx - box[1]) < (box[3] + width) / 2 and abs(cy - box[2]) < height * box[4]:
-                groups[box[0]].append((text, colour, bold, (x, y)))
-                if (x, y) in box[5]:
-                    box[3] += width  # (" = " and the part on the same line)
-                else:
-                    box[5].add((x, y))
-                    box[4] += 1  # (a line of its own: the label grows by a line)
-                    box[3] = max(box[3], width)
+        mine = box((x, y), len(text), 1)
+        if text == lead and (x, y) not in boxes:
+            near = [h for h, b in boxes.items() if meets(mine, b)]
+            if near and all(math.hypot((float(h[0]) - float(x)) * sx, (float(h[1]) - float(y)) * sy) > 2 * height
+                            for h in near):
+                # above its head, else below it, a line further out at a time
+                for anchor in ((0.5, 1.15), (0.5, -0.15), (0.5, 2.3), (0.5, -1.3), (0.5, 3.45), (0.5, -2.45)):
+                    moved = box((x, y), len(text), 1, anchor)
+                    if not any(meets(moved, b) for b in boxes.values()):
+                        mine = moved
+                        anchors[(x, y)] = anchor
+                        break
+        for head, b in boxes.items():
+            if (x, y) not in anchors and meets(mine, b):
+                groups[head].append((text, colour, bold, (x, y)))
+                rows = lines[head]
+                rows[(x, y)] = rows[(x, y)] + 3 + len(text) if (x, y) in rows else len(text)  # (" = ")
+                boxes[head] = box(head, max(rows.values()), len(rows))
                 break
         else:
             groups[(x, y)] = [(text, colour, bold, (x, y))]
-            boxes.append([(x, y), cx, cy, width, 1, {(x, y)}])
-    return {head: _ordered(parts, lead) for head, parts in groups.items()}
+            lines[(x, y)] = {(x, y): len(text)}
+            boxes[(x, y)] = mine
+    return {head: _ordered(parts, lead) for head, parts in groups.items()}, anchors
 
 
 def _ordered(parts: list, lead: str = "") -> list[tuple[str, str, bool, tuple[float, float]]]:
