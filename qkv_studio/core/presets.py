@@ -6,6 +6,8 @@ something a user could not have saved.
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -47,6 +49,17 @@ def load_preset(name: str) -> Scene:
 def list_presets() -> list[Preset]:
     """Every built-in scene with its description, in lecture order."""
     return [Preset(n, load_preset(n).description) for n in _names()]
+
+
+@functools.lru_cache(maxsize=1)
+def preset_names_by_text() -> dict[tuple[str, str], str]:
+    """Each preset's name by its (title, description): which preset a scene still is (read once, no
+    numbers parsed)."""
+    found = {}
+    for name in _names():
+        obj = json.loads((_folder() / f"{name}{SUFFIX}").read_bytes())
+        found[(obj.get("title", ""), obj.get("description", ""))] = name
+    return found
 
 
 def preset_path(name: str) -> Path:

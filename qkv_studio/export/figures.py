@@ -91,7 +91,7 @@ def png_bytes(scene: Scene, options: FigureOptions, width: int) -> bytes:
 
 def _description(scene: Scene, options: FigureOptions) -> tuple[str, str]:
     title, meaning = figure_title(scene, options)
-    return title, f"{meaning}. Tokens: {' '.join(scene.tokens[:64])}{' …' if scene.n > 64 else ''}. Made with QKV Studio."
+    return title, f"{meaning}. Tokens: {' '.join(scene.tokens[:64])}{f' … ({scene.n} in all)' if scene.n > 64 else ''}. Made with QKV Studio."
 
 
 def svg_bytes(scene: Scene, options: FigureOptions) -> bytes:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, compute
+from qkv_studio.core.captions import keep_description_true
 from qkv_studio.core.stages import shown_matrix
 from qkv_studio.state.changes import ResultChange
 
@@ -138,6 +139,7 @@ class Session(QObject):
     def __init__(self, scene: Scene, path: str = "", parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._scene = scene
+        self._origin = scene  # the scene as loaded (see keep_description_true)
         self._path = path
         self._result: LiveResult | None = None
         self._pending_rows: list[int] | None = None  # query rows to recompute when the result is read
@@ -244,8 +246,11 @@ class Session(QObject):
             self._emit_result()
 
     def edit(self, make: Callable[[Scene], Scene], text: str, *, merge_key: tuple | None = None,
-             rows_hint: tuple[str, list[int]] | None = None) -> bool:
-        """Push an undoable edit; a refused edit emits ``message`` and changes nothing."""
+             rows_hint: tuple[str, list[int]] | None = None, as_given: bool = False) -> bool:
+        """Push an undoable edit; a refused edit emits ``message`` and changes nothing.
+
+        An edit that changes the numbers drops the description it inherited (it would say something
+        false); ``as_given`` takes the new scene exactly as made (a whole scene from its caller)."""
         if self._dragging and not (merge_key and merge_key[0] == "drag"):
             self.end_drag()  # (another edit: a drag whose release went astray is over)
         try:
@@ -255,6 +260,8 @@ class Session(QObject):
             return False
         if after.same_as(self._scene):
             return True
+        if not as_given:
+            after = keep_description_true(self._origin, after)
         self.undo_stack.push(SceneEdit(self, self._scene, after, text, merge_key, rows_hint))
         return True
 
@@ -265,6 +272,7 @@ class Session(QObject):
         self.undo_stack.clear()
         self._flush_written()
         self._scene = scene
+        self._origin = scene  # (whose description is true of the numbers it has: see keep_description_true)
         self._result = None
         self._pending_rows = None
         self._announce(ResultChange.ALL)
@@ -387,7 +395,7 @@ class Session(QObject):
 
     def replace_scene(self, scene: Scene, text: str) -> bool:
         """An undoable switch to another scene (mode switches, randomise, "edit this head")."""
-        return self.edit(lambda s: scene, text)
+        return self.edit(lambda s: scene, text, as_given=True)
 
 
 _GROUP_NAMES = {"qk": "dₖ", "v": "dᵥ", "model": "d_model"}

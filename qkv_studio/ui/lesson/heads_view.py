@@ -131,7 +131,7 @@ class HeadsView(FollowsAppearance, QWidget):
         self.heads_label = QLabel("heads")
         self.heads_spin = _HeadsSpin(self)
         self.heads_spin.setValue(self._heads)
-        self.heads_spin.setToolTip("number of heads h: W^Q, W^K, W^V are split into h blocks of columns")
+        self.heads_spin.setToolTip("number of heads h: W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup> are split into h blocks of columns")
         self.heads_spin.setKeyboardTracking(False)
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
@@ -617,7 +617,7 @@ class HeadsView(FollowsAppearance, QWidget):
                 (vi, f"V{sub} {vi.shape[0]}×{vi.shape[1]}"),
                 (r.concat, f"Concat {r.concat.shape[0]}×{r.concat.shape[1]}")]
         if r.wo is not None:
-            mats.append((r.output, f"·Wᴼ = {r.output.shape[0]}×{r.output.shape[1]}"))
+            mats.append((r.output, f"·W<sup>O</sup> = {r.output.shape[0]}×{r.output.shape[1]}"))
         table = lut(DIVERGING)
         for (m, label), img, p in zip(mats, self.detail_images, self._detail_plots):
             lim = float(np.max(np.abs(m))) if m.size else 1.0

@@ -178,7 +178,8 @@ class QuestionBox(QGroupBox):
         self.feedback.hide()
         lay.addWidget(self.feedback)
         self.group.idClicked.connect(self._on_choice)
-        self._colours = ("#1b8a3c", "#d6246e")
+        default = get_theme(DEFAULT_THEME)
+        self._colours = (default.good, default.bad)
 
     def set_colours(self, right: str, wrong: str) -> None:
         self._colours = (right, wrong)
@@ -311,7 +312,7 @@ class QuizDialog(FollowsAppearance, QDialog):
         """Colours of the right/wrong feedback and the formula (the rest follows the window)."""
         self._theme = theme
         for q in self.questions:
-            q.set_colours(theme.output_color if theme.name == "light" else theme.value_color, theme.highlight)
+            q.set_colours(theme.good, theme.bad)
         self._style_indicators()
         self._write_recall()
         self._update_score()

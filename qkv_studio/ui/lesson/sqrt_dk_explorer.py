@@ -150,7 +150,7 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
 
         # ---- readouts ------------------------------------------------------------------------------
         self.std_readout = _Readout("score spread σ")
-        self.max_readout = _Readout("top weight")
+        self.max_readout = _Readout("mean top weight")  # (of every query: the bars show one of them)
         self.entropy_readout = _Readout("entropy")
         self.gradient_readout = _Readout("gradient ‖∂w/∂s‖")
         self._readouts = (self.std_readout, self.max_readout, self.entropy_readout, self.gradient_readout)
@@ -467,9 +467,13 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
                 item.setColor(t.background if inside else t.text)
                 item.setPos(j, wj)
             p.getAxis("bottom").setTicks([[(j, text) for j, text in enumerate(self._score_ticks(s, slot))]])
-            label = "raw q·k → softmax" if key == "raw" else f"q·k ÷ √{d} → softmax"
-            if self._plots_in_a_row or fm.horizontalAdvance(label) > p.width():  # a narrow plot: the short name
-                label = (f"raw: top {w[best]:.2f}" if key == "raw" else f"÷√{d}: top {w[best]:.2f}")
+            # One query of the SAMPLES (the cards and the caption give means over all of them): its own top weight.
+            top = fmt_fixed(float(w[best]))
+            label = (f"one query, raw q·k → softmax: top {top}" if key == "raw"
+                     else f"one query, q·k ÷ √{d}: top {top}")
+            title_fm = QFontMetrics(self._font(0.95, bold=True))  # (the title's own type, bold when active)
+            if self._plots_in_a_row or title_fm.horizontalAdvance(label) > p.width() - 12 * f:  # narrow: short
+                label = (f"one query, raw: top {top}" if key == "raw" else f"one query, ÷√{d}: top {top}")
             self._fit_title(p, f"<b>{label}</b>" if active else label, t.text if active else t.muted, 0.95)
 
     def _fit_title(self, plot: pg.PlotItem, html: str, color: str, factor: float) -> None:
@@ -607,7 +611,7 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         t = self._theme
         self.summary.setText(
             f"<span style='color:{t.text}'>σ <b>{cur.score_std:.2f}</b> (theory {self._cur.expected_std:.3g}) · "
-            f"top weight <b>{cur.max_weight:.2f}</b> · entropy <b>{cur.entropy_bits:.2f}</b> of "
+            f"mean top weight <b>{cur.max_weight:.2f}</b> · entropy <b>{cur.entropy_bits:.2f}</b> of "
             f"{cur.entropy_max_bits:g} bits · gradient <b>{cur.gradient:.3f}</b></span> "
             + ("" if self._tight else  # a very short dock: the caption gives the other setting's top weight
                f"<span style='color:{t.muted}'>({other}: {oth.score_std:.2f} · {oth.max_weight:.2f} · "
@@ -633,19 +637,21 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
                 text = "d<sub>k</sub> = 1: √1 = 1, scaling changes nothing: slide d<sub>k</sub> up."
             else:
                 verdict = "the softmax saturates" if raw.max_weight > 0.8 else "the softmax still spreads"
-                text = (f"Raw scores swing by <b>±√{d} = ±{root}</b>: {verdict} (top {raw.max_weight:.2f}); "
-                        f"÷√{d} brings them back to ±1 (top {scl.max_weight:.2f}).")
+                text = (f"Raw scores swing by <b>±√{d} = ±{root}</b>: {verdict} (mean top weight "
+                        f"{raw.max_weight:.2f}); ÷√{d} brings them back to ±1 (mean top {scl.max_weight:.2f}).")
             self.caption.setText(f"<span style='color:{t.text}'>{text}</span>")
             return
         parts = [f"q·k adds up d<sub>k</sub> = {d} products of unit-size numbers, so raw scores swing by "
                  f"about <b>±√{d} = ±{root}</b>."]
         if raw.max_weight > 0.8:
-            parts.append(f"The softmax goes all-or-nothing (top weight <b>{raw.max_weight:.2f}</b>) and its "
-                         f"gradient goes flat (<b>{raw.gradient:.2f}</b>): learning stalls.")
+            parts.append(f"The softmax goes all-or-nothing (top weight <b>{raw.max_weight:.2f}</b> on average "
+                         f"over {SAMPLES:,} random queries) and its gradient goes flat (<b>{raw.gradient:.2f}</b>): "
+                         f"learning stalls.")
         elif d > 1:
-            parts.append(f"Raw, the softmax still spreads its weight (top {raw.max_weight:.2f}).")
+            parts.append(f"Raw, the softmax still spreads its weight (mean top weight {raw.max_weight:.2f} over "
+                         f"{SAMPLES:,} random queries).")
         if d > 1:
-            parts.append(f"÷√{d} brings them back to about ±1 (top weight {scl.max_weight:.2f}, "
+            parts.append(f"÷√{d} brings them back to about ±1 (mean top weight {scl.max_weight:.2f}, "
                          f"gradient {scl.gradient:.2f}).")
         else:
             parts.append("With one dimension √d<sub>k</sub> = 1, so scaling changes nothing: slide d<sub>k</sub> up.")

@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QResizeEvent, QStaticText, QTransform
 from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
+from qkv_studio.core.captions import contribution
 from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
@@ -220,8 +221,7 @@ class BlendView(FollowsAppearance, QWidget):
         self._sync_bar_labels(w if s.n <= 16 else w[:0])
         self._set_text(self.title,
                        f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub> = "
-                       f"{fmt_vector(r.output[qi])} — every token contributes, “{s.token_label(best)}” most "
-                       f"({fmt_fixed(float(w[best]))}).")
+                       f"{fmt_vector(r.output[qi], decimals=2)} — {contribution(s, r, qi)}.")
         self._draw_values(best)
 
     def _sync_ticks(self) -> None:
@@ -387,9 +387,15 @@ class BlendView(FollowsAppearance, QWidget):
             self.values_plot.addItem(label)
             self._value_items.append(label)
             self._value_labels.append(label)
+        # Values at one point share one label ("v mat = v sat"): two labels there overprinted each other.
+        first: dict[tuple[float, float], int] = {}
+        names: dict[int, list[str]] = {}
+        for j in range(len(v2)):
+            at = first.setdefault((float(v2[j, 0]), float(v2[j, 1])), j)
+            names.setdefault(at, []).append(f"v {s.token_label(j)}")
         for j, label in enumerate(self._value_labels):
-            if j < len(v2):
-                label.setText(f"v {s.token_label(j)}")
+            if j in names:
+                label.setText(" = ".join(names[j]))
                 label.setPos(float(v2[j, 0]), float(v2[j, 1]))
                 label.setVisible(True)
             else:

@@ -185,7 +185,7 @@ class CalcModel(QAbstractTableModel):
             return fmt_fixed(float(r.weights[qi, j]))
         if self._contrib is None:
             self._contrib = contributions(r, v, qi)
-        return fmt_vector(self._contrib[j], limit=VECTOR_LIMIT)
+        return fmt_vector(self._contrib[j], limit=VECTOR_LIMIT, decimals=2)
 
     def _total_text(self, col: str) -> str:
         r = self._session.result
@@ -195,7 +195,7 @@ class CalcModel(QAbstractTableModel):
         if col == "weight":
             return fmt_fixed(float(r.weights[qi].sum()))
         if col == "weighted":
-            return f"o = {fmt_vector(r.output[qi], limit=VECTOR_LIMIT)}"
+            return f"o = {fmt_vector(r.output[qi], limit=VECTOR_LIMIT, decimals=2)}"
         return ""
 
     def _forget(self) -> None:

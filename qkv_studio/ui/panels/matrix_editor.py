@@ -30,9 +30,9 @@ _MATRIX_TITLES = {
     "K": ("Key K", "the label each token advertises"),
     "V": ("Value V", "what each token hands back"),
     "X": ("Embeddings X", "one row per token (d_model)"),
-    "Wq": ("W^Q", "learned: d_model × dₖ"),
-    "Wk": ("W^K", "learned: d_model × dₖ"),
-    "Wv": ("W^V", "learned: d_model × dᵥ"),
+    "Wq": ("W<sup>Q</sup>", "learned: d_model × dₖ"),
+    "Wk": ("W<sup>K</sup>", "learned: d_model × dₖ"),
+    "Wv": ("W<sup>V</sup>", "learned: d_model × dᵥ"),
 }
 _HEADER_PAD = 8  # room to spare beside a row name and the header's margins
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
@@ -314,6 +314,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         self.title.setWordWrap(True)
         self.title.setMinimumWidth(60)
         self.shape_label = QLabel()
+        self.shape_label.setTextFormat(Qt.TextFormat.RichText)  # (X·W<sup>Q</sup>)
         self.add_button = QToolButton(text="+")
         self.remove_button = QToolButton(text="−")
         group = _DIM_GROUP[name]
@@ -449,7 +450,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         rows, cols = self.model.rowCount(), self.model.columnCount()
         scene = self._session.scene
         if not editable and scene.mode == "projection" and self.name in ("Q", "K", "V"):
-            self.shape_label.setText(f"X·W{self.name.lower()}: {shape_equation(scene, self.name)}  (derived)")
+            self.shape_label.setText(f"X·W<sup>{self.name}</sup>: {shape_equation(scene, self.name)}  (derived)")
         else:
             self.shape_label.setText(f"{rows}×{cols}")
         if self.message.isVisible():

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGE_TITLES, STAGES
+from qkv_studio.core.captions import description_note
 from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.state.session import Session
 from qkv_studio.render.theme import Theme
@@ -144,6 +145,10 @@ class StageStepper(FollowsAppearance, QWidget):
         if count:
             caption = f"<span style='color:#888'>[{index + 1}/{count}]</span> " + caption
         self.caption.setText(caption)
+        # The scene's description, labelled as whose it is, only while it is true (see description_note).
+        note = description_note(self._session.scene)
+        if self.caption.toolTip() != note:
+            self.caption.setToolTip(note)
 
     def caption_text(self) -> str:
         """Plain words for the current stage, with the selected query's own numbers."""

@@ -521,7 +521,7 @@ class VectorPlane(FollowsAppearance, QWidget):
             _set_arrows(self._output_item, *arrow_segments(self._output, head * 1.15, px))
         else:
             _set_arrows(self._output_item, _EMPTY, _EMPTY)
-        self._draw_labels(show_v, show_out)
+        self._draw_labels(show_v, show_out, px)
 
     def _arrows(self, name: str, vecs: np.ndarray, head: float, px) -> tuple[np.ndarray, np.ndarray]:
         """:func:`~.arrows.arrow_segments`, remembered while the vectors (the same array), head and zoom stay: a drag
@@ -539,14 +539,14 @@ class VectorPlane(FollowsAppearance, QWidget):
         self._labels = []
         self._labels_sig = None
 
-    def _draw_labels(self, show_v: bool, show_out: bool) -> None:
+    def _draw_labels(self, show_v: bool, show_out: bool, px: tuple[float, float] = (0.01, 0.01)) -> None:
         scene = self._session.scene
         t = self._theme
         n = len(self._keys)
         # The same labels at the same places as last time (the second draw of an edit): nothing to do.
         _, k_arr, v_arr = scene.qkv()
         sig = (self._query_vec.tobytes(), self._output.tobytes() if show_out else None, self._best, show_v,
-               scene.tokens, scene.query, self._px(17), t, self._font_scale)
+               scene.tokens, scene.query, self._px(17), t, self._font_scale, tuple(f"{p:.3g}" for p in px))
         last = self._labels_sig
         if last is not None and last[0] == sig and last[1] is k_arr and last[2] is v_arr:
             return
@@ -556,19 +556,19 @@ class VectorPlane(FollowsAppearance, QWidget):
         names = self._names[1]
         n = min(n, len(names), len(self._values))  # (vectors and names of one scene, even mid-change)
         entries: list[tuple[float, float, str, str, bool]] = []  # x, y, text, colour, bold
-        entries.append((*self._query_vec[0], f"q {names[scene.query]}", t.query_color, True))
         for j in range(n):
             if n <= MAX_LABELLED or j == self._best:
                 entries.append((*self._keys[j], f"k {names[j]}", t.key_color, j == self._best))
         if show_v and n <= MAX_LABELLED:
             for j in range(n):
                 entries.append((*self._values[j], f"v {names[j]}", t.value_color, False))
+        # The query after the keys: it moves on every edit, and a label it joins or leaves must not
+        # shift every other label onto another item (each new text is laid out again, ~0.3 ms).
+        entries.append((*self._query_vec[0], f"q {names[scene.query]}", t.query_color, True))
         if show_out:  # last, so that its coming and going leaves the other labels' items alone
             entries.append((*self._output[0], "output (blend)", t.output_color, True))
-        groups: dict[tuple[float, float], list] = {}
-        for x, y, text, colour, bold in entries:
-            groups.setdefault((x, y), []).append((text, colour, bold))
         size = self._px(17)
+        groups, anchors = _merge_close_labels(entries, px, size, lead=f"q {names[scene.query]}")
         texts = []
         while len(self._labels) < len(groups):
             fill = QColor(t.background)
@@ -582,27 +582,29 @@ class VectorPlane(FollowsAppearance, QWidget):
             self.plot.addItem(item, ignoreBounds=True)
             self._labels.append(item)
         for item, ((x, y), parts) in zip(self._labels, groups.items()):
-            key = (tuple(parts), size, t.muted)
+            words = tuple((sep, s, c, b) for sep, (s, c, b, _) in zip(_separators(parts), parts))
+            key = (words, size, t.muted)
             html = self._html_cache.get(key)  # the same labels come back on every edit and drag step
             if html is None:
-                sep = f'<span style="color:{t.muted}; font-size:{size}px"> · </span>'
-                html = sep.join(
-                    f'<span style="color:{c}; font-size:{size}px; font-weight:{800 if b else 500}">'
-                    f'{_html_escape(s)}</span>' for s, c, b in parts)
+                # (arrows at other heads on a line of their own: a merged label grows down, not off the plot)
+                html = "".join(
+                    ("<br>" if sep == " · " else
+                     f'<span style="color:{t.muted}; font-size:{size}px">{sep}</span>' if sep else "")
+                    + f'<span style="color:{c}; font-size:{size}px; font-weight:{800 if b else 500}">'
+                    f'{_html_escape(s)}</span>' for sep, s, c, b in words)
                 if len(self._html_cache) > 4096:
                     self._html_cache.clear()
                 self._html_cache[key] = html
-            texts.append(" · ".join(s for s, _, _ in parts))
+            texts.append("".join(sep + s for sep, s, _, _ in words))
             # Re-laying out rich text costs ~0.3 ms a label: new text only for a label whose text changed
             # (the query's label moves on every edit, with the same words).
             if getattr(item, "_qkv_html", None) != html:
                 item._qkv_html = html
                 item.setHtml(html)
-            if getattr(item, "_qkv_pos", None) != (x, y):
-                item._qkv_pos = (x, y)
-                r = math.hypot(x, y)
-                ux, uy = (x / r, y / r) if r > 0 else (0.7, 0.7)
-                item.setAnchor((0.5 - 0.6 * ux, 0.5 + 0.6 * uy))
+            anchor = anchors.get((x, y)) or _anchor(x, y)
+            if getattr(item, "_qkv_pos", None) != (x, y, anchor):
+                item._qkv_pos = (x, y, anchor)
+                item.setAnchor(anchor)
                 item.setPos(x, y)
             if not item.isVisible():
                 item.setVisible(True)
@@ -723,6 +725,86 @@ class VectorPlane(FollowsAppearance, QWidget):
             vp.setCursor(Qt.CursorShape.OpenHandCursor)
         else:
             vp.unsetCursor()
+
+
+def _anchor(x: float, y: float) -> tuple[float, float]:
+    """Where a label sits on its head: on the side away from the origin."""
+    x, y = float(x), float(y)
+    r = math.hypot(x, y)
+    ux, uy = (x / r, y / r) if 0 < r < math.inf else (0.7, 0.7)
+    return 0.5 - 0.6 * ux, 0.5 + 0.6 * uy
+
+
+def _merge_close_labels(entries: list[tuple[float, float, str, str, bool]], px: tuple[float, float],
+                        size: int, lead: str = "") -> tuple[dict, dict]:
+    """Labels whose boxes would overlap become one label, at the first one's head.
+
+    ``entries`` are (x, y, text, colour, bold) in data coordinates; ``px`` is a pixel's size in data
+    units and ``size`` the text's pixel size.  A label's box is estimated from its text (no layout: this
+    runs on every drag step).  The merged parts keep their heads, so coinciding ones can read "k b = k c";
+    the part ``lead`` (the query's) comes first in its label.  The lead's own label, when it would
+    only meet a label of heads far from its own, moves above or below its head instead (returned as
+    ``anchors``: head → anchor) — joined to them it would name an arrow it is not at.
+    """
+    groups: dict[tuple[float, float], list] = {}
+    lines: dict[tuple[float, float], dict] = {}  # per label: its heads' lines, as characters
+    boxes: dict[tuple[float, float], tuple[float, float, float, float]] = {}
+    sx = 1.0 / px[0] if px[0] > 0 and math.isfinite(px[0]) else 100.0
+    sy = 1.0 / px[1] if px[1] > 0 and math.isfinite(px[1]) else 100.0
+    char, height = 0.6 * size, 1.3 * size
+
+    def box(head: tuple[float, float], chars: int, rows: int, anchor=None) -> tuple[float, float, float, float]:
+        """(left, right, bottom, top) in pixels, y up, of a label placed as the plane places it: anchored
+        on the side of its head away from the origin (or at ``anchor``)."""
+        x, y = float(head[0]), float(head[1])  # (Python floats: an overflow is inf, quietly)
+        ax, ay = anchor or _anchor(x, y)
+        w, h = (chars + 1) * char, rows * height
+        cx, cy = x * sx, y * sy
+        return cx - ax * w, cx + (1 - ax) * w, cy - (1 - ay) * h, cy + ay * h
+
+    def meets(a, b) -> bool:  # (inf − inf is nan, and nan compares False: far-off heads stay apart)
+        return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
+
+    anchors: dict[tuple[float, float], tuple[float, float]] = {}
+    for x, y, text, colour, bold in entries:
+        mine = box((x, y), len(text), 1)
+        if text == lead and (x, y) not in boxes:
+            near = [h for h, b in boxes.items() if meets(mine, b)]
+            if near and all(math.hypot((float(h[0]) - float(x)) * sx, (float(h[1]) - float(y)) * sy) > 2 * height
+                            for h in near):
+                # above its head, else below it, a line further out at a time
+                for anchor in ((0.5, 1.15), (0.5, -0.15), (0.5, 2.3), (0.5, -1.3), (0.5, 3.45), (0.5, -2.45)):
+                    moved = box((x, y), len(text), 1, anchor)
+                    if not any(meets(moved, b) for b in boxes.values()):
+                        mine = moved
+                        anchors[(x, y)] = anchor
+                        break
+        for head, b in boxes.items():
+            if (x, y) not in anchors and meets(mine, b):
+                groups[head].append((text, colour, bold, (x, y)))
+                rows = lines[head]
+                rows[(x, y)] = rows[(x, y)] + 3 + len(text) if (x, y) in rows else len(text)  # (" = ")
+                boxes[head] = box(head, max(rows.values()), len(rows))
+                break
+        else:
+            groups[(x, y)] = [(text, colour, bold, (x, y))]
+            lines[(x, y)] = {(x, y): len(text)}
+            boxes[(x, y)] = mine
+    return {head: _ordered(parts, lead) for head, parts in groups.items()}, anchors
+
+
+def _ordered(parts: list, lead: str = "") -> list[tuple[str, str, bool, tuple[float, float]]]:
+    """The parts of one label with those at one head next to each other (in order of first appearance),
+    the ``lead`` part and its head first."""
+    heads: dict[tuple[float, float], list] = {}
+    for part in sorted(parts, key=lambda p: p[0] != lead):  # (stable: the rest keep their order)
+        heads.setdefault(part[3], []).append(part)
+    return [part for same in heads.values() for part in same]
+
+
+def _separators(parts: list) -> list[str]:
+    """Before each part: nothing, " = " (the same head as the part before: the arrows coincide) or " · "."""
+    return [""] + [" = " if b[3] == a[3] else " · " for a, b in zip(parts, parts[1:])]
 
 
 def _html_escape(s: str) -> str:

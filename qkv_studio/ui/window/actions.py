@@ -154,9 +154,9 @@ MENU: tuple[Row, ...] = (
     Action("scale", "Divide by √dₖ", lambda w, on: w.session.set_scale(on), A, checkable=True,
            tip="Scale the scores by 1/√dₖ before the softmax"),
     Separator(A),
-    Action("projection", "&Projection mode (Q = X·W^Q …)", _projection_mode, A, ("Ctrl+Shift+P",), checkable=True,
-           tip="Edit embeddings X and learned W^Q, W^K, W^V; Q, K, V are derived"),
-    Action("randomise", "&Randomise W^Q, W^K, W^V", _randomise, A, ("Ctrl+R",),
+    Action("projection", "&Projection mode (Q, K, V from X)", _projection_mode, A, ("Ctrl+Shift+P",), checkable=True,
+           tip="Edit the embeddings X and the three learned projection matrices; Q, K, V are derived from them"),
+    Action("randomise", "&Randomise the projection matrices", _randomise, A, ("Ctrl+R",),
            tip="Seeded random learned matrices (switches to projection mode)"),
 
     Group(V, menus.core_docks),

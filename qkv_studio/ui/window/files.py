@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
+from qkv_studio.core.text import elide_words
 from qkv_studio.core import SessionFileError, list_presets, load_preset, read_session, write_session
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ class Files:
         """The presets (read from disk) and the recent files (from the settings) are listed when the
         menu opens, not while the window starts."""
         self.preset_menu, self.recent_menu = preset_menu, recent_menu
+        preset_menu.setToolTipsVisible(True)  # (each entry's whole description)
         preset_menu.aboutToShow.connect(self._fill_preset_menu)
         file_menu.aboutToShow.connect(self._rebuild_recent_if_stale)
 
@@ -42,7 +44,9 @@ class Files:
         if self.preset_menu.actions():
             return
         for preset in list_presets():
-            act = self.preset_menu.addAction(f"{preset.name} — {preset.description[:60]}")
+            act = self.preset_menu.addAction(f"{preset.name} — {elide_words(preset.description, 60)}")
+            act.setStatusTip(preset.description)  # (the whole of it: the menu's line is cut at a word)
+            act.setToolTip(preset.description)
             act.triggered.connect(lambda _=False, name=preset.name: self.open_preset(name))
 
     def _rebuild_recent_if_stale(self) -> None:

@@ -109,7 +109,7 @@ def test_theme_and_font_scale(quiz):
     quiz.bind_appearance(look)
     for theme in THEMES.values():
         look.set_theme(theme)
-    assert THEMES["projector"].highlight in quiz.questions[0].feedback.text()
+    assert THEMES["projector"].bad in quiz.questions[0].feedback.text()  # (a wrong answer: the theme's "bad")
     look.set_font_scale(2.0)
     assert quiz.questions[0].prompt.font().pointSizeF() == pytest.approx(20.0)
     with pytest.raises(ValueError):

@@ -89,7 +89,7 @@ def test_values_toggle_and_output_stage(qtbot, session):
     plane.set_show_values(True)
     assert plane.values_box.isChecked()
     assert any("v mat" in t for t in plane.label_texts())
-    assert any("k the · v the" == t for t in plane.label_texts())  # coincident heads share a label
+    assert any("k the = v the" == t for t in plane.label_texts())  # coincident heads share a label
     plane.set_show_values(False)
     assert not any("v mat" in t for t in plane.label_texts())
     session.set_stage("output")
