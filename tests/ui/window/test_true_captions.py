@@ -125,7 +125,7 @@ def test_a_presets_description_is_shown_as_its_own_and_dropped_once_false(qtbot,
     assert "0.54 on cat" in window.stepper.caption.toolTip()
     s.set_stage("output")  # (a step changes no number)
     assert s.scene.description
-    window.randomise_projections()  # new numbers from a whole new scene: its description is dropped too
+    window.act_randomise.trigger()  # new numbers from a whole new scene: its description is dropped too
     _settle(qtbot, window)
     assert s.scene.description == "" and window.stepper.caption.toolTip() == ""
 
@@ -172,7 +172,7 @@ def test_one_w_notation_in_menus_and_editors(qtbot, show_window, lesson_scene):
         for act in _all_actions(top.menu()):
             for text in (act.text(), act.statusTip(), act.toolTip()):
                 assert not re.search(r"W\^|W[ᵠᴷⱽᴼ]", text), text
-    window.set_projection_mode(True)
+    window.act_projection.trigger()
     for name, letter in (("Wq", "Q"), ("Wk", "K"), ("Wv", "V")):
         title = window.editors[name].title.text()
         assert f"W<sup>{letter}</sup>" in title and "^" not in title
