@@ -1,7 +1,7 @@
 """The live heatmap of the current attention stage.
 
-One :class:`~qkv_studio.ui.widgets.rgba_image.RgbaImage` shows the stage's n×n matrix as an RGBA image whose colours come from
-:func:`qkv_studio.render.colormaps.scale_for` (weights on a fixed 0–1 scale, signed scores on a
+One :class:`~qkv_studio.ui.widgets.rgba_image.RgbaImage` shows the stage's n×n matrix as RGBA colours
+from :func:`qkv_studio.render.colormaps.scale_for` (weights on a fixed 0–1 scale, signed scores on a
 diverging map centred at 0), so the colours never re-normalise per edit and agree with the exported
 figures.  One painted overlay (:class:`CellOverlay`) draws everything per cell in a single ``paint()``:
 the numbers when they fit, "−∞" in masked cells before the softmax, a hatch over masked cells, the

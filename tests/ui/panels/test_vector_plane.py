@@ -273,6 +273,7 @@ def test_pca_of_extreme_numbers_stays_finite_and_quiet(qtbot, big):
     assert plane.plot.getAxis("bottom").labelText.startswith("PCA 1")
 
 
+@pytest.mark.perf
 def test_the_moves_of_a_drag_under_way_come_straight_to_the_plane(qtbot, session):
     plane = _show(qtbot, session)
     through_pyqtgraph = []
