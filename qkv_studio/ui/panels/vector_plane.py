@@ -496,8 +496,18 @@ class VectorPlane(QWidget):
             width *= 0.6
         return pg.mkPen(c, width=self._pen_w(width), style=style)
 
+    def _pixel_size(self) -> tuple[float, float]:
+        """A screen pixel's size in view units, (x, y): what ``ViewBox.viewPixelSize()`` says for the
+        plane's unrotated view, without inverting the view's transform (which is singular at extreme
+        ranges, where pyqtgraph then falls back to a pseudo-inverse that warns on NumPy ≥ 2.5)."""
+        (x0, x1), (y0, y1) = self.view_box.viewRange()
+        rect = self.view_box.rect()
+        scale = self.plot_widget.transform()
+        wide, tall = rect.width() * scale.m11(), rect.height() * scale.m22()
+        return ((x1 - x0) / wide if wide > 0 else 0.0, (y1 - y0) / tall if tall > 0 else 0.0)
+
     def _draw(self, *args) -> None:
-        px = self.view_box.viewPixelSize()
+        px = self._pixel_size()
         if not (px[0] > 0 and px[1] > 0 and math.isfinite(px[0]) and math.isfinite(px[1])):
             px = (0.01, 0.01)
         head = HEAD_PX * self._font_scale * self._theme.line_scale ** 0.5
