@@ -124,6 +124,8 @@ def _side_by_side(window, docks: list) -> None:
         return
     places = (window.dock_calc, window.dock_editors)
     for dock, place in zip(docks[1:], places):
+        # (out of its tab group first: Qt 6.12 leaves a dock tabified twice in the first group, off-screen)
+        window.removeDockWidget(dock)
         window.tabifyDockWidget(place, dock)
         dock.show()
         dock.raise_()

@@ -160,6 +160,7 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         self._compact = False
         self._tight = False  # a very short dock (the projector): a one-sentence caption
         self._plots_in_a_row = False
+        self._titles: dict[pg.PlotItem, tuple] = {}  # plot -> (html, colour, factor) of its title
         self.summary = QLabel(self)  # the four readouts on one line, for a short dock
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
@@ -480,7 +481,7 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         """A plot's title, in a smaller type (down to 60%) when it would be wider than the plot's share of
         the row: a title must neither push the plots out of the panel nor run into its neighbour's."""
         pt = _BASE_PT * self._font_scale * factor
-        plot._fit_title = (html, color, factor)  # kept for a refit when the plots are re-arranged
+        self._titles[plot] = (html, color, factor)  # kept for a refit when the plots are re-arranged
         plot.setTitle(html, color=color, size=f"{pt:.1f}pt")
         shares = {self.hist_plot: 5 / 13, self.raw_plot: 4 / 13, self.scaled_plot: 4 / 13} \
             if self._plots_in_a_row else {self.hist_plot: 1.0, self.raw_plot: 0.5, self.scaled_plot: 0.5}
@@ -492,8 +493,8 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
 
     def _refit_titles(self) -> None:
         for plot in (self.hist_plot, self.raw_plot, self.scaled_plot):
-            if hasattr(plot, "_fit_title"):
-                self._fit_title(plot, *plot._fit_title)
+            if plot in self._titles:
+                self._fit_title(plot, *self._titles[plot])
 
     def _score_ticks(self, scores: np.ndarray, slot: float) -> list[str]:
         """The scores under the bars, as precise as the room allows (+14.7, else 15 and 0.3, else 15 and 0,

@@ -24,8 +24,7 @@ from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.arrows import arrow_segments
-from qkv_studio.ui.widgets.plot_cache import cache_axes, remembering_axes, show_only
-from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
+from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -100,9 +99,9 @@ class BlendView(FollowsAppearance, QWidget):
         self.title = RichLabel()
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
-        # (menus built and then disabled cost start-up time; see plot_cache for the axes)
-        self.bars_plot = pg.PlotWidget(plotItem=QuietPlotItem(enableMenu=False, axisItems=remembering_axes()))
-        self.values_plot = pg.PlotWidget(plotItem=QuietPlotItem(enableMenu=False, axisItems=remembering_axes()))
+        # (no menus; see plot_cache for the axes)
+        self.bars_plot = pg.PlotWidget(plotItem=plot_item())
+        self.values_plot = pg.PlotWidget(plotItem=plot_item())
         for p in (self.bars_plot, self.values_plot):
             show_only(p.getPlotItem(), "left", "bottom")
             p.setMenuEnabled(False)

@@ -1,7 +1,7 @@
 """The live heatmap of the current attention stage.
 
-One ``pg.ImageItem`` shows the stage's n×n matrix as an RGBA image whose colours come from
-:func:`qkv_studio.render.colormaps.scale_for` (weights on a fixed 0–1 scale, signed scores on a
+One :class:`~qkv_studio.ui.widgets.rgba_image.RgbaImage` shows the stage's n×n matrix as RGBA colours
+from :func:`qkv_studio.render.colormaps.scale_for` (weights on a fixed 0–1 scale, signed scores on a
 diverging map centred at 0), so the colours never re-normalise per edit and agree with the exported
 figures.  One painted overlay (:class:`CellOverlay`) draws everything per cell in a single ``paint()``:
 the numbers when they fit, "−∞" in masked cells before the softmax, a hatch over masked cells, the
@@ -35,8 +35,8 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
-from qkv_studio.ui.widgets.plot_cache import LegendBar, cache_axes, remembering_axes, show_only
-from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
+from qkv_studio.ui.widgets.plot_cache import LegendBar, cache_axes, plot_item, show_only
+from qkv_studio.ui.widgets.rgba_image import RgbaImage
 
 # The matrix a stage shows (the stage registry's): the vectors stage previews the scores, the blend
 # stage shows its weights.
@@ -90,7 +90,6 @@ class CellOverlay(pg.GraphicsObject):
         super().__init__()
         self._view = view
         self._rect = QRectF(-0.5, -0.5, 1, 1)
-        self.paint_count = 0  # for tests: how often the overlay was repainted
         # Qt then says which part needs painting: a one-row update draws one row of numbers.
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
@@ -119,7 +118,6 @@ class CellOverlay(pg.GraphicsObject):
         return self._rect.adjusted(-m, -m, m, m)
 
     def paint(self, p: QPainter, option=None, *args) -> None:
-        self.paint_count += 1
         exposed = getattr(option, "exposedRect", None)
         if exposed is not None and not exposed.isEmpty():
             row_lo, row_hi = exposed.top() - 0.5, exposed.bottom() + 0.5
@@ -231,7 +229,6 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._sigma = False
         self._query = session.query
         self._n_range = -1
-        self._image_n = -1
         self._labels: list[str] = []
         # Stage changes morph colours and numbers (≤ 300 ms, never blocking input); off with `animate`.
         self.animate = True
@@ -263,7 +260,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
         # (no menu to build; the axes keep their pictures: a stage step to or from the softmax moves
         # the right edge for the Σ column and back, and every range change redrew both axes)
-        self.plot: pg.PlotItem = QuietPlotItem(enableMenu=False, axisItems=remembering_axes())
+        self.plot: pg.PlotItem = plot_item()
         self.graphics.addItem(self.plot, row=0, col=0)
         vb = self.plot.vb
         cache_axes(self.plot)  # (before the axes are set up: see plot_cache)
@@ -278,7 +275,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.plot.getAxis("left").setStyle(tickLength=0)
         self.plot.getAxis("top").setStyle(tickLength=0)
 
-        self.image_item = pg.ImageItem(axisOrder="row-major")
+        self.image_item = RgbaImage()
         self.plot.addItem(self.image_item)
         self.overlay = CellOverlay(self)
         self.overlay.setZValue(10)
@@ -422,7 +419,7 @@ class HeatmapView(FollowsAppearance, QWidget):
                 self._show_morph(0.0)
                 self._anim_wait.start()
             elif old is not None:
-                self.image_item.setImage(self._rgba, autoLevels=False)
+                self.image_item.set_image(self._rgba)
         else:
             self._apply_dim()
             self._update_title()
@@ -443,7 +440,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         old_m, old_rgba = self._anim_from
         if t > 0.0:  # (at 0 the image still shows the old colours: the step kept them)
             blend = (old_rgba.astype(np.float32) * (1.0 - t) + self._rgba.astype(np.float32) * t).astype(np.uint8)
-            self.image_item.setImage(blend, autoLevels=False)
+            self.image_item.set_image(blend)
         both = np.isfinite(old_m) & np.isfinite(self._matrix)
         with np.errstate(invalid="ignore", over="ignore"):  # (masked −∞ cells are not interpolated)
             self._text_matrix = np.where(both, old_m * (1.0 - t) + self._matrix * t, self._matrix)
@@ -454,7 +451,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._text_matrix = None
         self._repaint_scope(rows=True)  # (the matrix only; a new result that stopped it sets its own)
         if self._rgba is not None:
-            self.image_item.setImage(self._rgba, autoLevels=False)
+            self.image_item.set_image(self._rgba)
         self.overlay.update()
 
     def is_animating(self) -> bool:
@@ -549,21 +546,17 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._rgba = rgba
         self._coloured = (key, m, blocked)
         n = m.shape[0]
-        if partial is not None and self._shows_in_place(rgba):
-            # The image shows our array's own memory: repaint the changed rows, not the matrix (and
-            # not the axes around it).  An edit of one query changes one row.
+        if partial is not None and self.image_item.shows(rgba):
+            # The image shows this very array: repaint the changed rows, not the matrix (and not the
+            # axes around it).  An edit of one query changes one row.
             self._repaint_scope(rows=True)
             if len(partial):
-                r0, r1 = int(partial.min()), int(partial.max())
-                self.image_item.update(QRectF(0, r0, n, r1 - r0 + 1))
+                self.image_item.update_rows(int(partial.min()), int(partial.max()))
         else:
             partial = None
             self._repaint_scope(rows=False)
             if not self._keep_image:
-                self.image_item.setImage(rgba, autoLevels=False)
-        if self._image_n != n:
-            self._image_n = n
-            self.image_item.setRect(QRectF(-0.5, -0.5, n, n))
+                self.image_item.set_image(rgba)
         self._apply_dim()
         if self._scale is None or scale.cmap != self._scale.cmap:
             self.color_bar.show_table(scale.cmap, lut(scale.cmap))
@@ -584,19 +577,6 @@ class HeatmapView(FollowsAppearance, QWidget):
                 else QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
         if self.graphics.viewportUpdateMode() != mode:
             self.graphics.setViewportUpdateMode(mode)
-
-    def _shows_in_place(self, rgba: np.ndarray) -> bool:
-        """True when the image item draws straight from ``rgba``'s memory (pyqtgraph wraps an RGBA
-        uint8 array without copying), so that changing the array in place changes the picture."""
-        item = self.image_item
-        qimage = getattr(item, "qimage", None)
-        if qimage is None or item.image is None or item.image.shape != rgba.shape or rgba.size == 0:
-            return False
-        try:
-            bits = np.frombuffer(qimage.constBits(), np.uint8, count=1)
-        except (TypeError, ValueError):
-            return False
-        return bits.ctypes.data == rgba.ctypes.data
 
     def _apply_dim(self) -> None:
         # The vectors stage only previews the scores: image and legend fade together (never apart).

@@ -32,8 +32,7 @@ from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.arrows import arrow_segments
-from qkv_studio.ui.widgets.plot_cache import cache_axes, remembering_axes, show_only
-from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
+from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
 
 MAX_LABELLED = 16  # above this many tokens keys/values get no labels (the query and best key still do):
 # more labels than this overlap into a grey mass in a panel-sized plane, and each costs a rich-text item
@@ -44,14 +43,15 @@ HEAD_PX = 15.0  # arrow-head length in pixels (times the font scale)
 _EMPTY = np.zeros(0)
 
 
-def _set_arrows(item: pg.PlotCurveItem, xs: np.ndarray, ys: np.ndarray) -> None:
-    """Give ``item`` new segments only when they differ: an unchanged set is neither re-set nor repainted
-    (an edit of one query leaves the 1024 key arrows alone)."""
-    old = getattr(item, "_qkv_xy", None)
+def _set_arrows(shown: dict, item: pg.PlotCurveItem, xs: np.ndarray, ys: np.ndarray) -> None:
+    """Give ``item`` new segments only when they differ from what ``shown`` (item -> segments) says it
+    shows: an unchanged set is neither re-set nor repainted (an edit of one query leaves the 1024 key
+    arrows alone)."""
+    old = shown.get(item)
     if old is not None and ((old[0] is xs and old[1] is ys)
                             or (np.array_equal(old[0], xs) and np.array_equal(old[1], ys))):
         return
-    item._qkv_xy = (xs, ys)
+    shown[item] = (xs, ys)
     item.setData(xs, ys, connect="pairs")
 
 
@@ -123,6 +123,8 @@ class VectorPlane(FollowsAppearance, QWidget):
         self._drag: tuple[str, int, float, float] | None = None
         self._drag_origin = QPointF()
         self._labels: list[pg.TextItem] = []
+        self._label_shows: dict[pg.TextItem, list] = {}  # label -> [html, (x, y)] it shows now
+        self._segments: dict[pg.PlotCurveItem, tuple] = {}  # arrow set -> the segments it shows now
         self._label_texts: list[str] = []
         self._html_cache: dict[tuple, str] = {}
         self._labels_sig: tuple | None = None  # what the labels show now
@@ -160,7 +162,7 @@ class VectorPlane(FollowsAppearance, QWidget):
 
         self.view_box = _PlaneViewBox()
         self.view_box.drag_handler = self._drag_event
-        self.plot_widget = pg.PlotWidget(self, plotItem=QuietPlotItem(viewBox=self.view_box, axisItems=remembering_axes()))
+        self.plot_widget = pg.PlotWidget(self, plotItem=plot_item(viewBox=self.view_box))
         self.plot = self.plot_widget.getPlotItem()
         show_only(self.plot, "left", "bottom")
         self.plot.setMouseEnabled(False, False)
@@ -195,15 +197,10 @@ class VectorPlane(FollowsAppearance, QWidget):
 
         scene = self.plot_widget.scene()
         scene.sigMouseMoved.connect(self._on_hover)
-        # While an arrow is dragged pyqtgraph still hit-tests every item under the pointer for hover
-        # events no item may accept mid-drag (~0.7 ms a move): skip that while the drag is ours.
-        send_hover = scene.sendHoverEvents
-        scene.sendHoverEvents = lambda ev, exitOnly=False: (
-            None if self._drag is not None and not exitOnly else send_hover(ev, exitOnly))
         # Once a drag is ours, its moves come straight here: pyqtgraph's way to the view box — the
-        # view's and the scene's mouse handling, a drag event built with every position mapped —
-        # took ~1 ms of each ~7 ms drag step.  The press that starts the drag and the release that
-        # ends it still go through pyqtgraph.
+        # view's and the scene's mouse handling, a drag event built with every position mapped, and a
+        # hit-test of every item under the pointer for hover events (~1.7 ms of each drag step) — is
+        # skipped.  The press that starts the drag and the release that ends it still go through pyqtgraph.
         self.plot_widget.viewport().installEventFilter(self)
 
         session.scene_changed.connect(self._on_scene)
@@ -493,8 +490,18 @@ class VectorPlane(FollowsAppearance, QWidget):
             width *= 0.6
         return pg.mkPen(c, width=self._pen_w(width), style=style)
 
+    def _pixel_size(self) -> tuple[float, float]:
+        """A screen pixel's size in view units, (x, y): what ``ViewBox.viewPixelSize()`` says for the
+        plane's unrotated view, without inverting the view's transform (which is singular at extreme
+        ranges, where pyqtgraph then falls back to a pseudo-inverse that warns on NumPy ≥ 2.5)."""
+        (x0, x1), (y0, y1) = self.view_box.viewRange()
+        rect = self.view_box.rect()
+        scale = self.plot_widget.transform()
+        wide, tall = rect.width() * scale.m11(), rect.height() * scale.m22()
+        return ((x1 - x0) / wide if wide > 0 else 0.0, (y1 - y0) / tall if tall > 0 else 0.0)
+
     def _draw(self, *args) -> None:
-        px = self.view_box.viewPixelSize()
+        px = self._pixel_size()
         if not (px[0] > 0 and px[1] > 0 and math.isfinite(px[0]) and math.isfinite(px[1])):
             px = (0.01, 0.01)
         head = HEAD_PX * self._font_scale * self._theme.line_scale ** 0.5
@@ -502,25 +509,25 @@ class VectorPlane(FollowsAppearance, QWidget):
         best = self._best if self._best is not None and self._best < n else None
         # All keys, the best one too (its bold arrow is drawn over it): the set then stays the same,
         # and cached, when only the best match changes (at 1024 keys a redraw costs ~15 ms).
-        _set_arrows(self._keys_item, *self._arrows("keys", self._keys, head, px))
+        _set_arrows(self._segments, self._keys_item, *self._arrows("keys", self._keys, head, px))
         if best is not None:
             bx, by = arrow_segments(self._keys[best:best + 1], head * 1.15, px)
-            _set_arrows(self._best_halo, bx, by)
-            _set_arrows(self._best_item, bx, by)
+            _set_arrows(self._segments, self._best_halo, bx, by)
+            _set_arrows(self._segments, self._best_item, bx, by)
         else:
-            _set_arrows(self._best_halo, _EMPTY, _EMPTY)
-            _set_arrows(self._best_item, _EMPTY, _EMPTY)
+            _set_arrows(self._segments, self._best_halo, _EMPTY, _EMPTY)
+            _set_arrows(self._segments, self._best_item, _EMPTY, _EMPTY)
         show_v = self.values_visible()
         if show_v:
-            _set_arrows(self._values_item, *self._arrows("values", self._values, head, px))
+            _set_arrows(self._segments, self._values_item, *self._arrows("values", self._values, head, px))
         else:
-            _set_arrows(self._values_item, _EMPTY, _EMPTY)
-        _set_arrows(self._query_item, *arrow_segments(self._query_vec, head * 1.15, px))
+            _set_arrows(self._segments, self._values_item, _EMPTY, _EMPTY)
+        _set_arrows(self._segments, self._query_item, *arrow_segments(self._query_vec, head * 1.15, px))
         show_out = self._session.stage == "output" and self._output is not None
         if show_out:
-            _set_arrows(self._output_item, *arrow_segments(self._output, head * 1.15, px))
+            _set_arrows(self._segments, self._output_item, *arrow_segments(self._output, head * 1.15, px))
         else:
-            _set_arrows(self._output_item, _EMPTY, _EMPTY)
+            _set_arrows(self._segments, self._output_item, _EMPTY, _EMPTY)
         self._draw_labels(show_v, show_out, px)
 
     def _arrows(self, name: str, vecs: np.ndarray, head: float, px) -> tuple[np.ndarray, np.ndarray]:
@@ -537,6 +544,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         for item in self._labels:
             self.plot.removeItem(item)
         self._labels = []
+        self._label_shows.clear()
         self._labels_sig = None
 
     def _draw_labels(self, show_v: bool, show_out: bool, px: tuple[float, float] = (0.01, 0.01)) -> None:
@@ -598,12 +606,13 @@ class VectorPlane(FollowsAppearance, QWidget):
             texts.append("".join(sep + s for sep, s, _, _ in words))
             # Re-laying out rich text costs ~0.3 ms a label: new text only for a label whose text changed
             # (the query's label moves on every edit, with the same words).
-            if getattr(item, "_qkv_html", None) != html:
-                item._qkv_html = html
+            shows = self._label_shows.setdefault(item, [None, None])
+            if shows[0] != html:
+                shows[0] = html
                 item.setHtml(html)
             anchor = anchors.get((x, y)) or _anchor(x, y)
-            if getattr(item, "_qkv_pos", None) != (x, y, anchor):
-                item._qkv_pos = (x, y, anchor)
+            if shows[1] != (x, y, anchor):
+                shows[1] = (x, y, anchor)
                 item.setAnchor(anchor)
                 item.setPos(x, y)
             if not item.isVisible():

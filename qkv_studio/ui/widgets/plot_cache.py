@@ -8,6 +8,9 @@ once into a pixmap and blitted until the axis itself changes (a new range, ticks
 The axes also lose pyqtgraph's automatic SI prefix ("weight (×1e-3)"): nothing here has units to
 prefix, and keeping it current re-parses the axis label's HTML on every range change (~0.1 ms each,
 hundreds while the window is built).
+
+Everything here is pyqtgraph's and Qt's public API: no private method is overridden and nothing is
+stored on pyqtgraph's objects (the axes and the legend are subclasses that keep their own state).
 """
 
 from __future__ import annotations
@@ -15,10 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPixmap, QTextDocument
+from PySide6.QtGui import QImage, QPainter, QPicture, QPixmap
 from PySide6.QtWidgets import QGraphicsItem
-
-from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
 
 
 def cache_axes(*items: pg.PlotItem | pg.ColorBarItem) -> None:
@@ -45,54 +46,24 @@ class RememberingAxis(pg.AxisItem):
     step swaps the heatmap's legend between the score, scaled and weight scales, and stepping back and
     forth did that work every time.  A picture is remembered under everything it was drawn from —
     range, size, font, style, pens, ticks, and the linked view's rectangle when the axis draws a grid
-    across it — so any other change simply misses.
+    across it — so any other change simply misses.  Only public API: ``paint`` draws through
+    ``generateDrawSpecs``/``drawPicture`` into a QPicture of its own, and the setters it overrides
+    record what they were given (a device-coordinate cache, :func:`cache_axes`, keeps the axis from
+    being painted at all until it changes).
     """
 
     KEEP = 8
 
     def __init__(self, *args, **kwargs) -> None:
-        self._pictures: dict[tuple, object] = {}
-        self._label_html = ""  # (pyqtgraph's title item starts empty)
-        self._label_docs: dict[str, QTextDocument] = {}
+        self._pictures: dict[tuple, QPicture] = {}  # look -> picture, the most recently used last
         self._settings: tuple | None = None  # style, ticks and spacing as a key, until one changes
+        self._ticks: list | None = None
+        self._ticks_given: str = repr(None)
+        self._spacing_given: str = repr(None)
+        self._density = 1.0
         self._bounds: tuple | None = None  # (geometry, bounding rectangle) of an axis without a grid
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)  # (see the module's docstring: from the start, not after set-up)
-
-    def _updateLabel(self) -> None:  # noqa: N802 - pyqtgraph's name
-        # pyqtgraph sets the title's HTML again on every pen, text-pen, tick-pen, label and (auto SI)
-        # range change, though it rarely changes: ~220 times, 20 ms, while the window is built.  Most
-        # axes have no title at all, and their empty <span> with the current pen's colour is laid out
-        # as rich text all the same (~0.25 ms each time): an axis without a title keeps an empty one.
-        # The axis's size follows its title only (style, visibility and fixed sizes adjust it in
-        # their own setters): the same title, the same size.
-        html = self.labelString() if (self.labelText or self.labelUnits) else ""
-        if html != self._label_html:
-            self._label_html = html
-            self._show_title(html)
-            self._adjustSize()
-        self.picture = None
-        self.update()
-
-    def _show_title(self, html: str) -> None:
-        # A title that comes back (the legend's, at each stage) is shown from the document laid out
-        # for it before: setHtml parses and lays the text out again (~0.3 ms a stage step).
-        doc = self._label_docs.get(html)
-        if doc is None:
-            if len(self._label_docs) >= self.KEEP:
-                old = self._label_docs.pop(next(iter(self._label_docs)))
-                if old is not self.label.document():
-                    old.deleteLater()
-            doc = QTextDocument(self.label)
-            doc.setDefaultFont(self.label.font())
-            self.label.setDocument(doc)
-            self.label.setHtml(html)
-            self._label_docs[html] = doc
-        else:
-            self.label.setDocument(doc)
-            # (a new document does not invalidate the title's cached pixmap: it kept showing the
-            # previous one — the last theme's colours after a theme switch)
-            self.label.update()
 
     # Everything the look is drawn from that pyqtgraph changes only through these setters is kept as
     # one key until one of them is called (the ticks of 64 token names took ~0.1 ms to repr per paint).
@@ -118,39 +89,61 @@ class RememberingAxis(pg.AxisItem):
 
     def setTicks(self, ticks) -> None:  # noqa: N802 - pyqtgraph's name
         self._settings = None
+        self._ticks = ticks
+        self._ticks_given = repr(ticks)
         super().setTicks(ticks)
 
-    def setTickSpacing(self, *args, **kwargs) -> None:  # noqa: N802 - pyqtgraph's name
+    def given_ticks(self) -> list | None:
+        """The ticks last given to ``setTicks`` (levels of (value, text) pairs), or None."""
+        return self._ticks
+
+    def setTickSpacing(self, major=None, minor=None, levels=None) -> None:  # noqa: N802 - pyqtgraph's name
         self._settings = None
-        super().setTickSpacing(*args, **kwargs)
+        self._spacing_given = repr((major, minor, levels))
+        super().setTickSpacing(major, minor, levels)
+
+    def setTickDensity(self, density=1.0) -> None:  # noqa: N802 - pyqtgraph's name
+        self._density = density
+        super().setTickDensity(density)
 
     def _look(self) -> tuple:
         if self._settings is None:
             style = self.style
             font = style.get("tickFont")
             rest = repr(sorted((k, v) for k, v in style.items() if k != "tickFont"))
-            self._settings = (font.key() if font is not None else None, rest, repr(self._tickLevels),
-                              repr(self._tickSpacing))
-        pens = tuple(None if pen is None else (pen.color().rgba(), pen.widthF(), int(pen.style().value))
-                     for pen in (self._pen, self._textPen, self._tickPen))
+            self._settings = (font.key() if font is not None else None, rest, self._ticks_given,
+                              self._spacing_given)
+        pens = tuple((pen.color().rgba(), pen.widthF(), int(pen.style().value), pen.isCosmetic())
+                     for pen in (self.pen(), self.textPen(), self.tickPen()))
         # A grid reaches across the linked view: its lines follow the view's size and place too.
         view = self.linkedView() if self.grid is not False else None
         reach = None if view is None else view.mapRectToItem(self, view.boundingRect()).getRect()
-        return (tuple(self.range), self.size().toTuple(), self._settings, pens, self._tickDensity, self.scale,
-                self.logMode, self.grid, reach)
+        return (tuple(self.range), self.size().toTuple(), self._settings, pens, self._density, self.scale,
+                self.autoSIPrefixScale, tuple(self.logMode) if isinstance(self.logMode, (list, tuple))
+                else self.logMode, self.grid, reach)
+
+    def remembered(self) -> int:
+        """How many looks' pictures the axis keeps now."""
+        return len(self._pictures)
 
     def paint(self, p, opt, widget) -> None:  # noqa: D102 - pyqtgraph's
-        if self.picture is None:
-            look = self._look()
-            picture = self._pictures.get(look)
-            if picture is None:
-                super().paint(p, opt, widget)  # (generates self.picture and plays it)
-                if len(self._pictures) >= self.KEEP:
-                    self._pictures.pop(next(iter(self._pictures)))
-                self._pictures[look] = self.picture
-                return
-            self.picture = picture
-        self.picture.play(p)
+        look = self._look()
+        picture = self._pictures.pop(look, None)
+        if picture is None:  # (what AxisItem.paint draws, into a picture of our own)
+            picture = QPicture()
+            painter = QPainter(picture)
+            try:
+                if self.style["tickFont"]:
+                    painter.setFont(self.style["tickFont"])
+                specs = self.generateDrawSpecs(painter)
+                if specs is not None:
+                    self.drawPicture(painter, *specs)
+            finally:
+                painter.end()
+            while len(self._pictures) >= self.KEEP:
+                self._pictures.pop(next(iter(self._pictures)))
+        self._pictures[look] = picture
+        picture.play(p)
 
 
 SIDES = ("left", "right", "top", "bottom")
@@ -169,19 +162,33 @@ def show_only(plot: pg.PlotItem, *sides: str) -> None:
         plot.showAxis(side, side in sides)
 
 
-class _PlotWithoutMenu(QuietPlotItem):
-    """A PlotItem whose view box builds no context menu (ColorBarItem disables it once it is built),
-    nor its options form (see quiet_plot)."""
+def plot_item(**kwargs) -> pg.PlotItem:
+    """A ``pg.PlotItem`` with a :class:`RememberingAxis` on every side and its menus off."""
+    kwargs.setdefault("enableMenu", False)
+    kwargs.setdefault("axisItems", remembering_axes())
+    plot = pg.PlotItem(**kwargs)
+    plot.setMenuEnabled(False)
+    return plot
+
+
+class _PlotItemWithoutMenu(pg.PlotItem):
+    """A PlotItem whose view box is made without its context menu (ColorBarItem makes its PlotItem with
+    one, then disables it: ~5 ms of start-up for two axis forms nobody opens)."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("enableMenu", False)
         super().__init__(*args, **kwargs)
 
 
-class LegendBar(pg.ColorBarItem, _PlotWithoutMenu):
+class LegendBar(pg.ColorBarItem, _PlotItemWithoutMenu):
     """pyqtgraph's colour bar with :class:`RememberingAxis` sides (its scale, and the frame sides that
     carry its title: a new title used to redraw that side's empty picture), built without the view-box
-    menu it would disable (~5 ms of start-up)."""
+    menu it would disable."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._strips: dict[str, QPixmap] = {}
+        self.strip_name: str | None = None
+        super().__init__(*args, **kwargs)
 
     def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph's names
         if axisItems is None:  # (only PlotItem's constructor calls this, before any axis exists)
@@ -194,14 +201,12 @@ class LegendBar(pg.ColorBarItem, _PlotWithoutMenu):
         ``name``: a stage step to or from the softmax swaps the diverging and the sequential map, and
         pyqtgraph's ``setColorMap`` built a 256-colour table and a pixmap for each swap (~0.3 ms), from
         a ColorMap read from its CSV file at start-up (~10 ms)."""
-        kept = getattr(self, "_strips", None)
-        if kept is None:
-            kept = self._strips = {}
-        strip = kept.get(name)
+        strip = self._strips.get(name)
         if strip is None:  # (as pyqtgraph builds it from its own table: one column, or one row)
-            column = np.ascontiguousarray(np.expand_dims(table, axis=0 if self.horizontal else 1))
-            strip = kept[name] = QPixmap.fromImage(
-                pg.functions.ndarray_to_qimage(column, QImage.Format.Format_RGBA8888).copy())
+            column = np.ascontiguousarray(np.expand_dims(table, axis=0 if self.horizontal else 1), dtype=np.uint8)
+            h, w = column.shape[:2]
+            data = column.tobytes()  # (alive until the pixmap has copied it)
+            strip = self._strips[name] = QPixmap.fromImage(QImage(data, w, h, 4 * w, QImage.Format.Format_RGBA8888))
         self.strip_name = name
         self.axis.setRange(self.values[0], self.values[1])
         self.bar.setPixmap(strip)

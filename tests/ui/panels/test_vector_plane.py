@@ -276,6 +276,17 @@ def test_pca_of_extreme_numbers_stays_finite_and_quiet(qtbot, big):
     assert plane.plot.getAxis("bottom").labelText.startswith("PCA 1")
 
 
+@pytest.mark.parametrize("size", [(500, 400), (900, 300), (300, 800)])
+def test_the_pixel_size_the_arrows_are_drawn_for_is_what_the_view_box_says(qtbot, session, size):
+    plane = _show(qtbot, session)
+    plane.resize(*size)
+    qtbot.wait(20)
+    plane.plot_widget.viewport().repaint()
+    mine, theirs = plane._pixel_size(), plane.view_box.viewPixelSize()
+    assert mine == pytest.approx(theirs, rel=1e-9) and mine[0] > 0
+
+
+@pytest.mark.perf
 def test_the_moves_of_a_drag_under_way_come_straight_to_the_plane(qtbot, session):
     plane = _show(qtbot, session)
     through_pyqtgraph = []

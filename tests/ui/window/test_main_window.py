@@ -238,6 +238,7 @@ def test_the_current_stage_button_shows_its_whole_label_in_a_small_window(show_w
         assert inside.width() + 4 >= QFontMetrics(button.font()).horizontalAdvance(button.text()), button.text()
 
 
+@pytest.mark.perf
 def test_the_docks_are_laid_out_before_the_first_show_so_each_plot_is_sized_once(qtbot, lesson_scene):
     from PySide6.QtCore import QEvent, QObject
 
