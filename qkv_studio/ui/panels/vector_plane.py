@@ -758,8 +758,9 @@ def _merge_close_labels(entries: list[tuple[float, float, str, str, bool]], px: 
     groups: dict[tuple[float, float], list] = {}
     lines: dict[tuple[float, float], dict] = {}  # per label: its heads' lines, as characters
     boxes: dict[tuple[float, float], tuple[float, float, float, float]] = {}
-    sx = 1.0 / px[0] if px[0] > 0 and math.isfinite(px[0]) else 100.0
-    sy = 1.0 / px[1] if px[1] > 0 and math.isfinite(px[1]) else 100.0
+    # (Python floats, not NumPy's: a far-off head's pixel position overflows to inf quietly)
+    sx = 1.0 / float(px[0]) if px[0] > 0 and math.isfinite(px[0]) else 100.0
+    sy = 1.0 / float(px[1]) if px[1] > 0 and math.isfinite(px[1]) else 100.0
     char, height = 0.6 * size, 1.3 * size
 
     def box(head: tuple[float, float], chars: int, rows: int, anchor=None) -> tuple[float, float, float, float]:
