@@ -110,7 +110,8 @@ def _ipython_runs_qt() -> bool:
         shell.enable_gui("qt")
     except Exception:  # noqa: BLE001 - no Qt integration in this IPython: the caller blocks instead
         return False
-    return True
+    # (IPython --simple-prompt cannot run the hook: it prints why and leaves the loop off)
+    return str(getattr(shell, "active_eventloop", None) or "").startswith("qt")
 
 
 def _loop_running() -> bool:

