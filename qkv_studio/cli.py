@@ -50,6 +50,7 @@ THEMES = ("light", "dark", "projector")
 COLORMAPS = ("viridis", "cividis", "magma", "grayscale")
 NUMBER_SUFFIXES = (".csv", ".json")
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
+QKV_FILE_SUFFIXES = (".npz", ".safetensors")
 WIDTH_RANGE = (100, 7680)
 SIZE_RANGE = (200, 7680)
 DEFAULT_SIZE = (1600, 900)
@@ -263,9 +264,10 @@ def _prepare(args: argparse.Namespace) -> tuple[Scene, str, tuple[int, int] | No
 
 
 def _is_qkv_file(args: argparse.Namespace) -> bool:
-    from qkv_studio.core.models.qkv_file import is_qkv_file
-
-    return getattr(args, "preset", None) is None and is_qkv_file(args.file)
+    """FILE is q, k, v from a model (core/models/qkv_file.py's SUFFIXES; named here so that opening a
+    session file does not import the models)."""
+    return (getattr(args, "preset", None) is None and args.file is not None
+            and Path(args.file).suffix.lower() in QKV_FILE_SUFFIXES)
 
 
 def _qkv_file_scene(args: argparse.Namespace) -> Scene:

@@ -268,3 +268,10 @@ def test_a_file_captured_from_a_real_model_gives_back_its_attention(tmp_path, ca
     obj = json.loads(out.read_text())
     assert obj["tokens"] == list(run.scene_tokens())
     np.testing.assert_allclose(np.array(obj["weights"]), run.weights[3, 5], atol=1e-5)  # (float32 in the file)
+
+
+def test_the_command_line_knows_the_same_suffixes_without_importing_the_models():
+    from qkv_studio import cli
+    from qkv_studio.core.models import qkv_file
+
+    assert cli.QKV_FILE_SUFFIXES == qkv_file.SUFFIXES
