@@ -275,3 +275,22 @@ def test_the_command_line_knows_the_same_suffixes_without_importing_the_models()
     from qkv_studio.core.models import qkv_file
 
     assert cli.QKV_FILE_SUFFIXES == qkv_file.SUFFIXES
+
+
+def test_an_array_promising_more_than_the_archive_holds_is_refused_before_allocating(tmp_path):
+    import io
+    import zipfile
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (4000, 4000, 4000)})
+    with zipfile.ZipFile(tmp_path / "lie.npz", "w") as zf:
+        for name in ("q", "k", "v"):
+            zf.writestr(f"{name}.npy", header.getvalue())
+    with pytest.raises(SessionFileError, match=r"'q' of shape \(4000, 4000, 4000\) needs 512,000,000,000 bytes"):
+        read_qkv_file(tmp_path / "lie.npz")
+
+
+def test_a_small_pickled_array_is_refused_by_its_header(tmp_path):
+    np.savez(tmp_path / "obj.npz", q=np.array([None] * 1000, dtype=object), k=np.zeros((1, 1)), v=np.zeros((1, 1)))
+    with pytest.raises(SessionFileError, match=r"'q' holds Python objects \(a pickle\)"):
+        read_qkv_file(tmp_path / "obj.npz")

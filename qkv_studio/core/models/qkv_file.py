@@ -37,6 +37,8 @@ SUFFIXES = (".npz", ".safetensors")
 MAX_LAYERS = 256
 MAX_HEADS = 256
 MAX_UNPACKED = 4 * MAX_BYTES  # what the arrays of a compressed .npz may unpack to
+_PICKLED = ("array {key!r} holds Python objects (a pickle); files are read without running anything: save numbers, "
+            "and tokens as an array of strings")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -146,10 +148,12 @@ def _read_npz(p: Path, source: str) -> tuple[dict, dict]:
     try:
         with zipfile.ZipFile(p) as zf:
             unpacked = sum(info.file_size for info in zf.infolist())
+            if unpacked > MAX_UNPACKED:
+                raise SessionFileError(source, f"its arrays unpack to {unpacked:,} bytes; at most {MAX_UNPACKED:,}")
+            for info in zf.infolist():
+                _check_header(zf, info, source)
     except (zipfile.BadZipFile, OSError, EOFError):
         raise SessionFileError(source, "is not a NumPy .npz file (not a zip archive)") from None
-    if unpacked > MAX_UNPACKED:
-        raise SessionFileError(source, f"its arrays unpack to {unpacked:,} bytes; at most {MAX_UNPACKED:,}")
     arrays: dict = {}
     try:
         with np.load(p, allow_pickle=False) as npz:
@@ -158,15 +162,33 @@ def _read_npz(p: Path, source: str) -> tuple[dict, dict]:
                     arrays[key] = npz[key]
                 except ValueError as exc:
                     if "allow_pickle" in str(exc) or "pickle" in str(exc).lower():
-                        raise SessionFileError(source, f"array {key!r} holds Python objects (a pickle); files are "
-                                                       f"read without running anything: save numbers, and tokens "
-                                                       f"as an array of strings") from None
+                        raise SessionFileError(source, _PICKLED.format(key=key)) from None
                     raise SessionFileError(source, f"array {key!r} cannot be read: {exc}") from None
     except SessionFileError:
         raise
     except Exception as exc:  # noqa: BLE001 - a damaged archive: one line
         raise SessionFileError(source, f"is not a readable .npz file ({type(exc).__name__}: {exc})") from None
     return arrays, {}
+
+
+def _check_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> None:
+    """Refuse an array whose header promises more data than the archive holds, before any is allocated."""
+    if not info.filename.endswith(".npy"):
+        return
+    key = info.filename[:-4]
+    try:
+        with zf.open(info) as fh:
+            version = np.lib.format.read_magic(fh)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _, dtype = read(fh)
+    except ValueError as exc:
+        raise SessionFileError(source, f"array {key!r} is not a NumPy array ({_one_line(exc)})") from None
+    if dtype.hasobject:
+        raise SessionFileError(source, _PICKLED.format(key=key))
+    size = int(np.prod(shape, dtype=object)) * max(dtype.itemsize, 1)
+    if size > info.file_size:
+        raise SessionFileError(source, f"array {key!r} of shape {shape} needs {size:,} bytes but the archive holds "
+                                       f"{info.file_size:,}")
 
 
 def _read_safetensors(p: Path, source: str) -> tuple[dict, dict]:
