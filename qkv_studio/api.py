@@ -4,6 +4,7 @@
 
     import qkv_studio
     win = qkv_studio.show(q, k, v, ["the", "cat", "sat"], mask="causal")   # the window, on your arrays
+    win = qkv_studio.show("captured.npz")                                   # q, k, v saved from a model
     scene = qkv_studio.Scene.from_arrays(q, k, v, tokens)                   # no window
     scene.save("mine.qkv.json")                                             # a session file
     qkv_studio.export(scene, "fig.svg", stage="weights", query="sat")       # as `qkv-studio export`
@@ -146,10 +147,21 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
     """Open the main window on your arrays (as :meth:`Scene.from_arrays` takes them) or on ``scene``, and
     return it (a ``MainWindow``; ``window.session.scene`` is what it shows).
 
+    ``show(scene)`` takes a Scene as the first argument too; ``show("captured.npz")`` (or ``.safetensors``,
+    or a ``*.qkv.json`` session file) opens a file: a Q/K/V file from a model opens on its first head with
+    the Real model panel paging through its layers and heads.
+
     ``block`` says whether to run Qt's event loop until the window is closed; None decides (see the
     module notes: at once in IPython/Jupyter and ``python -i``, the loop in a script).  Raises
     :class:`SceneError` with one line for bad arrays, before any window opens.
     """
+    source, doc = None, ""
+    if isinstance(q, Scene) and scene is None:
+        q, scene = None, q
+    elif isinstance(q, (str, os.PathLike)) and scene is None:
+        scene, source = _open_file(q)
+        doc = "" if source is not None else os.fspath(q)  # (Save writes back to a session file, never to .npz)
+        q = None
     scene = _scene_from(scene, dict(q=q, k=k, v=v, tokens=tokens, x=x, wq=wq, wk=wk, wv=wv, mask=mask,
                                     scale=scale, title=title, query=query))
     from qkv_studio.app import ensure_qapp
@@ -158,17 +170,34 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
     blocking = will_block(block)
     from qkv_studio.ui.window.main_window import MainWindow
 
-    window = MainWindow(scene, "")
+    window = MainWindow(scene, doc)
     _windows.append(window)
     window.destroyed.connect(lambda *_: _forget(window))
     window.show()
     if app.platformName() != "offscreen":  # (which cannot raise a window, and says so)
         window.raise_()
+    if source is not None:  # the file's model in the Real model panel, on its first head
+        from qkv_studio.app import _show_model_head
+
+        window.show_panel(window.dock_model)
+        _show_model_head(window, scene, source.name, source.text, 0, 0)
     if presentation:
         window.set_presentation(True)
     if blocking:
         _run_until_closed(app, window)
     return window
+
+
+def _open_file(path: str | os.PathLike):
+    """(scene, its Q/K/V file model or None) for a file ``show`` was given; raises SessionFileError."""
+    from qkv_studio.core.models.qkv_file import is_qkv_file, read_qkv_file, register
+
+    if is_qkv_file(path):
+        source = register(read_qkv_file(path))
+        return source.run().head_scene(0, 0), source
+    from qkv_studio.core.sessionfile import read_session
+
+    return read_session(path), None
 
 
 def _forget(window) -> None:

@@ -258,3 +258,27 @@ def test_run_returns_at_once_where_show_would_not_block(monkeypatch):
     shell = types.SimpleNamespace(active_eventloop="qt", enable_gui=lambda gui: None)
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
     qkv_studio.run()  # (would hang here if it ran the loop)
+
+
+def test_show_takes_a_scene_a_session_file_or_a_qkv_file(qtbot, tmp_path, monkeypatch):
+    from qkv_studio.core.models import registry
+
+    monkeypatch.setattr(registry, "MODELS", dict(registry.MODELS))
+    scene = Scene.from_arrays(Q, K, V, TOKENS, title="Given")
+    w = qkv_studio.show(scene, block=False)
+    qtbot.addWidget(w)
+    assert w.session.scene.same_as(scene)
+    _close(w, qtbot)
+    scene.save(tmp_path / "s.qkv.json")
+    w = qkv_studio.show(tmp_path / "s.qkv.json", block=False)
+    qtbot.addWidget(w)
+    assert w.session.scene.same_as(scene) and w.session.path == str(tmp_path / "s.qkv.json")
+    _close(w, qtbot)
+    q = RNG.normal(size=(2, 3, 4, 5))
+    np.savez(tmp_path / "cap.npz", q=q, k=q, v=q, tokens=np.array(TOKENS))
+    w = qkv_studio.show(str(tmp_path / "cap.npz"), block=False)
+    qtbot.addWidget(w)
+    panel = w.model_panel
+    assert panel.model.name == "file-cap-npz" and panel.showing_model_head() and w.session.path == ""
+    assert panel.select(1, 2) and np.array_equal(w.session.scene.q, q[1, 2])
+    _close(w, qtbot)
