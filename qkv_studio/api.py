@@ -134,11 +134,18 @@ def will_block(block: bool | None = None) -> bool:
 
 
 def _scene_from(scene: Scene | None, args: dict) -> Scene:
-    if scene is not None:
-        if any(v is not None for k, v in args.items() if k not in ("scale", "title", "mask", "query")):
-            raise SceneError("scene", "give a scene or arrays, not both")
-        return scene
-    return Scene.from_arrays(**args)
+    """The scene ``show`` opens: ``scene`` (with ``mask``, ``scale``, ``query`` given applied) or the arrays'."""
+    if scene is None:
+        return Scene.from_arrays(**args)
+    if any(args[name] is not None for name in ("q", "k", "v", "tokens", "x", "wq", "wk", "wv")):
+        raise SceneError("scene", "give a scene (or a file) or arrays, not both")
+    if args["mask"] is not None:
+        scene = scene.with_mask(args["mask"])
+    if not args["scale"]:
+        scene = scene.with_scale(False)
+    if args["query"] != 0:
+        scene = scene.with_query(scene.find_token(args["query"]))
+    return scene
 
 
 def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None, wq=None, wk=None, wv=None,

@@ -269,6 +269,12 @@ def test_show_takes_a_scene_a_session_file_or_a_qkv_file(qtbot, tmp_path, monkey
     qtbot.addWidget(w)
     assert w.session.scene.same_as(scene)
     _close(w, qtbot)
+    w = qkv_studio.show(scene, mask="causal", query="sat", block=False)  # the options still apply
+    qtbot.addWidget(w)
+    assert w.session.scene.mask == "causal" and w.session.query == 2
+    _close(w, qtbot)
+    with pytest.raises(SceneError, match="not both"):
+        qkv_studio.show(scene, k=K, block=False)
     scene.save(tmp_path / "s.qkv.json")
     w = qkv_studio.show(tmp_path / "s.qkv.json", block=False)
     qtbot.addWidget(w)
