@@ -179,7 +179,7 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
 
     window = MainWindow(scene, doc)
     _windows.append(window)
-    window.destroyed.connect(lambda *_: _forget(window))
+    window.installEventFilter(_closing_watcher(window))
     window.show()
     if app.platformName() != "offscreen":  # (which cannot raise a window, and says so)
         window.raise_()
@@ -214,24 +214,39 @@ def _forget(window) -> None:
         pass
 
 
-def _run_until_closed(app, window) -> None:
-    """Run an event loop until ``window`` is closed (a cancelled close keeps it running)."""
-    from PySide6.QtCore import QEventLoop, QObject, QEvent, QTimer
+_closed_hooks: dict[int, list] = {}  # id(window) → what to call once it has closed (a blocking show's loop)
 
-    loop = QEventLoop()
 
-    class _Closed(QObject):
+def _closing_watcher(window):
+    """An event filter that lets go of ``window`` once it has closed (a close the user cancelled — unsaved
+    edits — keeps it) and calls the hooks waiting for that; your own reference keeps it alive."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    class _Watcher(QObject):
         def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
             if event.type() == QEvent.Type.Close:
-                QTimer.singleShot(0, lambda: None if window.isVisible() else loop.quit())
+                QTimer.singleShot(0, self._after_close)
             return False
 
-    watcher = _Closed()
-    window.installEventFilter(watcher)
-    if window.isVisible():
-        loop.exec()
-    window.removeEventFilter(watcher)
-    _forget(window)
+        def _after_close(self) -> None:
+            if window.isVisible():
+                return
+            _forget(window)
+            for hook in _closed_hooks.pop(id(window), []):
+                hook()
+
+    return _Watcher(window)  # (a child of the window: it lives as long as the window)
+
+
+def _run_until_closed(app, window) -> None:
+    """Run an event loop until ``window`` is closed (a cancelled close keeps it running)."""
+    from PySide6.QtCore import QEventLoop
+
+    if not window.isVisible():
+        return
+    loop = QEventLoop()
+    _closed_hooks.setdefault(id(window), []).append(loop.quit)
+    loop.exec()
 
 
 def run(*, force: bool = False) -> None:

@@ -177,6 +177,8 @@ def test_show_returns_a_live_window_holding_the_arrays(qtbot):
     w.session.set_query(1)  # live: the window's session takes edits and the views follow
     qtbot.waitUntil(lambda: w.session.query == 1)
     _close(w, qtbot)
+    qtbot.waitUntil(lambda: w not in _windows)  # closed: the module lets go of it (your reference keeps it)
+    assert w.session.scene.tokens == tuple(TOKENS)
 
 
 def test_show_raises_before_any_window_for_bad_arrays(qtbot):
@@ -288,3 +290,31 @@ def test_show_takes_a_scene_a_session_file_or_a_qkv_file(qtbot, tmp_path, monkey
     assert panel.model.name == "file-cap-npz" and panel.showing_model_head() and w.session.path == ""
     assert panel.select(1, 2) and np.array_equal(w.session.scene.q, q[1, 2])
     _close(w, qtbot)
+
+
+def test_a_cancelled_close_keeps_a_blocking_show_running(qtbot, monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    steps = []
+
+    def window():
+        return next(t for t in QApplication.topLevelWidgets() if getattr(t, "session", None) is not None
+                    and t.isVisible() and t.session.scene.title == "Cancel me")
+
+    def cancel():
+        w = window()
+        w.confirm_discard = lambda: False  # the user answers Cancel to "save your changes?"
+        w.close()
+        steps.append(("cancelled", w.isVisible()))
+        QTimer.singleShot(100, lambda: (steps.append(("still running", window().isVisible())), accept()))
+
+    def accept():
+        w = window()
+        w.confirm_discard = lambda: True
+        w.close()
+
+    QTimer.singleShot(200, cancel)
+    w = qkv_studio.show(Q, K, V, TOKENS, title="Cancel me", block=True)
+    qtbot.addWidget(w)
+    assert steps == [("cancelled", True), ("still running", True)] and not w.isVisible()
