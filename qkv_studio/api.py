@@ -179,7 +179,7 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
 
     window = MainWindow(scene, doc)
     _windows.append(window)
-    window.installEventFilter(_closing_watcher(window))
+    window.installEventFilter(_closing_watcher(window))  # (a child of the window: it lives as long)
     window.show()
     if app.platformName() != "offscreen":  # (which cannot raise a window, and says so)
         window.raise_()
@@ -214,28 +214,42 @@ def _forget(window) -> None:
         pass
 
 
-_closed_hooks: dict[int, list] = {}  # id(window) → what to call once it has closed (a blocking show's loop)
+_watcher_class = None
 
 
 def _closing_watcher(window):
-    """An event filter that lets go of ``window`` once it has closed (a close the user cancelled — unsaved
-    edits — keeps it) and calls the hooks waiting for that; your own reference keeps it alive."""
-    from PySide6.QtCore import QEvent, QObject, QTimer
+    """A child of ``window`` that lets go of it once it has closed (a close the user cancelled — unsaved
+    edits — keeps it) and then calls its ``hooks`` (a blocking show's loop.quit); your own reference keeps
+    the window alive.
 
-    class _Watcher(QObject):
-        def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
-            if event.type() == QEvent.Type.Close:
-                QTimer.singleShot(0, self._after_close)
-            return False
+    One class for every window, holding no Python reference to it: a Qt object in a reference cycle is
+    freed by the cyclic collector at an arbitrary moment, which PySide6 does not survive everywhere."""
+    global _watcher_class
+    if _watcher_class is None:
+        from PySide6.QtCore import QEvent, QObject, QTimer
 
-        def _after_close(self) -> None:
-            if window.isVisible():
-                return
-            _forget(window)
-            for hook in _closed_hooks.pop(id(window), []):
-                hook()
+        class _ClosingWatcher(QObject):
+            def __init__(self, parent) -> None:
+                super().__init__(parent)
+                self.hooks: list = []
 
-    return _Watcher(window)  # (a child of the window: it lives as long as the window)
+            def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+                if event.type() == QEvent.Type.Close:
+                    QTimer.singleShot(0, self, self._after_close)  # (after the close was accepted or not)
+                return False
+
+            def _after_close(self) -> None:
+                window = self.parent()
+                if window is None or window.isVisible():
+                    return
+                hooks, self.hooks = self.hooks, []
+                for hook in hooks:
+                    hook()
+                # the module's reference is dropped once this window's events are done with it
+                QTimer.singleShot(0, lambda: _forget(window))
+
+        _watcher_class = _ClosingWatcher
+    return _watcher_class(window)
 
 
 def _run_until_closed(app, window) -> None:
@@ -245,7 +259,7 @@ def _run_until_closed(app, window) -> None:
     if not window.isVisible():
         return
     loop = QEventLoop()
-    _closed_hooks.setdefault(id(window), []).append(loop.quit)
+    window.findChild(_watcher_class).hooks.append(loop.quit)
     loop.exec()
 
 
