@@ -42,3 +42,35 @@ def _resume_gc(*, freeze: bool = False) -> None:
     if freeze:
         gc.freeze()
     gc.enable()
+
+
+# The Python API (``qkv_studio.show``, ``Scene``, ``export`` …), imported on first use: ``import
+# qkv_studio`` stays light (the command line imports it before anything else).
+_LAZY = {
+    "Scene": "qkv_studio.core.scene",
+    "SceneError": "qkv_studio.core.scene",
+    "show": "qkv_studio.api",
+    "run": "qkv_studio.api",
+}
+# ``qkv_studio.export`` is the export package, made callable (see qkv_studio/export/__init__.py): the
+# attribute the import system sets for the package and the function are then one and the same.
+_CALLABLE_PACKAGES = ("export",)
+__all__ = ["__version__", *_LAZY, *_CALLABLE_PACKAGES]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    if name in _CALLABLE_PACKAGES:
+        import importlib
+
+        return importlib.import_module(f"qkv_studio.{name}")
+    raise AttributeError(f"module 'qkv_studio' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_CALLABLE_PACKAGES))

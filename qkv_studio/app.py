@@ -42,8 +42,12 @@ def ensure_qapp(*, offscreen_if_headless: bool = False):
     return app
 
 
-def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: str | None = None) -> int:
-    """Open the main window on ``scene`` and run the event loop; returns the exit code."""
+def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: str | None = None,
+            model: tuple[str, str, int, int] | None = None) -> int:
+    """Open the main window on ``scene`` and run the event loop; returns the exit code.
+
+    ``model`` = (name, text, layer, head) opens the Real model panel on that registered model's head (as
+    :func:`prepare_window`), e.g. a Q/K/V file's."""
     app = ensure_qapp()
     from qkv_studio import reliability
     from qkv_studio.ui.window.main_window import MainWindow
@@ -52,6 +56,9 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
     recovered = reliability.offer_recovery(None)  # after a crash: restore the autosaved scene?
     window = MainWindow(scene, path)
     reliability.attach(window)
+    if model is not None:
+        window.show_panel(window.dock_model)
+        _show_model_head(window, scene, *model)
     if recovered is not None:
         reliability.restore(window, recovered)
     window.show()

@@ -51,6 +51,7 @@ COMMANDS = ("export", "screenshot", "presets")
 DEFAULT_PRESET = "lesson"
 THEMES = ("light", "dark", "projector")
 COLORMAPS = ("viridis", "cividis", "magma", "grayscale")
+QKV_FILE_SUFFIXES = (".npz", ".safetensors")
 WIDTH_RANGE = (100, 7680)
 SIZE_RANGE = (200, 7680)
 DEFAULT_SIZE = (1600, 900)
@@ -145,7 +146,9 @@ def _size(text: str) -> tuple[int, int]:
 
 # ---- parsers -------------------------------------------------------------------------------------------
 def _add_source(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?", metavar="FILE", help="a session file (*.qkv.json)")
+    p.add_argument("file", nargs="?", metavar="FILE",
+                   help="a session file (*.qkv.json), or q, k, v captured from a model (.npz or .safetensors: "
+                        "--layer and --head choose one head)")
     p.add_argument("--preset", metavar="NAME", help=f"a built-in scene (default {DEFAULT_PRESET}; see 'presets')")
 
 
@@ -291,6 +294,8 @@ def _prepare(args: argparse.Namespace) -> tuple[Scene, str, tuple[int, int] | No
     head = None
     if getattr(args, "model", None) is not None:
         scene, path = _model_scene(args), ""
+    elif _is_qkv_file(args):
+        scene, path = _qkv_file_scene(args), ""
     elif any(getattr(args, name, None) is not None for name in ("text", "layer")):
         raise CliError(f"--text and --layer need --model {_model_names()}")
     elif getattr(args, "generate", None) is not None:
@@ -342,6 +347,38 @@ def _find_query(scene: Scene, query: str) -> int:
         raise
     except ValueError as exc:
         raise CliError(f"--query '{_brief(query)}': {exc}") from None
+
+
+def _is_qkv_file(args: argparse.Namespace) -> bool:
+    """FILE is q, k, v from a model (core/models/qkv_file.py's SUFFIXES; named here so that opening a
+    session file does not import the models)."""
+    return (getattr(args, "preset", None) is None and args.file is not None
+            and Path(args.file).suffix.lower() in QKV_FILE_SUFFIXES)
+
+
+def _qkv_file_scene(args: argparse.Namespace) -> Scene:
+    """One head of a Q/K/V file: --layer/--head (0-based), needed only when the file holds more than one.
+
+    The file's model and the head are kept as ``args.qkv_head`` = (model, layer, head) for the figure's
+    heading and the screenshot's model panel."""
+    from qkv_studio.core.models import ModelInputError
+    from qkv_studio.core.models.qkv_file import read_qkv_file
+
+    if getattr(args, "text", None) is not None:
+        raise CliError("--text is for --model: a Q/K/V file holds its own tokens")
+    model = read_qkv_file(args.file)
+    picked = []
+    for what, value, count in (("layer", args.layer, model.n_layers), ("head", args.head, model.n_heads)):
+        if value is None and count > 1:
+            raise CliError(f"{args.file} holds {model.n_layers} layers × {model.n_heads} heads: give --layer L "
+                           f"(0–{model.n_layers - 1}) and --head H (0–{model.n_heads - 1}), counted from 0")
+        picked.append(0 if value is None else value)
+    try:
+        scene = model.run().head_scene(*picked)
+    except ModelInputError as exc:
+        raise CliError(f"{args.file}: {exc}") from None
+    args.qkv_head = (model, *picked)
+    return scene
 
 
 def _head_of(scene: Scene, head: int) -> Scene:
@@ -441,7 +478,14 @@ def _run_foreign(write, out: Path, what: str) -> None:
 # ---- commands ------------------------------------------------------------------------------------------
 def _cmd_window(argv: list[str]) -> int:
     args = _window_parser().parse_args(argv)
-    scene, path = _load(args)
+    model = None
+    if _is_qkv_file(args):  # q, k, v from a model: the Real model panel pages through its layers and heads
+        from qkv_studio.core.models.qkv_file import read_qkv_file, register
+
+        source = register(read_qkv_file(args.file))
+        scene, path, model = source.run().head_scene(0, 0), "", (source.name, source.text, 0, 0)
+    else:
+        scene, path = _load(args)
     if args.deck is not None:
         _check_deck(args.deck)
     from qkv_studio.platform_check import check
@@ -454,7 +498,8 @@ def _cmd_window(argv: list[str]) -> int:
         from qkv_studio.app import run_gui
     except ImportError as exc:
         raise CliError(f"the window cannot start: {exc}", 1) from None
-    return int(run_gui(scene, path, presentation=args.presentation, deck=args.deck) or 0)
+    extra = {} if model is None else {"model": model}
+    return int(run_gui(scene, path, presentation=args.presentation, deck=args.deck, **extra) or 0)
 
 
 def _check_deck(deck: str) -> None:
@@ -504,6 +549,9 @@ def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> s
 
         layer = 0 if args.layer is None else args.layer
         return f"{get_model(args.model).title} layer {layer} head {0 if args.head is None else args.head}"
+    if getattr(args, "qkv_head", None) is not None:
+        source, layer, head_index = args.qkv_head
+        return f"{source.title} layer {layer} head {head_index}"
     if head is not None:
         return f"head {head[0]} (of heads 0–{head[1] - 1})"
     return ""
@@ -517,6 +565,11 @@ def _cmd_screenshot(argv: list[str]) -> int:
     if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
         model = (args.model, args.text, 0 if args.layer is None else args.layer,
                  0 if args.head is None else args.head)
+    elif getattr(args, "qkv_head", None) is not None:  # a Q/K/V file: the model panel shows it as a model
+        from qkv_studio.core.models.qkv_file import register
+
+        source, layer, head_index = args.qkv_head
+        model = (register(source).name, source.text, layer, head_index)
     try:
         from qkv_studio.app import screenshot
     except ImportError:

@@ -1,3 +1,21 @@
 """Exporting figures and numbers to files: the format registry (:mod:`.formats`), the writers
 (:mod:`.figures`, :mod:`.png`, :mod:`.numbers`), one file (:mod:`.files`), a deck of all stages
-(:mod:`.deck`) and the atomic writing they share (:mod:`.atomic`)."""
+(:mod:`.deck`) and the atomic writing they share (:mod:`.atomic`).
+
+The package is also the function ``qkv_studio.export(scene, path, …)`` of the Python API:
+``qkv_studio.export`` names this package once anything under it is imported, so the package is made
+callable — calling it is :func:`qkv_studio.api.export`.
+"""
+
+import sys
+import types
+
+
+class _CallableModule(types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        from qkv_studio.api import export
+
+        return export(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -102,6 +102,7 @@ class ModelPanel(FollowsAppearance, QWidget):
             self.model_box.addItem(entry.title, entry.name)
         self.model_box.setCurrentIndex(self.model_box.findData(self.state.model.name))
         self.sentence = QLineEdit(text)
+        self._typed = text  # the sentence typed, kept while a model with fixed tokens is chosen
         self.sentence.setPlaceholderText("Type a sentence and press Enter")
         self.sentence.setClearButtonEnabled(True)
         self.sentence.setMaxLength(4000)
@@ -341,7 +342,8 @@ class ModelPanel(FollowsAppearance, QWidget):
             self.title.setText(f"· {sizes}")
         else:
             causal = ", causal" if m.causal else ""
-            self.title.setText(f"{html.escape(m.description)}, {sizes}{causal}, on your sentence")
+            on = "" if isinstance(getattr(m, "text", None), str) else ", on your sentence"
+            self.title.setText(f"{html.escape(m.description)}, {sizes}{causal}{on}")
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         """Small multiples and projection side by side in a wide panel, stacked in a tall one; one-line
@@ -359,7 +361,10 @@ class ModelPanel(FollowsAppearance, QWidget):
         """Everything that depends on the chosen model, before any run: title, ranges, install hint."""
         m, available = self.state.model, self.available
         with signals_blocked(self.model_box):
+            if self.model_box.findData(m.name) < 0:  # registered after the panel was made (a file opened)
+                self.model_box.addItem(m.title, m.name)
             self.model_box.setCurrentIndex(self.model_box.findData(m.name))
+        self._show_fixed_text(m)
         text = _install_text(m)
         if self.state.failure():
             text += f"<br><i>{html.escape(self.state.failure())}</i>"
@@ -386,6 +391,21 @@ class ModelPanel(FollowsAppearance, QWidget):
         self.next_bars.set_choices(choices)
         self.next_bars.setVisible(bool(choices))
         self.next_button.setEnabled(bool(choices))
+
+    def _show_fixed_text(self, m: AttentionModel) -> None:
+        """A model whose tokens are fixed (a Q/K/V file's ``text``) shows them in place of your sentence,
+        read-only; your sentence comes back with the next model."""
+        fixed = getattr(m, "text", None)
+        if isinstance(fixed, str):
+            if not self.sentence.isReadOnly():
+                self._typed = self.sentence.text()
+            self.sentence.setText(fixed)
+            self.sentence.setReadOnly(True)
+            self.sentence.setToolTip("The tokens of the file (fixed by it): press Run to show its heads")
+        elif self.sentence.isReadOnly():
+            self.sentence.setReadOnly(False)
+            self.sentence.setText(self._typed)
+            self.sentence.setToolTip("")
 
     def _set_ranges(self) -> None:
         for box, what, count in ((self.layer_box, "Layer", self.state.n_layers),
