@@ -32,59 +32,13 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from qkv_studio.core.scene import Scene, SceneError
+from qkv_studio.export.script import export  # noqa: F401 - part of the API
 
-NUMBER_SUFFIXES = (".csv", ".json")
-IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 
 _windows: list = []  # the windows show() opened: kept alive while open (a notebook keeps no reference)
-
-
-def export(scene: Scene, path: str | os.PathLike, *, stage: str | None = None, query: int | str | None = None,
-           mask: Any = None, scale: bool | None = None, width: int | None = None, theme: str = "light",
-           colormap: str = "viridis", heading: str = "") -> Path:
-    """Write ``scene`` as ``qkv-studio export`` would: the format follows the suffix of ``path``.
-
-    ``.png`` (``width`` pixels wide, default 1600), ``.svg``, ``.pdf`` (the heatmap figure of ``stage``),
-    ``.csv`` (that stage's numbers), ``.json`` (every stage).  ``stage``, ``query`` (an index or a token's
-    name), ``mask`` ("none", "causal" or a boolean matrix) and ``scale`` (False: no ÷√d_k) change the scene
-    first, as ``--stage``, ``--query``, ``--mask`` and ``--unscaled`` do; ``theme`` and ``colormap`` as
-    their options.  The bytes are the command line's for the same scene and options.  Returns the path.
-
-    Raises :class:`SceneError` for a bad option of the scene, ValueError (bad suffix, width, theme) or
-    OSError ("cannot write PATH: reason"), each one line; no partial file is left behind.
-    """
-    if not isinstance(scene, Scene):
-        raise TypeError(f"export() takes a Scene (e.g. Scene.from_arrays(q, k, v)), not {type(scene).__name__}")
-    out = Path(path)
-    suffix = out.suffix.lower()
-    if suffix not in IMAGE_SUFFIXES + NUMBER_SUFFIXES:
-        raise ValueError(f"cannot write {str(out)!r}: the name must end in "
-                         f"{', '.join(IMAGE_SUFFIXES + NUMBER_SUFFIXES[:-1])} or {NUMBER_SUFFIXES[-1]}")
-    if stage is not None:
-        scene = scene.with_stage(stage)
-    if query is not None:
-        scene = scene.with_query(scene.find_token(query))
-    if mask is not None:
-        scene = scene.with_mask(mask)
-    if scale is not None:
-        scene = scene.with_scale(scale)
-    if suffix in NUMBER_SUFFIXES:  # the command line's writers (qkv_studio.cli._cmd_export)
-        from qkv_studio.core.numbers import json_text, stage_csv
-        from qkv_studio.core.sessionfile import atomic_write
-
-        text = stage_csv(scene, scene.stage) if suffix == ".csv" else json_text(scene)
-        atomic_write(out, text.encode("utf-8"))
-        return out
-    from qkv_studio.export.files import export_file
-    from qkv_studio.render.figure import FigureOptions
-
-    export_file(scene, out, width=width, theme=theme, colormap=colormap,
-                options=FigureOptions(stage=scene.stage, heading=heading))
-    return out
 
 
 def _ipython():

@@ -4,7 +4,7 @@
 
 The package is also the function ``qkv_studio.export(scene, path, …)`` of the Python API:
 ``qkv_studio.export`` names this package once anything under it is imported, so the package is made
-callable — calling it is :func:`qkv_studio.api.export`.
+callable — calling it is :func:`.script.export`.
 """
 
 import sys
@@ -13,7 +13,7 @@ import types
 
 class _CallableModule(types.ModuleType):
     def __call__(self, *args, **kwargs):
-        from qkv_studio.api import export
+        from qkv_studio.export.script import export
 
         return export(*args, **kwargs)
 
