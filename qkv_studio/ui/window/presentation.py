@@ -98,8 +98,8 @@ class Presentation:
 
     def compose_slide(self) -> None:
         """The slide for the current stage: its main view below the stage bar, as large as the screen
-        allows; the calculation table under the heatmap at the score stages; P's side panel on the
-        right; every other panel folded away; no dock title bars."""
+        allows; the calculation table under the heatmap at the score stages; P's side panel
+        on the right; every other panel folded away; no dock title bars."""
         w = self._window
         view = stage_spec(w.session.stage).slide_view
         self._slide_view = view
@@ -127,11 +127,12 @@ class Presentation:
         if main is None:
             chrome = max(0, w.dock_calc.height() - w.calc.height())
             rows = w.calc.content_height() + chrome + 10
-            w.resizeDocks([below], [min(rows, int(height * 0.3))], Qt.Vertical)
+            # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
+            w.resizeDocks([below], [rows if rows <= height * 0.36 else int(height * 0.25)], Qt.Vertical)
         else:
             w.resizeDocks([below], [max(1, height - stepper)], Qt.Vertical)
         if side is not None:
-            w.resizeDocks([side], [int(width * 0.3)], Qt.Horizontal)
+            w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
 
     def _hide_stale_tab_bars(self) -> None:
         """Qt leaves the tab bar of a group of docks on screen when all but one of them are hidden (the

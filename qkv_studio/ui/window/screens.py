@@ -58,7 +58,10 @@ class ScreenFit:
         if screen is None or w.isMaximized() or w.isFullScreen():
             return
         if not (w.testAttribute(Qt.WidgetAttribute.WA_Resized) or w.testAttribute(Qt.WidgetAttribute.WA_Moved)):
-            w.setGeometry(fitted_geometry(screen.availableGeometry()))
+            self.update_scale()  # (a larger screen's larger text gets a window as much larger)
+            f = w.appearance.screen_scale
+            preferred = QSize(round(PREFERRED_SIZE.width() * f), round(PREFERRED_SIZE.height() * f))
+            w.setGeometry(fitted_geometry(screen.availableGeometry(), preferred))
 
     def keep_inside(self) -> None:
         """A remembered geometry from a larger or another screen: back inside this one."""

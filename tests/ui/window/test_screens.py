@@ -102,7 +102,8 @@ res.append(facts(w, "presentation+P"))
 print(json.dumps(res))
 """
 
-SCREENS = [(1024, 768, 1), (1280, 720, 1), (1366, 768, 1), (1920, 1080, 1), (1920, 1080, 2)]
+SCREENS = [(1024, 768, 1), (1280, 720, 1), (1280, 800, 1), (1366, 768, 1), (1920, 1080, 1), (1920, 1080, 1.5),
+           (1920, 1080, 2), (2560, 1440, 1)]
 
 
 def run_screen(tmp_path: Path, width: int, height: int, dpr: float, preset: str = "lesson",
@@ -144,7 +145,7 @@ def test_the_window_and_its_slides_fit_the_screen(tmp_path, width, height, dpr):
     assert slides["vectors"]["docks"].get("dock_plane", 0) >= 0.5, slides["vectors"]
     assert slides["output"]["docks"].get("dock_blend", 0) >= 0.5, slides["output"]
     side = results[5]
-    assert side["heatmap_share"] >= 0.25 and side["heatmap_share"] > side["docks"]["dock_plane"], side
+    assert side["heatmap_share"] >= 0.22 and side["heatmap_share"] > side["docks"]["dock_plane"], side
 
 
 def test_the_screen_scale_follows_the_screen():
@@ -156,3 +157,56 @@ def test_the_screen_scale_follows_the_screen():
     assert screen_scale_for(1920, 1080, slide=True) == 1.0
     assert screen_scale_for(3840, 2160, slide=True) == 2.0
     assert screen_scale_for(float("nan"), 0) == 1.0
+
+
+@pytest.mark.parametrize("width,height", [(1024, 768), (1920, 1080)])
+def test_a_long_scene_fits_too(tmp_path, width, height):
+    """64 tokens: the calculation table scrolls (it cannot show 64 rows) but takes no more than a
+    quarter of the slide; the heatmap keeps the largest share."""
+    results = run_screen(tmp_path, width, height, 1, "long")
+    for r in results:
+        where = f"long {width}x{height} {r['mode']} {r['stage']}"
+        assert r["inside"] and not r["cut_buttons"] and not r["cut_labels"] and not r["overlaps"], (where, r)
+    weights = next(r for r in results if r["mode"] == "presentation" and r["stage"] == "weights")
+    assert weights["heatmap_share"] >= 0.4 and weights["docks"]["dock_calc"] <= 0.26, weights
+
+
+def test_a_slide_is_sized_from_its_screen_and_the_desktop_comes_back(qtbot, show_window, lesson_scene):
+    window = show_window(lesson_scene, (1024, 768))
+    assert window.appearance.screen_scale == 1.0
+    window.set_presentation(True, fullscreen=False)
+    assert window.appearance.screen_scale == pytest.approx(screen_scale_for(1024, 768, slide=True))
+    assert window.stepper.caption.font().pointSizeF() < 11.0 * 2.2 * 1.15  # (not the 1080-px slide's)
+    window.set_presentation(False)
+    assert window.appearance.screen_scale == 1.0
+    assert window.heatmap.isVisible() and window.dock_calc.titleBarWidget() is None
+
+
+def test_the_stage_bar_takes_two_rows_rather_than_cut_a_label(qtbot, show_window, lesson_scene):
+    from PySide6.QtGui import QFontMetrics
+
+    window = show_window(lesson_scene, (1600, 950))
+    stepper = window.stepper
+    stepper.resize(480, stepper.height())
+    stepper.fit_bar()
+    assert stepper.bar_form[1] == 2
+    stepper.layout().activate()
+    for b in stepper._buttons():
+        assert QFontMetrics(b.font()).horizontalAdvance(b.text()) <= b.contentsRect().width(), b.text()
+    stepper.resize(1400, stepper.height())
+    stepper.fit_bar()
+    assert stepper.bar_form == (False, 1) and stepper.back_button.text() == "◀ Back"
+
+
+def test_maximised_is_remembered(qtbot, lesson_scene):
+    from qkv_studio.ui.window.main_window import MainWindow
+
+    a = MainWindow(lesson_scene)
+    qtbot.addWidget(a)
+    a.showMaximized()
+    qtbot.waitUntil(a.isMaximized, timeout=2000)
+    a.close()
+    assert a.settings_store.read().maximized
+    b = MainWindow(lesson_scene)
+    qtbot.addWidget(b)
+    assert b.windowState() & b.windowState().WindowMaximized
