@@ -29,10 +29,13 @@ bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/run.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/model_bench.py
 
-# The README's pictures of the window (offscreen, 1920×1080).
+# The README's pictures of the window (offscreen): 1920×1080 and a 1280×720 laptop, and a slide of
+# presentation mode on a 1024×768 projector.
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1920x1080 -o resources/screenshots/window.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1920x1080 --presentation -o resources/screenshots/presentation.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1280x720 -o resources/screenshots/window-1280x720.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1024x768 --presentation -o resources/screenshots/presentation-1024x768.png
 
 # A seeded random user on the real window (tests/monkey_driver.py); prints the actions and failures.
 # SOAK_ACTIONS / SOAK_SEED change the length and the seed; exit status 1 on any failure.

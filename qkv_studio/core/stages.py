@@ -48,7 +48,9 @@ class StageSpec:
     """One stage of the lesson.
 
     ``title`` names it in menus and the public ``STAGE_TITLES``; ``button`` is the stepper's short
-    button text; ``export_label`` the export dialog's longer name.  ``matrix`` is the result's n×n
+    button text, ``short`` a shorter one for a narrow stage bar (empty: ``button`` is short enough);
+    ``export_label`` the export dialog's longer name.  ``slide_view`` is the view a presentation slide of
+    the stage shows large: ``"heatmap"`` (the centre) or a panel of ``qkv_studio.ui.registry`` by name.  ``matrix`` is the result's n×n
     matrix the heatmap and figures show (None for a stage of vectors, which previews the next stage's);
     ``signed`` says whether that matrix is signed (a diverging map centred at 0, masked cells −∞) or a
     weight (0–1, masked cells 0).  ``formula_piece`` is the part(s) of the whole formula
@@ -73,6 +75,13 @@ class StageSpec:
     unscaled: Wording | None = None
     row_sums: bool = False
     in_deck: bool = True
+    short: str = ""
+    slide_view: str = "heatmap"
+
+    @property
+    def short_button(self) -> str:
+        """The button's text where the full one has no room (a narrow stage bar): ``short`` or ``button``."""
+        return self.short or self.button
 
     @property
     def previews(self) -> bool:
@@ -90,7 +99,7 @@ _SCORES = Wording(
 
 REGISTRY: tuple[StageSpec, ...] = (
     StageSpec(
-        name="vectors", title="Vectors", button="Vectors", export_label="Vectors (shows Q·Kᵀ)",
+        name="vectors", title="Vectors", button="Vectors", slide_view="plane", export_label="Vectors (shows Q·Kᵀ)",
         matrix=None, signed=True,
         formula_piece=("<i>Q</i>, <i>K</i>, <i>V</i>",),
         formula=("<i>q</i><sub>i</sub> = <i>x</i><sub>i</sub><i>W</i><sup>Q</sup>,&nbsp; "
@@ -113,7 +122,7 @@ REGISTRY: tuple[StageSpec, ...] = (
         wording=_SCORES,
     ),
     StageSpec(
-        name="scaled", title="÷ √dₖ", button="÷ √dₖ", export_label="Scaled ÷ √dₖ",
+        name="scaled", title="÷ √dₖ", button="÷ √dₖ", short="÷√dₖ", export_label="Scaled ÷ √dₖ",
         matrix="scaled", signed=True,
         formula_piece=("/ √<i>d</i><sub>k</sub>",),
         formula="<i>s̃</i><sub>ij</sub> = <i>s</i><sub>ij</sub> / √<i>d</i><sub>k</sub>",
@@ -142,7 +151,7 @@ REGISTRY: tuple[StageSpec, ...] = (
         row_sums=True,
     ),
     StageSpec(
-        name="output", title="blend", button="blend", export_label="Output (blend)",
+        name="output", title="blend", button="blend", slide_view="blend", export_label="Output (blend)",
         matrix="weights", signed=False,
         formula_piece=("<i>V</i>",),
         formula="<i>o</i><sub>i</sub> = Σ<sub>j</sub> <i>w</i><sub>ij</sub> <i>v</i><sub>j</sub>",

@@ -25,6 +25,38 @@ from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 MIN_SCALE = 0.25
 MAX_SCALE = 8.0
 
+#: The screen the sizes are drawn for at screen scale 1: 1080 logical pixels high (and a slide of it
+#: 1600 wide before its width, not its height, limits it: a 4:3 projector).
+REFERENCE_HEIGHT = 1080
+REFERENCE_SLIDE_WIDTH = 1600
+#: The clamps: on the desktop the text never shrinks below the platform's own size (the layout
+#: yields first) and grows at most 2× on a large screen at 100 %; a slide follows its screen further.
+DESKTOP_SCALE_RANGE = (1.0, 2.0)
+SLIDE_SCALE_RANGE = (0.5, 3.0)
+
+
+def screen_scale_for(width: float, height: float, dpr: float = 1.0, *, slide: bool = False) -> float:
+    """The screen scale for a screen (or a presentation slide) of ``width`` × ``height`` logical pixels.
+
+    Logical pixels already include the device-pixel ratio ``dpr`` (a 3840×2160 panel at 200 % is a
+    1920×1080 screen to the layout, and its text is as tall as there); ``dpr`` only keeps a HiDPI
+    laptop's desktop text at the platform size (a small, dense screen is held close to the eyes).
+    The desktop scale is the height against the 1080-px reference, clamped to
+    :data:`DESKTOP_SCALE_RANGE`; a slide (presentation mode: the whole screen is one picture seen from
+    the back of a hall) keeps the reference's proportions — height against 1080, or width against
+    1600 on a screen narrower than 16:10 — clamped to :data:`SLIDE_SCALE_RANGE`.
+    """
+    w, h, r = float(width), float(height), float(dpr)
+    if not (math.isfinite(w) and math.isfinite(h) and w > 0 and h > 0):
+        return 1.0
+    if slide:
+        lo, hi = SLIDE_SCALE_RANGE
+        s = min(h / REFERENCE_HEIGHT, w / REFERENCE_SLIDE_WIDTH)
+    else:
+        lo, hi = DESKTOP_SCALE_RANGE
+        s = 1.0 if (math.isfinite(r) and r > 1.0) else h / REFERENCE_HEIGHT
+    return round(max(lo, min(hi, s)), 3)
+
 
 def _checked_scale(value: float, what: str) -> float:
     try:

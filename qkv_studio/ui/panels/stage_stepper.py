@@ -8,8 +8,9 @@ stage registry (:mod:`qkv_studio.core.stages`); this widget only lays it out.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QButtonGroup, QGridLayout, QPushButton, QSizePolicy, QStyle, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGE_TITLES, STAGES
 from qkv_studio.core.captions import description_note
@@ -48,8 +49,6 @@ class StageStepper(FollowsAppearance, QWidget):
         self.next_button.setToolTip("Next stage (→, PageDown, Space)")
         self.group = QButtonGroup(self)
         self.group.setExclusive(True)
-        row = QHBoxLayout()
-        row.addWidget(self.back_button)
         self.stage_buttons: dict[str, QPushButton] = {}
         for i, stage in enumerate(STAGES):
             b = QPushButton(stage_spec(stage).button)
@@ -57,8 +56,12 @@ class StageStepper(FollowsAppearance, QWidget):
             b.setFocusPolicy(Qt.NoFocus)
             self.group.addButton(b, i)
             self.stage_buttons[stage] = b
-            row.addWidget(b)
-        row.addWidget(self.next_button)
+        # The stage bar: one row of whole labels; where they have no room, the short ones (◀ ▶ and
+        # each stage's short label), then two rows (see fit_bar) — never a cut label.
+        self._bar = QGridLayout()
+        self._bar.setContentsMargins(0, 0, 0, 0)
+        self.bar_form: tuple[bool, int] = (False, 0)  # (short labels, rows); 0 rows: not placed yet
+        self._next_long = "Next ▶"
         for b in (self.back_button, self.next_button, *self.stage_buttons.values()):
             b.setFocusPolicy(Qt.NoFocus)
             b.setMinimumWidth(30)
@@ -83,7 +86,8 @@ class StageStepper(FollowsAppearance, QWidget):
         formulas.addWidget(LayoutBarrier(self.stage_formula, grow_only=True))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 4, 6, 4)
-        lay.addLayout(row)
+        lay.addLayout(self._bar)
+        self._place_bar(False, 1)
         lay.addLayout(formulas)
         lay.addWidget(LayoutBarrier(self.caption, grow_only=True))
         self._next = lambda: session.step_stage(+1)
@@ -135,9 +139,88 @@ class StageStepper(FollowsAppearance, QWidget):
         self.next_button.setEnabled(self._can_step(+1))
         index, count = self._deck
         at_end = STAGES.index(stage) == len(STAGES) - 1
-        self.next_button.setText("Next scene ▶" if count and at_end and index + 1 < count else "Next ▶")
+        self._next_long = "Next scene ▶" if count and at_end and index + 1 < count else "Next ▶"
+        self.next_button.setText(self._label(self.next_button, self.bar_form[0]))
         self.formula.setText(full_formula_html(stage, self._accent))
         self.stage_formula.setText(stage_spec(stage).formula)
+
+    # ---- the stage bar ---------------------------------------------------------------------------------
+    def _label(self, button: QPushButton, short: bool) -> str:
+        if button is self.back_button:
+            return "◀" if short else "◀ Back"
+        if button is self.next_button:
+            return ("▶▶" if self._next_long != "Next ▶" else "▶") if short else self._next_long
+        stage = next(s for s, b in self.stage_buttons.items() if b is button)
+        return stage_spec(stage).short_button if short else stage_spec(stage).button
+
+    def _buttons(self) -> list[QPushButton]:
+        return [self.back_button, *self.stage_buttons.values(), self.next_button]
+
+    def _needed(self, button: QPushButton, text: str) -> int:
+        """The width ``text`` needs on ``button``: its advance plus the style's and the sheet's padding."""
+        button.ensurePolished()  # (the sheet's font size is the button's font once polished)
+        fm = QFontMetrics(button.font())
+        pad = 2 * button.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin, None, button) + fm.height() // 2 + 8
+        return fm.horizontalAdvance(text) + pad
+
+    def _fits(self, short: bool, rows: int, width: int) -> bool:
+        spacing = max(0, self._bar.horizontalSpacing())
+        stages = list(self.stage_buttons.values())
+        if rows == 1:
+            groups = [self._buttons()]
+        else:
+            groups = [stages, [self.back_button, self.next_button]]
+        for group in groups:
+            cols = len(stages) if rows == 2 else len(group)
+            span = 1 if (rows == 1 or group is stages) else len(stages) // 2
+            room = (width - spacing * (cols - 1)) / cols * span + spacing * (span - 1)
+            if any(self._needed(b, self._label(b, short)) > room for b in group):
+                return False
+        return True
+
+    def fit_bar(self) -> None:
+        """The bar's form for the stepper's width and font: whole labels in one row, else the short
+        ones, else two rows (the stages above, Back and Next below)."""
+        m = self.layout().contentsMargins()
+        width = self.width() - m.left() - m.right()
+        if width <= 0:
+            return
+        for short, rows in ((False, 1), (True, 1), (False, 2), (True, 2)):
+            if self._fits(short, rows, width):
+                break
+        self._place_bar(short, rows)
+
+    def _place_bar(self, short: bool, rows: int) -> None:
+        if (short, rows) == self.bar_form:
+            return
+        self.bar_form = (short, rows)
+        for b in self._buttons():
+            b.setText(self._label(b, short))
+            self._bar.removeWidget(b)
+        n = len(self.stage_buttons)
+        for col in range(n + 2):
+            self._bar.setColumnStretch(col, 0)
+        if rows == 1:
+            for col, b in enumerate(self._buttons()):
+                self._bar.addWidget(b, 0, col)
+                self._bar.setColumnStretch(col, 1)
+        else:
+            for col, b in enumerate(self.stage_buttons.values()):
+                self._bar.addWidget(b, 0, col)
+                self._bar.setColumnStretch(col, 1)
+            half = n // 2
+            self._bar.addWidget(self.back_button, 1, 0, 1, half)
+            self._bar.addWidget(self.next_button, 1, n - half, 1, half)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.isVisible():  # (a hidden stepper's width is not yet the one it will show at)
+            self.fit_bar()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange) and self.isVisible():
+            self.fit_bar()
 
     def _sync_caption(self) -> None:
         index, count = self._deck

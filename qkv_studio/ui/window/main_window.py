@@ -32,6 +32,7 @@ from qkv_studio.ui.window.files import APP_NAME, Files
 from qkv_studio.ui.window.keys import KeyRouter, handle_lecture_key
 from qkv_studio.ui.window.lecture import Lecture
 from qkv_studio.ui.window.presentation import Presentation
+from qkv_studio.ui.window.screens import PREFERRED_SIZE, ScreenFit
 from qkv_studio.ui.window.settings import Remembered, WindowSettings
 from qkv_studio.ui.window.style import WindowStyle
 
@@ -63,7 +64,8 @@ class MainWindow(QMainWindow):
         self.lecture = Lecture(self)
         self.panel_host = PanelHost(self)
         self.setDockNestingEnabled(True)
-        self.resize(1600, 950)
+        self.screen_fit = ScreenFit(self)  # (inside the screen it opens on; the screen scale follows it)
+        self.resize(PREFERRED_SIZE)  # (fitted into the screen at the first show, unless resized before)
         # Theme and zoom are known before anything is built: the palette goes on before the panels,
         # which are built bound to the Appearance, the stage buttons' sheets once they are docked
         # (before they are first shown or polished).
@@ -84,9 +86,11 @@ class MainWindow(QMainWindow):
         # each pass through Python on their way (~25 ms).
         self._key_router = KeyRouter(self)
         self.files.update_title()
-        self.resize(1600, 950)
+        self.resize(PREFERRED_SIZE)
+        self.setAttribute(Qt.WidgetAttribute.WA_Resized, False)  # (no size asked for yet: see ScreenFit)
         if settings is not None:
             self._restored_state = window_settings.restore(self, settings)
+            self.screen_fit.keep_inside()  # (a geometry remembered from a larger screen)
         self._style_new_panels()
         self.act_animate.setChecked(self.heatmap.animate)
 
@@ -113,8 +117,11 @@ class MainWindow(QMainWindow):
 
     def setVisible(self, visible: bool) -> None:  # noqa: N802 - Qt's name
         if visible:
+            self.screen_fit.first_show(self._restored_state)
             self.presentation.first_show(self._restored_state)
         super().setVisible(visible)
+        if visible:
+            self.screen_fit.after_show()
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
@@ -130,7 +137,7 @@ class MainWindow(QMainWindow):
         if self.settings_store.enabled:
             if self._presentation:
                 self.set_presentation(False)
-            self.settings_store.store_layout(self.saveGeometry(), self.saveState())
+            self.settings_store.store_layout(self.saveGeometry(), self.saveState(), self.isMaximized())
         QApplication.instance().removeEventFilter(self._key_router)
         event.accept()
 

@@ -1,15 +1,23 @@
 """Presentation mode and the default layout of the docks.
 
-Presentation mode (F5, Esc leaves): the editing panels fold away, the text grows for the back row, the
-window goes full screen; leaving it puts the layout back as it was.  The default layout shares the
-window between the docks in proportion to its size.
+Presentation mode (F5, Esc leaves): the window goes full screen and becomes a slide composed for that
+screen (:meth:`Presentation.compose_slide`): the stage bar, formula and caption sized from the screen,
+the current stage's main view (``StageSpec.slide_view``: the heatmap, the vector plane or the blend)
+taking the rest, no dock title bars; P brings a side panel.  Leaving it puts the layout back as it was.
+The default layout (:meth:`Presentation.layout_docks`) shares the window between the docks in
+proportion to its size, the heatmap the largest share: below a width or height measured in lines of
+text the side panels fold into tabs (their View-menu entries bring each forward).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
+
+from qkv_studio.core.stages import stage_spec
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -23,6 +31,11 @@ class Presentation:
         self.on = False
         self._saved_state: QByteArray | None = None
         self._laid_out = False
+        self._fullscreen = False
+        self._slide_view: str | None = None  # the main view the slide is composed for
+        self._side = False  # P: a side panel beside the main view
+        self._bare_docks: list[QDockWidget] = []  # docks whose title bars the slide hides
+        window.session.stage_changed.connect(self._on_stage)
 
     def set(self, on: bool, *, fullscreen: bool = True) -> None:
         """Enter (``on``) or leave presentation mode; ``fullscreen`` False keeps the window's size."""
@@ -34,13 +47,9 @@ class Presentation:
         w.act_leave.setEnabled(on)
         if on:
             self._saved_state = w.saveState()
-            w.dock_editors.hide()
-            w.dock_plane.hide()
-            w.dock_calc.show()
-            w.dock_blend.show()
             w.menuBar().hide()
             w.statusBar().hide()
-            self.layout_docks()
+            self._fullscreen = fullscreen
             if fullscreen:
                 w.showFullScreen()
         else:
@@ -48,18 +57,112 @@ class Presentation:
                 w.showNormal()
             w.menuBar().show()
             w.statusBar().show()
+            self.leave_slide()
             if self._saved_state is not None:
                 w.restoreState(self._saved_state)
+        w.screen_fit.update_scale()  # (the slide's scale, or the desktop's again)
         w._apply_font_scale()
+        if on:
+            self.compose_slide()
         w.presentation_changed.emit(on)
 
     def toggle_plane(self) -> None:
-        """Show or hide the vector plane (in presentation mode it comes back beside the heatmap)."""
+        """Show or hide the vector plane; in presentation mode (P) the slide's side panel: the plane
+        beside the heatmap, or the calculation table beside a slide of the plane or the blend."""
         w = self._window
+        if self.on:
+            self._side = not self._side
+            self.compose_slide()
+            return
         w.dock_plane.setVisible(not w.dock_plane.isVisible())
-        if w.dock_plane.isVisible() and self.on:
-            w.dock_plane.setFloating(False)
-            w.resizeDocks([w.dock_plane], [int(w.width() * 0.3)], Qt.Horizontal)
+
+    # ---- the slide (presentation mode) ---------------------------------------------------------------
+    def slide_size(self) -> QSize:
+        """The slide's size: the screen's when full screen, else the window's."""
+        w = self._window
+        screen = w.screen()
+        if self._fullscreen and screen is not None:
+            return screen.geometry().size()
+        return w.size()
+
+    def screen_changed(self) -> None:
+        """The window moved to another screen: a slide is composed again for it."""
+        if self.on:
+            self._window._apply_font_scale()
+            self.compose_slide()
+
+    def _on_stage(self, *_: object) -> None:
+        # (only when the slide's main view changes: a step between the score stages moves nothing)
+        if self.on and stage_spec(self._window.session.stage).slide_view != self._slide_view:
+            self.compose_slide()
+
+    def compose_slide(self) -> None:
+        """The slide for the current stage: its main view below the stage bar, as large as the screen
+        allows; the calculation table under the heatmap at the score stages; P's side panel
+        on the right; every other panel folded away; no dock title bars."""
+        w = self._window
+        view = stage_spec(w.session.stage).slide_view
+        self._slide_view = view
+        size = self.slide_size()
+        width, height = size.width(), size.height()
+        main = None if view == "heatmap" else w.dock(view)
+        below = w.dock_calc if main is None else main
+        side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
+        w.heatmap.setVisible(main is None)
+        for dock in (w.dock_editors, w.dock_calc, w.dock_blend, w.dock_plane):
+            if dock is not below and dock is not side:
+                dock.hide()
+        for dock in (below, side):
+            if dock is None:
+                continue
+            dock.setFloating(False)
+            area = Qt.BottomDockWidgetArea if dock is below else Qt.RightDockWidgetArea
+            if w.dockWidgetArea(dock) != area:
+                w.addDockWidget(area, dock)
+            dock.show()
+        self._hide_title_bars()
+        w.layout().activate()
+        self._hide_stale_tab_bars()
+        stepper = w.stepper.sizeHint().height()
+        if main is None:
+            chrome = max(0, w.dock_calc.height() - w.calc.height())
+            rows = w.calc.content_height() + chrome + 10
+            # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
+            w.resizeDocks([below], [rows if rows <= height * 0.36 else int(height * 0.25)], Qt.Vertical)
+        else:
+            w.resizeDocks([below], [max(1, height - stepper)], Qt.Vertical)
+        if side is not None:
+            w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Qt leaves the tab bar of a group of docks on screen when all but one of them are hidden (the
+        normal layout's Tokens | Vector plane tabs over the slide's table): a tab bar with fewer than
+        two shown docks goes."""
+        w = self._window
+        shown = {d.windowTitle() for d in w.findChildren(QDockWidget) if not d.isHidden() and not d.isFloating()}
+        for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if bar.isVisible() and sum(bar.tabText(i) in shown for i in range(bar.count())) < 2:
+                bar.hide()
+
+    def _hide_title_bars(self) -> None:
+        w = self._window
+        for dock in w.findChildren(QDockWidget):
+            if dock not in self._bare_docks and not dock.isHidden():
+                dock.setTitleBarWidget(QWidget(dock))
+                self._bare_docks.append(dock)
+
+    def leave_slide(self) -> None:
+        """What the slide changed that a saved dock state does not hold: the title bars, the heatmap."""
+        w = self._window
+        for dock in self._bare_docks:
+            bar = dock.titleBarWidget()
+            dock.setTitleBarWidget(None)
+            if bar is not None:
+                bar.deleteLater()
+        self._bare_docks.clear()
+        w.heatmap.show()
+        self._slide_view = None
+        self._side = False
 
     def first_show(self, restored_state: bool) -> None:
         """Called just before the window first shows: make the default layout, unless one was restored.
@@ -78,15 +181,30 @@ class Presentation:
             w.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
             w.layout().activate()  # (resizeDocks shares out the sizes the docks have now)
             self.layout_docks()
+        self._fit_stage_bar()
+
+    def _fit_stage_bar(self) -> None:
+        """The stage bar's form (one row or two, whole or short labels) for the width it will have, before
+        the first show: chosen after it, it changed the stepper's height and resized the plots again."""
+        w = self._window
+        w.layout().activate()
+        w.centralWidget().layout().activate()
+        w.stepper.fit_bar()
 
     def layout_docks(self) -> None:
         """Share the width and height between the panels in proportion to the window (default layout)."""
         win = self._window
-        w, h = max(win.width(), 800), max(win.height(), 500)
         if self.on:
-            win.resizeDocks([win.dock_calc], [int(w * 0.40)], Qt.Horizontal)
-            self._share_right_column(h, 0.40)
+            self.compose_slide()
             return
+        w, h = max(win.width(), 800), max(win.height(), 500)
+        fm = QFontMetrics(win.font())
+        folded = w < 180 * fm.averageCharWidth()
+        if folded:
+            # Too narrow for the calculation and the blend beside the heatmap and the editors: they
+            # fold into tabs of one column (the heatmap keeps its width; View brings each forward).
+            win.tabifyDockWidget(win.dock_calc, win.dock_blend)
+            win.dock_calc.raise_()
         if h < 900:
             # Too short for editors and plane one above the other: make them tabs of one column.
             win.tabifyDockWidget(win.dock_editors, win.dock_plane)
@@ -96,11 +214,14 @@ class Presentation:
         win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
         chrome = max(0, win.dock_calc.width() - win.calc.width())
         calc = max(int(w * 0.28), min(int(w * 0.36), win.calc.content_width() + chrome + 4))
+        if folded:
+            calc = int(w * 0.28)
         win.resizeDocks([win.dock_editors, win.dock_calc], [int(w * 0.22), calc], Qt.Horizontal)
         if h >= 900:
             # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
             win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
-        self._share_right_column(h, 0.36)
+        if not folded:
+            self._share_right_column(h, 0.36)
 
     def _share_right_column(self, h: int, calc_share: float) -> None:
         """The calculation table gets up to ``calc_share`` of the height — no more than its rows need,

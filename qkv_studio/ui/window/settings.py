@@ -194,6 +194,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "colormap": _choice(_colormaps),
     "zoom": _zoom,
     "animate": _flag,
+    "maximized": _flag,
     "recent_files": _recent,
     "last_folder": _path_text,
 }
@@ -204,6 +205,7 @@ DEFAULTS: dict[str, Any] = {
     "colormap": None,  # (the window's own)
     "zoom": 1.0,
     "animate": True,
+    "maximized": False,
     "recent_files": [],
     "last_folder": None,  # (the home folder)
 }
@@ -252,7 +254,7 @@ def restore_geometry(window, geometry: QByteArray | None, state: QByteArray | No
 
 
 # ---- what the window reads -------------------------------------------------------------------------------
-REMEMBERED = ("geometry", "window_state", "theme", "colormap", "zoom", "animate")
+REMEMBERED = ("geometry", "window_state", "theme", "colormap", "zoom", "animate", "maximized")
 
 
 @dataclass(frozen=True)
@@ -265,6 +267,7 @@ class Remembered:
     colormap: str = "viridis"
     zoom: float = 1.0
     animate: bool = True
+    maximized: bool = False
 
 
 def _checked(key: str, value: Any) -> Any:
@@ -303,11 +306,14 @@ class WindowSettings:
         if self.enabled:
             self.qsettings().setValue(key, value)
 
-    def store_layout(self, geometry: QByteArray, state: QByteArray) -> None:
+    def store_layout(self, geometry: QByteArray, state: QByteArray, maximized: bool | None = None) -> None:
+        """The window's geometry and dock layout, and whether it was maximised (None: not stored)."""
         if self.enabled:
             st = self.qsettings()
             st.setValue("geometry", geometry)
             st.setValue("window_state", state)
+            if maximized is not None:
+                st.setValue("maximized", bool(maximized))
 
     def last_folder(self) -> str:
         home = os.path.expanduser("~")
@@ -332,9 +338,11 @@ class WindowSettings:
 def restore(window, values: Remembered) -> bool:
     """Geometry, dock layout, colour map and animation on the built ``window``; True when a saved dock
     layout was restored (the default layout is then not made)."""
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import Qt, QTimer
 
     restored = restore_geometry(window, values.geometry, values.window_state)
+    if values.maximized:  # (shown maximised: the geometry saved with it is the normal one to go back to)
+        window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
     QTimer.singleShot(0, lambda: window.apply_colormap(values.colormap))
     window.heatmap.animate = values.animate
     return restored

@@ -98,6 +98,8 @@ class WindowStyle(QObject):
         for button in self._window.stepper.findChildren(QPushButton):
             if sheet != button.styleSheet():  # setting even the same sheet restyles the widget
                 button.setStyleSheet(sheet)
+        if self._window.stepper.isVisible():  # (before the first show the bar is fitted once, laid out)
+            self._window.stepper.fit_bar()  # (whole labels in the room the new text size leaves)
 
     def _on_theme(self, theme: Theme) -> None:
         self.apply_palette()
