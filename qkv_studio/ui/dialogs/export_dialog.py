@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QRadioButton,
     QSizePolicy,
@@ -53,7 +54,7 @@ from qkv_studio.core import STAGES, Scene
 from qkv_studio.core.stages import REGISTRY as STAGE_REGISTRY
 from qkv_studio.export import formats
 from qkv_studio.export.deck import DECK_STAGES, deck_paths, export_all_stages
-from qkv_studio.export.figures import DEFAULT_WIDTH, PT_PER_PX, figure_image
+from qkv_studio.export.figures import DEFAULT_WIDTH, PT_PER_PX, alt_text, figure_image
 from qkv_studio.export.files import export_file
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL
 from qkv_studio.render.figure import FigureOptions, figure_size
@@ -313,10 +314,22 @@ class ExportDialog(QDialog):
         self.preview_caption.setAlignment(Qt.AlignCenter)
         self.preview_caption.setWordWrap(True)
         self.preview_caption.setMaximumWidth(PREVIEW_SIZE.width())
+        # The figure's alt text (the files carry it too), to paste where the figure goes.
+        self.alt_text_edit = QPlainTextEdit()
+        self.alt_text_edit.setReadOnly(True)
+        self.alt_text_edit.setMaximumWidth(PREVIEW_SIZE.width())
+        self.alt_text_edit.setFixedHeight(110)
+        self.alt_text_edit.setToolTip("The figure's description for readers who cannot see it; every exported "
+                                      "file carries it")
+        self.copy_alt_button = QPushButton("Copy description")
+        self.copy_alt_button.clicked.connect(self.copy_alt_text)
         preview_box = QGroupBox("Preview")
         lay = QVBoxLayout(preview_box)
         lay.addWidget(self.preview_label, 0, Qt.AlignHCenter)
         lay.addWidget(self.preview_caption)
+        lay.addWidget(QLabel("Description (alt text):"))
+        lay.addWidget(self.alt_text_edit)
+        lay.addWidget(self.copy_alt_button, 0, Qt.AlignRight)
         lay.addStretch(1)
 
         self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
@@ -587,6 +600,18 @@ class ExportDialog(QDialog):
         if self.all_stages:
             caption += f"\n(all {len(DECK_STAGES)} stages are exported; this one is previewed)"
         self.preview_caption.setText(caption)
+        self.alt_text_edit.setPlainText(self.alt_text())
+
+    def alt_text(self) -> str:
+        """The description of the figure the options describe (as the exported file carries it)."""
+        return alt_text(self.scene, self.options()).text
+
+    def copy_alt_text(self) -> str:
+        """Copy the figure's description to the clipboard; returns it."""
+        text = self.alt_text()
+        QApplication.clipboard().setText(text)
+        _status(self.window_, "Copied the figure's description")
+        return text
 
     # ---- exporting ------------------------------------------------------------------------------
     def save_settings(self) -> None:
