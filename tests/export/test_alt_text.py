@@ -97,3 +97,36 @@ def test_the_dialog_shows_the_description_and_copies_it(qtbot, lesson_scene):
     QApplication.clipboard().clear()
     dlg.copy_alt_button.click()
     assert QApplication.clipboard().text() == describe(lesson_scene, "scores", 2).text
+
+
+def test_the_dialog_offers_the_animations_and_the_deck_and_writes_them(qtbot, lesson_scene, tmp_path):
+    from PIL import ImageSequence
+    from pptx import Presentation
+
+    from qkv_studio.ui.dialogs.export_dialog import ExportDialog
+    from qkv_studio.ui.window.main_window import MainWindow
+
+    QSettings().clear()
+    w = MainWindow(lesson_scene, use_settings=False)
+    qtbot.addWidget(w)
+    dlg = ExportDialog(w, use_settings=False)
+    qtbot.addWidget(dlg)
+    combo = dlg.format_combo
+    assert [combo.itemData(i) for i in range(combo.count())][3:] == [".gif", ".apng", ".mp4", ".pptx"]
+    assert not dlg.fps_spin.isVisibleTo(dlg)  # a PNG does not move
+    combo.setCurrentIndex(combo.findData(".gif"))
+    assert dlg.fps_spin.isVisibleTo(dlg) and dlg.hold_spin.isVisibleTo(dlg)
+    assert not dlg.all_stages_check.isEnabled()
+    dlg.width_radio.setChecked(True)
+    dlg.width_spin.setValue(400)
+    assert dlg.size_label.text() == "400 × 224 px"
+    dlg.fps_spin.setValue(10)
+    dlg.hold_spin.setValue(0.5)
+    assert dlg.export_to(tmp_path / "anim") == [tmp_path / "anim.gif"]
+    with Image.open(tmp_path / "anim.gif") as im:
+        assert im.size == (400, 224)
+        assert sum(f.info["duration"] for f in ImageSequence.Iterator(im)) == 5 * 500 + 2 * 500
+    combo.setCurrentIndex(combo.findData(".pptx"))
+    assert not dlg.fps_spin.isVisibleTo(dlg)
+    assert dlg.export_to(tmp_path / "deck") == [tmp_path / "deck.pptx"]
+    assert len(Presentation(str(tmp_path / "deck.pptx")).slides) == 5
