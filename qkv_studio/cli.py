@@ -230,7 +230,82 @@ def _export_parser() -> _Parser:
     p.add_argument("--theme", choices=THEMES, default="light", help="colours of the figure (default light)")
     p.add_argument("--colormap", choices=COLORMAPS, default="viridis",
                    help="colour map for weights (default viridis)")
+    _add_motion_options(p)
     return p
+
+
+# ---- animations and decks (-o x.gif|.apng|.mp4|.pptx, --slides) --------------------------------------------
+def _fps(text: str) -> int:
+    from qkv_studio.export.timeline import FPS_RANGE
+
+    try:
+        value = _whole(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of frames per second, not '{_brief(text)}'") from None
+    if not FPS_RANGE[0] <= value <= FPS_RANGE[1]:
+        raise argparse.ArgumentTypeError(f"must be {FPS_RANGE[0]}–{FPS_RANGE[1]} frames per second, not {value}")
+    return value
+
+
+def _hold(text: str) -> float:
+    import math
+
+    from qkv_studio.export.timeline import HOLD_RANGE
+
+    try:
+        value = float(text) if len(text.strip()) <= 18 else math.nan
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and HOLD_RANGE[0] <= value <= HOLD_RANGE[1]):
+        raise argparse.ArgumentTypeError(f"must be {HOLD_RANGE[0]:g}–{HOLD_RANGE[1]:g} seconds, not '{_brief(text)}'")
+    return value
+
+
+def _stages(text: str) -> tuple[str, ...]:
+    from qkv_studio.export.timeline import parse_stages
+
+    try:
+        stages = parse_stages(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if len(set(stages)) != len(stages):
+        raise argparse.ArgumentTypeError(f"name each stage once, not '{_brief(text)}'")
+    return stages
+
+
+def _add_motion_options(p: argparse.ArgumentParser) -> None:
+    animated = "/".join(formats.suffixes("animation"))
+    g = p.add_argument_group("animations and decks", f"for -o {animated} (the stages moving, as the window's "
+                             "morph) and slide decks")
+    g.add_argument("--fps", type=_fps, metavar="N", help="frames per second of an animation (default 30)")
+    g.add_argument("--hold", type=_hold, metavar="S", help="seconds each stage is held still (default 1)")
+    g.add_argument("--no-loop", action="store_true", help="a GIF/APNG plays once instead of looping")
+    g.add_argument("--stages", type=_stages, metavar="A,B,…",
+                   help=f"which stages, in order (default all: {','.join(STAGES)})")
+    g.add_argument("--slides", action="store_true", help="with -o NAME.pdf: a multi-page PDF, one slide per stage")
+
+
+def _motion_job(args: argparse.Namespace, fmt: formats.ExportFormat) -> dict:
+    """The animation/deck options of ``export`` as export_file's keywords; refused for other formats."""
+    given = [name for name, on in (("--fps", args.fps is not None), ("--hold", args.hold is not None),
+                                   ("--no-loop", args.no_loop)) if on]
+    if given and fmt.kind != "animation":
+        raise CliError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for animations "
+                       f"({formats.spelled(formats.suffixes('animation'))}), not {fmt.suffix}")
+    if args.slides and fmt.suffix != ".pdf":
+        raise CliError(f"--slides writes a multi-page PDF: the output must end in .pdf, not {fmt.suffix}")
+    if args.stages is not None and fmt.kind not in ("animation", "deck") and not args.slides:
+        raise CliError(f"--stages is for animations and decks "
+                       f"({formats.spelled(formats.suffixes('animation') + formats.suffixes('deck'))}), "
+                       f"not {fmt.suffix}; for one stage use --stage")
+    if fmt.kind != "animation":
+        return {"stages": args.stages} if fmt.kind == "deck" or args.slides else {}
+    from qkv_studio.export.timeline import MotionOptions
+
+    defaults = MotionOptions()
+    motion = MotionOptions(fps=args.fps or defaults.fps, hold=defaults.hold if args.hold is None else args.hold,
+                           loop=not args.no_loop)
+    return {"stages": args.stages, "motion": motion}
 
 
 def _screenshot_parser() -> _Parser:
@@ -523,6 +598,7 @@ def _cmd_export(argv: list[str]) -> int:
     out = _check_output(args.output, formats.suffixes(), (args.file,))
     scene, _, head = _prepare(args)
     fmt = formats.get(out.suffix)
+    extra = _motion_job(args, fmt)
     if fmt.kind == "numbers" and not fmt.needs_qt:  # written here, so Qt is never loaded
         data = fmt.write(formats.ExportJob(scene=scene, stage=scene.stage, head=head))
         try:
@@ -537,8 +613,15 @@ def _cmd_export(argv: list[str]) -> int:
     from qkv_studio.render.figure import FigureOptions
 
     options = FigureOptions(stage=scene.stage, heading=_figure_heading(args, head))
+    if args.slides:
+        from qkv_studio.export.figures import resolve_options
+        from qkv_studio.export.slides import export_slides_pdf
+
+        slide_options = resolve_options(scene, options, theme=args.theme, colormap=args.colormap)
+        _run_foreign(lambda: export_slides_pdf(scene, out, options=slide_options, **extra), out, "export")
+        return 0
     _run_foreign(lambda: export_file(scene, str(out), width=args.width, theme=args.theme,
-                                     colormap=args.colormap, options=options), out, "export")
+                                     colormap=args.colormap, options=options, **extra), out, "export")
     return 0
 
 

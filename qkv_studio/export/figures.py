@@ -4,6 +4,10 @@ The figure is drawn by :mod:`qkv_studio.render.figure` straight onto a ``QImage`
 or a ``QPdfWriter`` (never pyqtgraph's SVG exporter, which is broken on PySide6 ≥ 6.11): in SVG and
 PDF the labels and values are text and the cells are shapes.  The PNG encoding is
 :mod:`qkv_studio.export.png`'s.
+
+Every file carries the figure's alt text (:func:`alt_text`, written by :mod:`qkv_studio.core.describe`
+from the numbers): SVG ``<title>``/``<desc>``, the PDF's document title and its XMP ``dc:description``
+(Qt writes no Info ``/Subject`` and no tagged PDF), PNG ``iTXt`` chunks ``Title`` and ``Description``.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QMa
 from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 
 from qkv_studio.core import Scene
+from qkv_studio.core.describe import Description, describe
 from qkv_studio.export.png import encode_png
 from qkv_studio.render.figure import (
     MAX_WIDTH_PX, FigureOptions, background_color, figure_size, figure_title, paint_figure, render_image,
@@ -83,15 +88,51 @@ def figure_image(scene: Scene, options: FigureOptions | None = None, width: int 
     return render_image(scene, resolve_options(scene, options), check_width(width))
 
 
+def alt_text(scene: Scene, options: FigureOptions) -> Description:
+    """The figure's description for readers who cannot see it (title and text), from its numbers."""
+    # (the renderer draws the scene's query: the description names the same one)
+    return describe(scene, options.stage, scene.query, heading=options.heading)
+
+
+def document_text(scene: Scene, options: FigureOptions) -> tuple[str, str]:
+    """(title, description) a file carries: the figure's own drawn title and its alt text."""
+    return figure_title(scene, options)[0], alt_text(scene, options).text
+
+
+def png_text(title: str, description: str) -> dict[str, str]:
+    """The PNG text chunks of a figure: its title, its description and the software."""
+    return {"Title": title, "Description": description, "Software": "QKV Studio"}
+
+
 def png_bytes(scene: Scene, options: FigureOptions, width: int) -> bytes:
-    """The figure as PNG file contents."""
+    """The figure as PNG file contents, its alt text in ``iTXt`` chunks."""
     img = render_image(scene, options, width)
-    return encode_png(img, opaque=background_color(options).alpha() == 255)
+    opaque = background_color(options).alpha() == 255
+    return encode_png(img, opaque=opaque, text=png_text(*document_text(scene, options)))
 
 
-def _description(scene: Scene, options: FigureOptions) -> tuple[str, str]:
-    title, meaning = figure_title(scene, options)
-    return title, f"{meaning}. Tokens: {' '.join(scene.tokens[:64])}{f' … ({scene.n} in all)' if scene.n > 64 else ''}. Made with QKV Studio."
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def pdf_xmp(title: str, description: str) -> bytes:
+    """The XMP packet of an exported PDF: ``dc:title``, ``dc:description`` (the alt text) and the tool."""
+    def alt(tag: str, text: str) -> str:
+        return (f"<dc:{tag}><rdf:Alt><rdf:li xml:lang=\"x-default\">{_xml(text)}</rdf:li></rdf:Alt></dc:{tag}>")
+
+    return ("<?xpacket begin='\ufeff' id='W5M0MpCehiHzreSzNTczkc9d'?>"
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+            "<rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\" "
+            "xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" xmp:CreatorTool=\"QKV Studio\">"
+            f"<dc:format>application/pdf</dc:format>{alt('title', title)}{alt('description', description)}"
+            "</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end='w'?>").encode("utf-8")
+
+
+def describe_pdf(writer: QPdfWriter, title: str, description: str) -> None:
+    """Give a PDF writer its document title, creator and description (XMP)."""
+    writer.setTitle(title)
+    writer.setCreator("QKV Studio")
+    writer.setDocumentXmpMetadata(QByteArray(pdf_xmp(title, description)))
 
 
 def svg_bytes(scene: Scene, options: FigureOptions) -> bytes:
@@ -108,7 +149,7 @@ def svg_bytes(scene: Scene, options: FigureOptions) -> bytes:
     gen.setSize(QSize(w, h))
     gen.setViewBox(QRectF(0, 0, w, h))
     gen.setResolution(96)
-    title, desc = _description(scene, options)
+    title, desc = document_text(scene, options)
     gen.setTitle(title)
     gen.setDescription(desc)
     painter = QPainter()
@@ -131,9 +172,7 @@ def pdf_bytes(scene: Scene, options: FigureOptions) -> bytes:
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = QPdfWriter(buf)
     writer.setResolution(_PDF_DPI)
-    title, desc = _description(scene, options)
-    writer.setTitle(title)
-    writer.setCreator("QKV Studio")
+    describe_pdf(writer, *document_text(scene, options))
     layout = QPageLayout(QPageSize(page, QPageSize.Unit.Point, "figure", QPageSize.SizeMatchPolicy.ExactMatch),
                          QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Point)
     layout.setMode(QPageLayout.Mode.FullPageMode)

@@ -2,8 +2,9 @@
 
 Public API::
 
-    export_file(scene, path, *, width=None, theme=None, colormap=None, options=None) -> None
-    export_bytes(scene, suffix, options, width) -> bytes
+    export_file(scene, path, *, width=None, theme=None, colormap=None, options=None,
+                query=None, stages=None, motion=None) -> None
+    export_bytes(scene, suffix, options, width, *, query=None, stages=None, motion=None) -> bytes
 
 The format follows the path's suffix (the registry :mod:`qkv_studio.export.formats`).  Every file is
 produced in memory first and then written atomically (:mod:`qkv_studio.export.atomic`): on any
@@ -23,6 +24,7 @@ from qkv_studio.export import formats
 from qkv_studio.export.atomic import reason, write_atomic
 
 if TYPE_CHECKING:
+    from qkv_studio.export.timeline import MotionOptions
     from qkv_studio.render.figure import FigureOptions
 
 
@@ -32,9 +34,11 @@ def unknown_format(path: str | os.PathLike, suffix: str, kind: formats.Kind | No
             f"(use {', '.join(formats.suffixes(kind))})")
 
 
-def export_bytes(scene: Scene, suffix: str, options: FigureOptions, width: int) -> bytes:
+def export_bytes(scene: Scene, suffix: str, options: FigureOptions, width: int, *, query: int | None = None,
+                 stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None) -> bytes:
     """The contents of an export file of the given suffix (``.png`` … ``.json``): the registry's writer
-    for it, given ``options`` (validated) and the PNG ``width``; ValueError for an unknown suffix."""
+    for it, given ``options`` (validated) and the PNG ``width`` (an animation's frame width); an
+    animation's or a deck's ``stages`` and ``motion``; ValueError for an unknown suffix."""
     fmt = formats.get(suffix)
     if fmt is None:
         raise ValueError(f"unknown format {suffix or '(no suffix)'!r}: use {', '.join(formats.suffixes())}")
@@ -42,16 +46,19 @@ def export_bytes(scene: Scene, suffix: str, options: FigureOptions, width: int) 
         from qkv_studio.export.figures import ensure_app
 
         ensure_app()
-    return fmt.write(formats.ExportJob(scene=scene, stage=options.stage, options=options, width=width))
+    return fmt.write(formats.ExportJob(scene=scene, stage=options.stage, options=options, width=width, query=query,
+                                       stages=stages, motion=motion))
 
 
 def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = None, theme: str | None = None,
-                colormap: str | None = None, options: FigureOptions | None = None) -> None:
+                colormap: str | None = None, options: FigureOptions | None = None, query: int | None = None,
+                stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None) -> None:
     """Write the figure or the numbers to ``path``; the format follows its suffix.
 
     ``.png`` is ``width`` pixels wide (default 1600; height follows); ``.svg``/``.pdf`` are vector
     (``width`` is ignored); ``.csv`` is the options' stage (default: the scene's stage), ``.json``
-    every stage.  ``theme`` (default light) and ``colormap`` override those of ``options``.
+    every stage; ``.gif``/``.apng``/``.mp4`` the ``stages`` moving as ``motion`` says, in 16:9 frames
+    ``width`` px wide.  ``theme`` (default light) and ``colormap`` override those of ``options``.
     Raises ValueError (bad option, unknown suffix) or OSError ("cannot write PATH: reason"); either
     way no file, partial or temporary, is left behind.
     """
@@ -64,7 +71,7 @@ def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = No
     opts = resolve_options(scene, options, theme=theme, colormap=colormap)
     px = check_width(width)
     try:
-        data = export_bytes(scene, suffix, opts, px)
+        data = export_bytes(scene, suffix, opts, px, query=query, stages=stages, motion=motion)
     except OSError as exc:
         raise OSError(f"cannot write {path}: {reason(exc)}") from exc
     write_atomic(path, data)

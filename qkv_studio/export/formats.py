@@ -19,7 +19,9 @@ atomically and words the message), and add one entry to ``_BUILT_IN`` below, e.g
 
     ExportFormat(".tsv", "TSV — current stage", "numbers", _tsv, needs_qt=False)
 
-then a test in ``tests/export/`` that writes one.  (:func:`register` adds one at run time; tests use it
+then a test in ``tests/export/`` that writes one.  Kinds: ``figure`` (one stage's heatmap),
+``numbers``, ``animation`` (the stage sequence moving: ``job.motion``, ``job.stages``) and ``deck``
+(a slide per stage: ``job.stages``).  (:func:`register` adds one at run time; tests use it
 with a monkeypatched :data:`REGISTRY`.)
 """
 
@@ -30,13 +32,14 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 if TYPE_CHECKING:
     from qkv_studio.core import Scene
+    from qkv_studio.export.timeline import MotionOptions
     from qkv_studio.render.figure import FigureOptions
 
-Kind = Literal["figure", "numbers"]
+Kind = Literal["figure", "numbers", "animation", "deck"]
 #: How a figure's size is given: ``pixels`` (a raster image ``width`` px wide), ``scalable`` (vector,
 #: no size of its own) or ``page`` (vector, one page of the figure's size in points).
 Size = Literal["pixels", "scalable", "page"]
-KINDS: tuple[str, ...] = ("figure", "numbers")
+KINDS: tuple[str, ...] = ("figure", "numbers", "animation", "deck")
 SIZES: tuple[str, ...] = ("pixels", "scalable", "page")
 
 
@@ -47,7 +50,9 @@ class ExportJob:
     ``stage`` is the stage of a numbers file (a figure's is ``options.stage``).  ``options`` is the
     validated :class:`qkv_studio.render.figure.FigureOptions` for a figure and None for numbers;
     ``width`` is a raster figure's width in pixels; ``head`` is (index counted from 0, number of
-    heads) when the scene is one head of a multi-head scene.
+    heads) when the scene is one head of a multi-head scene.  ``query`` is the selected query (None:
+    the scene's own).  ``stages`` are the stages of an animation or a deck, in order (None: the
+    format's default), ``motion`` how an animation moves (None: the defaults).
     """
 
     scene: Scene
@@ -55,6 +60,23 @@ class ExportJob:
     options: FigureOptions | None = None
     width: int | None = None
     head: tuple[int, int] | None = None
+    query: int | None = None
+    stages: tuple[str, ...] | None = None
+    motion: MotionOptions | None = None
+
+    @property
+    def selected_query(self) -> int:
+        """The query the file shows: ``query`` when given, else the scene's."""
+        return self.query if self.query is not None else self.scene.query
+
+    def motion_options(self) -> MotionOptions:
+        """``motion`` (or the defaults) with ``stages`` applied, validated."""
+        from dataclasses import replace
+
+        from qkv_studio.export.timeline import MotionOptions
+
+        motion = self.motion if self.motion is not None else MotionOptions()
+        return (replace(motion, stages=self.stages) if self.stages else motion).validated()
 
 
 @dataclass(frozen=True)
@@ -68,6 +90,7 @@ class ExportFormat:
     writes it without loading Qt).  For figures, ``size`` says how its size is given and
     ``transparent`` whether it can keep a transparent background (a PDF page is opaque).
     ``every_stage`` marks a numbers file that holds all stages rather than the current one.
+    ``kind="animation"`` and ``"deck"`` files hold several stages too (``job.stages``).
     """
 
     suffix: str
@@ -118,6 +141,22 @@ def _pdf(job: ExportJob) -> bytes:
     return pdf_bytes(job.scene, job.options)
 
 
+def _animation(suffix: str) -> Callable[[ExportJob], bytes]:
+    def write(job: ExportJob) -> bytes:
+        from qkv_studio.export import motion
+
+        encode = {".gif": motion.gif_bytes, ".apng": motion.apng_bytes, ".mp4": motion.mp4_bytes}[suffix]
+        return encode(job.scene, job.options, job.motion_options(), job.width, query=job.selected_query)
+
+    return write
+
+
+def _pptx(job: ExportJob) -> bytes:
+    from qkv_studio.export.slides import pptx_bytes
+
+    return pptx_bytes(job.scene, job.options, job.stages, job.width, query=job.selected_query)
+
+
 def _csv(job: ExportJob) -> bytes:
     from qkv_studio.export.numbers import csv_bytes
 
@@ -136,6 +175,13 @@ _BUILT_IN = (
     ExportFormat(".pdf", "PDF (vector)", "figure", _pdf, needs_qt=True, size="page", transparent=False),
     ExportFormat(".csv", "CSV — current stage", "numbers", _csv, needs_qt=False),
     ExportFormat(".json", "JSON — all stages", "numbers", _json, needs_qt=False, every_stage=True),
+    ExportFormat(".gif", "GIF animation of the stages", "animation", _animation(".gif"), needs_qt=True,
+                 transparent=False),
+    ExportFormat(".apng", "Animated PNG of the stages", "animation", _animation(".apng"), needs_qt=True,
+                 transparent=False),
+    ExportFormat(".mp4", "MP4 video (H.264) of the stages", "animation", _animation(".mp4"), needs_qt=True,
+                 transparent=False),
+    ExportFormat(".pptx", "PowerPoint deck, a slide per stage", "deck", _pptx, needs_qt=True, transparent=False),
 )
 
 #: suffix → format, in the order the formats are offered.  Read it through the functions below.

@@ -13,6 +13,10 @@ the same one the window uses), the values in the cells when they fit, masked cel
 labelled −∞ (before the softmax) or 0 (after it), the selected query row outlined, the row sums at the
 weights stage and a colour bar whose range is the scale's.
 
+A :class:`Morph` draws a frame between two stages, as the window's stage morph does: the cells' colours
+and numbers mixed (:mod:`qkv_studio.core.morph`) from another stage's to this one's; the animated
+exports (:mod:`qkv_studio.export.motion`) draw their frames this way.
+
 A ``QGuiApplication`` must exist before any of this runs (fonts need one); the exporters call
 :func:`qkv_studio.export.figures.ensure_app`.  Above :data:`MAX_SHAPE_TOKENS` tokens the cells are drawn as one
 nearest-neighbour image instead of up to a million rectangles (a 1024-token SVG of rects would be
@@ -44,6 +48,7 @@ from PySide6.QtGui import (
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 from qkv_studio.core import Scene  # noqa: E402
+from qkv_studio.core.morph import blend_colours, blend_values  # noqa: E402
 from qkv_studio.core.stages import stage_spec  # noqa: E402
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark  # noqa: E402
 from qkv_studio.render.theme import THEMES, Theme, get_theme  # noqa: E402
@@ -104,6 +109,16 @@ class FigureOptions:
         return self
 
 
+@dataclass(frozen=True)
+class Morph:
+    """A frame on the way from the ``source`` stage's figure to this one's: the cells show colours and
+    numbers mixed at ``t`` (0 = the source's, 1 = this stage's; already eased); the title, legend,
+    colour bar and layout are this stage's, as in the window's morph."""
+
+    source: str
+    t: float
+
+
 @dataclass
 class TextItem:
     """One piece of text: its box in logical units, its size in logical px, alignment, rotation."""
@@ -149,6 +164,8 @@ class FigureLayout:
     label_ticks: bool = False
     gap: float = 0.0
     zoom: float = 1.0  # text/line multiplier for very large grids (see _layout)
+    cell_rgba: np.ndarray | None = None  # a morph's mixed cell colours (None: the scale's own)
+    text_matrix: np.ndarray | None = None  # a morph's mixed cell numbers (None: the matrix)
 
     # ---- target-coordinate accessors -----------------------------------------------------------
     @property
@@ -386,13 +403,17 @@ def _cell_size(n: int) -> float:
     return max(_CELL_MIN, min(_CELL_MAX, _GRID_TARGET / n))
 
 
-def _layout(scene: Scene, options: FigureOptions) -> FigureLayout:
+def _layout(scene: Scene, options: FigureOptions, morph: Morph | None = None) -> FigureLayout:
     _require_app()
     options = options.validated()
     theme = effective_theme(options)
     result = scene.result()
     matrix = result.stage(options.stage)
     scale = stage_scale(scene, options)
+    source = None
+    if morph is not None:
+        source = result.stage(morph.source)
+        source_rgba = stage_scale(scene, replace(options, stage=morph.source)).rgba(source)
     n = scene.n
     c = _cell_size(n)
     g = n * c
@@ -413,6 +434,9 @@ def _layout(scene: Scene, options: FigureOptions) -> FigureLayout:
                        blocked=result.blocked, n=n, cell=c, logical_size=QSizeF(), origin=QPointF())
     lay.zoom = u
     lay.gap = 0.0 if c < 16 else min(1.5, c * 0.025)
+    if source is not None:
+        lay.cell_rgba = blend_colours(source_rgba, scale.rgba(matrix), morph.t)
+        lay.text_matrix = blend_values(source, matrix, morph.t)
     items: list[TextItem] = []
     bounds = QRectF(0, 0, g, g)
     if options.highlight_query:
@@ -423,6 +447,8 @@ def _layout(scene: Scene, options: FigureOptions) -> FigureLayout:
     if options.values and n <= MAX_SHAPE_TOKENS:
         # the largest size (≤ 17 px) at which every value fits its cell; hidden below 8 px
         finite = matrix[np.isfinite(matrix)]
+        if source is not None:  # (the numbers between the two stages' are no wider than the two ends)
+            finite = np.concatenate([finite, source[np.isfinite(source)]])
         samples = {format_value(float(v), options.stage) for v in finite.ravel()} | {"−∞"}
         widest_per_px = max(_width(t, 1.0) for t in samples)
         vpx = min(17.0 * fs, c * 0.3 * fs, c * 0.86 / widest_per_px, c * 0.8 / _line(1.0))
@@ -557,10 +583,11 @@ def _fit(logical: QSizeF, target: QRectF) -> QTransform:
     return QTransform(s, 0, 0, s, ox, oy)
 
 
-def figure_layout(scene: Scene, options: FigureOptions, size: QSizeF | None = None) -> FigureLayout:
+def figure_layout(scene: Scene, options: FigureOptions, size: QSizeF | None = None,
+                  morph: Morph | None = None) -> FigureLayout:
     """The figure's layout; with ``size``, its accessors answer in a target of that size (e.g. pixels
     of an image rendered at that size).  :func:`paint_figure` draws exactly this."""
-    lay = _layout(scene, options)
+    lay = _layout(scene, options, morph)
     if size is not None:
         lay.transform = _fit(lay.logical_size, QRectF(QPointF(0, 0), size))
     return lay
@@ -629,7 +656,8 @@ def _hatch_path(cells: list[QRectF], spacing: float) -> QPainterPath:
 def _paint_cells(painter: QPainter, lay: FigureLayout) -> None:
     n, c, gap = lay.n, lay.cell, lay.gap
     values = lay.matrix
-    rgba = lay.scale.rgba(values)
+    rgba = lay.cell_rgba if lay.cell_rgba is not None else lay.scale.rgba(values)
+    shown = lay.text_matrix if lay.text_matrix is not None else values
     masked_fill = QColor(lay.theme.masked)
     blocked = lay.blocked
     if n > MAX_SHAPE_TOKENS:
@@ -680,7 +708,7 @@ def _paint_cells(painter: QPainter, lay: FigureLayout) -> None:
                     t = "−∞" if signed else "0"
                     painter.setPen(QColor(_DARK_TEXT if masked_dark else _LIGHT_TEXT))
                 else:
-                    t = format_value(float(values[i, j]), lay.options.stage)
+                    t = format_value(float(shown[i, j]), lay.options.stage)
                     painter.setPen(QColor(_DARK_TEXT if dark[i, j] else _LIGHT_TEXT))
                 _text_at_reference(painter, r, lay.value_px, Qt.AlignmentFlag.AlignCenter, t)
 
@@ -708,13 +736,15 @@ def _paint_colorbar(painter: QPainter, lay: FigureLayout) -> None:
         painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 5 * u, y))
 
 
-def paint_figure(painter: QPainter, rect: QRectF, scene: Scene, options: FigureOptions) -> FigureLayout:
+def paint_figure(painter: QPainter, rect: QRectF, scene: Scene, options: FigureOptions,
+                 morph: Morph | None = None) -> FigureLayout:
     """Draw the figure into ``rect`` (device coordinates of the painter), scaled uniformly and centred.
 
     The background is *not* filled here unless ``options.background`` asks for one (then ``rect`` is
-    filled).  Returns the layout used, mapped into ``rect``.
+    filled).  With ``morph``, a frame of the stage morph (see :class:`Morph`).  Returns the layout
+    used, mapped into ``rect``.
     """
-    lay = _layout(scene, options)
+    lay = _layout(scene, options, morph)
     lay.transform = _fit(lay.logical_size, QRectF(rect))
     bg = background_color(options)
     if bg.alpha() > 0:

@@ -21,9 +21,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 # ---- the built-in entries ------------------------------------------------------------------------
 def test_the_built_in_formats_in_the_order_they_are_offered():
-    assert formats.suffixes() == (".png", ".svg", ".pdf", ".csv", ".json")
+    assert formats.suffixes() == (".png", ".svg", ".pdf", ".csv", ".json", ".gif", ".apng", ".mp4", ".pptx")
     assert formats.suffixes("figure") == (".png", ".svg", ".pdf")
     assert formats.suffixes("numbers") == (".csv", ".json")
+    assert formats.suffixes("animation") == (".gif", ".apng", ".mp4") and formats.suffixes("deck") == (".pptx",)
+    assert not any(f.transparent for f in formats.formats("animation") + formats.formats("deck"))
     assert [f.size for f in formats.formats("figure")] == ["pixels", "scalable", "page"]
     assert [f.transparent for f in formats.formats("figure")] == [True, True, False]
     assert [f.every_stage for f in formats.formats("numbers")] == [False, True]
@@ -107,9 +109,9 @@ def test_a_new_format_is_accepted_by_the_command_line(extra_formats, tmp_path, c
     assert (tmp_path / "w.tsv").read_text(encoding="utf-8").splitlines()[0] == "\tthe\tcat\tsat\tmat"
     capsys.readouterr()
     assert main(["export", "--help"]) == 0
-    assert ".json .txt .tsv" in " ".join(capsys.readouterr().out.split())
+    assert ".json .gif .apng .mp4 .pptx .txt .tsv" in " ".join(capsys.readouterr().out.split())
     assert main(["export", "-o", str(tmp_path / "f.xyz")]) == 2
-    assert "the name must end in .png, .svg, .pdf, .csv, .json, .txt or .tsv" in capsys.readouterr().err
+    assert "the name must end in .png, .svg, .pdf, .csv, .json, .gif, .apng, .mp4, .pptx, .txt or .tsv" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt", "w.tsv"]
 
 
@@ -123,8 +125,9 @@ def test_a_new_format_is_listed_in_the_dialog_and_written_by_it(extra_formats, q
     dialog = ed.ExportDialog(window)
     qtbot.addWidget(dialog)
     combo = dialog.format_combo
-    assert [combo.itemData(i) for i in range(combo.count())] == [".png", ".svg", ".pdf", ".txt"]
-    assert combo.itemText(3) == "Caption text"
+    assert [combo.itemData(i) for i in range(combo.count())] == [".png", ".svg", ".pdf", ".gif", ".apng", ".mp4",
+                                                                  ".pptx", ".txt"]
+    assert combo.itemText(7) == "Caption text"
     assert ed.figure_filter().endswith(";;Caption text (*.txt)")
     assert ed.number_filter() == "CSV — current stage (*.csv);;JSON — all stages (*.json);;TSV — current stage (*.tsv)"
 

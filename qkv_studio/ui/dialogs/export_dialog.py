@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QRadioButton,
     QSizePolicy,
@@ -53,8 +54,9 @@ from qkv_studio.core import STAGES, Scene
 from qkv_studio.core.stages import REGISTRY as STAGE_REGISTRY
 from qkv_studio.export import formats
 from qkv_studio.export.deck import DECK_STAGES, deck_paths, export_all_stages
-from qkv_studio.export.figures import DEFAULT_WIDTH, PT_PER_PX, figure_image
+from qkv_studio.export.figures import DEFAULT_WIDTH, PT_PER_PX, alt_text, figure_image
 from qkv_studio.export.files import export_file
+from qkv_studio.export.timeline import FPS_RANGE, HOLD_RANGE, MotionOptions
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL
 from qkv_studio.render.figure import FigureOptions, figure_size
 from qkv_studio.render.theme import THEMES
@@ -89,8 +91,16 @@ K_ALL_STAGES = "export/all_stages"
 
 
 # ---- small helpers ------------------------------------------------------------------------------
+#: The registry's kinds *Export heatmap…* offers: one stage's figure, the stages animated, a deck of them.
+PICTURE_KINDS = ("figure", "animation", "deck")
+
+
 def _figure_formats() -> tuple[formats.ExportFormat, ...]:
-    return formats.formats("figure")
+    return tuple(f for f in formats.formats() if f.kind in PICTURE_KINDS)
+
+
+def _figure_suffixes() -> tuple[str, ...]:
+    return tuple(f.suffix for f in _figure_formats())
 
 
 def _number_formats() -> tuple[formats.ExportFormat, ...]:
@@ -231,6 +241,23 @@ class ExportDialog(QDialog):
         path_row.addWidget(self.path_edit, 1)
         path_row.addWidget(self.choose_button)
         self.all_stages_check = QCheckBox("All stages, one file each (for slides)")
+        # An animation's frame rate and hold (shown for the animated formats only)
+        self.fps_spin = QSpinBox()
+        self.fps_spin.setRange(*FPS_RANGE)
+        self.fps_spin.setValue(MotionOptions().fps)
+        self.fps_spin.setSuffix(" fps")
+        self.hold_spin = QDoubleSpinBox()
+        self.hold_spin.setRange(*HOLD_RANGE)
+        self.hold_spin.setDecimals(1)
+        self.hold_spin.setSingleStep(0.5)
+        self.hold_spin.setValue(MotionOptions().hold)
+        self.hold_spin.setSuffix(" s per stage")
+        self.motion_row = QWidget()
+        motion_lay = QHBoxLayout(self.motion_row)
+        motion_lay.setContentsMargins(0, 0, 0, 0)
+        motion_lay.addWidget(self.fps_spin)
+        motion_lay.addWidget(self.hold_spin)
+        motion_lay.addStretch(1)
         self.deck_label = QLabel()
         self.deck_label.setWordWrap(True)
         file_box = QGroupBox("File")
@@ -238,6 +265,8 @@ class ExportDialog(QDialog):
         form.addRow("Format:", self.format_combo)
         form.addRow("Save to:", path_row)
         form.addRow("", self.all_stages_check)
+        self.motion_caption = QLabel("Motion:")
+        form.addRow(self.motion_caption, self.motion_row)
         form.addRow("", self.deck_label)
 
         # Size
@@ -313,10 +342,22 @@ class ExportDialog(QDialog):
         self.preview_caption.setAlignment(Qt.AlignCenter)
         self.preview_caption.setWordWrap(True)
         self.preview_caption.setMaximumWidth(PREVIEW_SIZE.width())
+        # The figure's alt text (the files carry it too), to paste where the figure goes.
+        self.alt_text_edit = QPlainTextEdit()
+        self.alt_text_edit.setReadOnly(True)
+        self.alt_text_edit.setMaximumWidth(PREVIEW_SIZE.width())
+        self.alt_text_edit.setFixedHeight(110)
+        self.alt_text_edit.setToolTip("The figure's description for readers who cannot see it; every exported "
+                                      "file carries it")
+        self.copy_alt_button = QPushButton("Copy description")
+        self.copy_alt_button.clicked.connect(self.copy_alt_text)
         preview_box = QGroupBox("Preview")
         lay = QVBoxLayout(preview_box)
         lay.addWidget(self.preview_label, 0, Qt.AlignHCenter)
         lay.addWidget(self.preview_caption)
+        lay.addWidget(QLabel("Description (alt text):"))
+        lay.addWidget(self.alt_text_edit)
+        lay.addWidget(self.copy_alt_button, 0, Qt.AlignRight)
         lay.addStretch(1)
 
         self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
@@ -348,9 +389,9 @@ class ExportDialog(QDialog):
         self._select(self.stage_combo, self.scene.stage)
         self._select(self.theme_combo, _window_theme(self.window_))
         self._select(self.colormap_combo, _window_colormap(self.window_))
-        first = formats.suffixes("figure")[0]
+        first = _figure_suffixes()[0]
         fmt = str(get(K_FORMAT, first))
-        self._select(self.format_combo, fmt if fmt in formats.suffixes("figure") else first)
+        self._select(self.format_combo, fmt if fmt in _figure_suffixes() else first)
         scale_mode = str(get(K_SIZE_MODE, "width")) == "scale"
         (self.scale_radio if scale_mode else self.width_radio).setChecked(True)
         self.width_spin.setValue(_as_int(get(K_WIDTH), DEFAULT_WIDTH, MIN_WIDTH, MAX_WIDTH))
@@ -404,7 +445,16 @@ class ExportDialog(QDialog):
 
     @property
     def all_stages(self) -> bool:
-        return self.all_stages_check.isChecked()
+        """One numbered file per stage (figures only: an animation or a deck holds every stage itself)."""
+        return self.all_stages_check.isChecked() and self.format.kind == "figure"
+
+    @property
+    def is_animated(self) -> bool:
+        return self.format.kind == "animation"
+
+    def motion(self) -> MotionOptions:
+        """The animation's options the widgets describe."""
+        return MotionOptions(fps=int(self.fps_spin.value()), hold=float(self.hold_spin.value())).validated()
 
     def options(self) -> FigureOptions:
         """The figure options the widgets describe (validated)."""
@@ -435,6 +485,12 @@ class ExportDialog(QDialog):
     def pixel_size(self) -> QSize:
         natural = self.natural_size()
         w = self.pixel_width()
+        if self.is_animated:  # a 16:9 frame of even sides (export/motion.py's frame_size)
+            from qkv_studio.export.motion import ASPECT
+
+            w -= w % 2
+            h = round(w * ASPECT[1] / ASPECT[0])
+            return QSize(w, h - h % 2)
         return QSize(w, max(1, round(w * natural.height() / max(1, natural.width()))))
 
     def path(self) -> Path | None:
@@ -445,7 +501,7 @@ class ExportDialog(QDialog):
         p = Path(os.path.expanduser(text))
         if not p.is_absolute():
             p = Path(last_folder(self.settings)) / p
-        if p.suffix.lower() in formats.suffixes("figure"):
+        if p.suffix.lower() in _figure_suffixes():
             p = p.with_suffix(self.suffix)
         elif p.name:
             p = p.with_name(p.name + self.suffix)
@@ -489,6 +545,9 @@ class ExportDialog(QDialog):
             self._select(self.background_combo, "white")
 
     def _sync_enabled(self) -> None:
+        self.motion_caption.setVisible(self.is_animated)
+        self.motion_row.setVisible(self.is_animated)
+        self.all_stages_check.setEnabled(self.format.kind == "figure")
         raster = not self.is_vector
         self.width_radio.setEnabled(raster)
         self.scale_radio.setEnabled(raster)
@@ -544,7 +603,7 @@ class ExportDialog(QDialog):
             return None
         p = Path(path)
         suffix = p.suffix.lower()
-        if suffix not in formats.suffixes("figure"):
+        if suffix not in _figure_suffixes():
             suffix = _filter_suffix(chosen_filter, _figure_formats(), self.suffix)
             p = p.with_name(p.name + suffix)
         self._select(self.format_combo, suffix)
@@ -587,6 +646,18 @@ class ExportDialog(QDialog):
         if self.all_stages:
             caption += f"\n(all {len(DECK_STAGES)} stages are exported; this one is previewed)"
         self.preview_caption.setText(caption)
+        self.alt_text_edit.setPlainText(self.alt_text())
+
+    def alt_text(self) -> str:
+        """The description of the figure the options describe (as the exported file carries it)."""
+        return alt_text(self.scene, self.options()).text
+
+    def copy_alt_text(self) -> str:
+        """Copy the figure's description to the clipboard; returns it."""
+        text = self.alt_text()
+        QApplication.clipboard().setText(text)
+        _status(self.window_, "Copied the figure's description")
+        return text
 
     # ---- exporting ------------------------------------------------------------------------------
     def save_settings(self) -> None:
@@ -671,7 +742,7 @@ def do_export(dialog: ExportDialog) -> list[Path]:
     scene = dialog.scene
     if dialog.all_stages:
         return export_all_stages(scene, path, width=width, options=options)
-    export_file(scene, path, width=width, options=options)
+    export_file(scene, path, width=width, options=options, motion=dialog.motion() if dialog.is_animated else None)
     return [path]
 
 

@@ -24,6 +24,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalet
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGES, row_stats
+from qkv_studio.core.morph import blend_colours, blend_values
 from qkv_studio.core.stages import SIGNED_STAGES, shown_matrix, stage_spec
 from qkv_studio.render.figure import format_value as figure_format_value
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
@@ -439,11 +440,8 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._repaint_scope(rows=t > 0.0)
         old_m, old_rgba = self._anim_from
         if t > 0.0:  # (at 0 the image still shows the old colours: the step kept them)
-            blend = (old_rgba.astype(np.float32) * (1.0 - t) + self._rgba.astype(np.float32) * t).astype(np.uint8)
-            self.image_item.set_image(blend)
-        both = np.isfinite(old_m) & np.isfinite(self._matrix)
-        with np.errstate(invalid="ignore", over="ignore"):  # (masked −∞ cells are not interpolated)
-            self._text_matrix = np.where(both, old_m * (1.0 - t) + self._matrix * t, self._matrix)
+            self.image_item.set_image(blend_colours(old_rgba, self._rgba, t))
+        self._text_matrix = blend_values(old_m, self._matrix, t)  # (masked −∞ cells are not interpolated)
         self.overlay.update()
 
     def _on_anim_end(self) -> None:

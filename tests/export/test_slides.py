@@ -1,0 +1,114 @@
+"""Slide decks (issue 22, item 3): a PowerPoint deck read back with python-pptx and a multi-page vector PDF
+counted with poppler's pdfinfo, one slide per stage."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from PIL import Image
+from pptx import Presentation
+from pptx.enum.shapes import MSO_SHAPE_TYPE
+from pptx.util import Emu
+
+from qkv_studio.cli import main
+from qkv_studio.core import STAGES
+from qkv_studio.core.describe import describe
+from qkv_studio.export.files import export_file
+from qkv_studio.export.slides import FORMULA_WORDS, export_slides_pdf, slide_notes
+from qkv_studio.render.figure import FigureOptions
+
+
+@pytest.fixture(autouse=True)
+def _app(qapp):
+    return qapp
+
+
+def _pictures(slide):
+    return [sh for sh in slide.shapes if sh.shape_type == MSO_SHAPE_TYPE.PICTURE]
+
+
+def test_the_pptx_has_a_slide_per_stage_with_picture_title_notes_and_description(lesson_scene, tmp_path):
+    out = tmp_path / "lecture.pptx"
+    export_file(lesson_scene, out, width=1200)
+    prs = Presentation(str(out))
+    assert (prs.slide_width, prs.slide_height) == (Emu(12192000), Emu(6858000))  # 16:9
+    assert len(prs.slides) == len(STAGES)
+    for k, (slide, stage) in enumerate(zip(prs.slides, STAGES), 1):
+        pics = _pictures(slide)
+        assert len(pics) == 1
+        pic = pics[0]
+        # the picture fills the slide below the title: nearly full height or full width, centred
+        assert pic.height > 0.75 * prs.slide_height or pic.width > 0.9 * prs.slide_width
+        assert abs((pic.left + pic.width / 2) - prs.slide_width / 2) < Emu(20000)
+        with Image.open(__import__("io").BytesIO(pic.image.blob)) as im:
+            assert im.size[0] == 1200 and im.format == "PNG"
+        assert pic._element.nvPicPr.cNvPr.get("descr") == describe(lesson_scene, stage, 2).text
+        texts = [sh.text_frame.text for sh in slide.shapes if sh.has_text_frame]
+        assert texts[0].startswith(f"{k} / {len(STAGES)} · ")
+        notes = slide.notes_slide.notes_text_frame.text
+        assert FORMULA_WORDS[stage] in notes and "Formula: " in notes
+    notes = [s.notes_slide.notes_text_frame.text for s in prs.slides]
+    assert "0.54 on “cat”, 0.27 on “mat”, 0.13 on “sat”, 0.06 on “the”" in notes[STAGES.index("weights")]
+    assert "q·k = 4" in notes[STAGES.index("scores")] and "√dₖ = 1.414" in notes[STAGES.index("scaled")]
+    assert "= [0.328, 0.404]" in notes[STAGES.index("output")]
+    assert "<b>" not in "".join(notes) and "<sub>" not in "".join(notes)  # plain text, not rich text
+    assert prs.core_properties.title.endswith("the stages of attention")
+
+
+def test_the_pptx_takes_the_stages_and_the_query_it_is_given(lesson_scene, tmp_path):
+    out = tmp_path / "two.pptx"
+    export_file(lesson_scene, out, width=800, stages=("weights", "scores"), query=1)
+    prs = Presentation(str(out))
+    assert len(prs.slides) == 2
+    assert "of “cat” into weights" in prs.slides[0].notes_slide.notes_text_frame.text
+    assert "the query 'cat' scores" in _pictures(prs.slides[1])[0]._element.nvPicPr.cNvPr.get("descr")
+    assert slide_notes(lesson_scene, "weights", 1) == prs.slides[0].notes_slide.notes_text_frame.text
+
+
+def _pages(path) -> int:
+    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"^Pages:\s+(\d+)$", info, re.M).group(1))
+
+
+def test_the_slides_pdf_has_one_vector_page_per_stage(lesson_scene, tmp_path):
+    out = export_slides_pdf(lesson_scene, tmp_path / "slides.pdf", options=FigureOptions(theme="dark"))
+    assert _pages(out) == len(STAGES)
+    info = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"^Page size:\s+960 x 540 pts", info, re.M)
+    text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
+    pages = text.split("\f")
+    assert "4 / 5 · Weights (softmax)" in pages[3] and "0.54" in pages[3]  # vector: the numbers are text
+    assert "softmax weights · query “sat”" in pages[3]
+    meta = subprocess.run(["pdfinfo", "-meta", str(out)], capture_output=True, text=True, check=True).stdout
+    assert "Slide 4: Softmax weights for 4 tokens" in meta
+
+
+def test_the_command_line_writes_decks_and_refuses_bad_combinations(tmp_path, capsys):
+    assert main(["export", "--preset", "lesson", "-o", str(tmp_path / "l.pptx"), "--width", "640",
+                 "--stages", "scores,weights"]) == 0
+    assert len(Presentation(str(tmp_path / "l.pptx")).slides) == 2
+    assert main(["export", "--preset", "causal", "-o", str(tmp_path / "s.pdf"), "--slides"]) == 0
+    assert _pages(tmp_path / "s.pdf") == len(STAGES)
+    assert main(["export", "--preset", "lesson", "-o", str(tmp_path / "s3.pdf"), "--slides", "--stages",
+                 "scaled,weights,output"]) == 0
+    assert _pages(tmp_path / "s3.pdf") == 3
+    capsys.readouterr()
+    assert main(["export", "--preset", "lesson", "-o", str(tmp_path / "x.png"), "--slides"]) == 2
+    assert "--slides writes a multi-page PDF: the output must end in .pdf" in capsys.readouterr().err
+    assert main(["export", "--preset", "lesson", "-o", str(tmp_path / "x.pptx"), "--fps", "5"]) == 2
+    assert "--fps is for animations" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.pptx", "s.pdf", "s3.pdf"]
+
+
+def test_a_failing_deck_leaves_no_partial_file(lesson_scene, tmp_path, monkeypatch, capsys):
+    from qkv_studio.export import slides
+
+    def broken(*args, **kwargs):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(slides, "slides_pdf_bytes", broken)
+    assert main(["export", "--preset", "lesson", "-o", str(tmp_path / "s.pdf"), "--slides"]) == 2
+    assert "disk on fire" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
