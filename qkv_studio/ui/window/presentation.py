@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -21,7 +21,9 @@ class Presentation:
     def __init__(self, window: "MainWindow") -> None:
         self._window = window
         self.on = False
-        self._saved_state: QByteArray | None = None
+        self._saved_state: QByteArray | None = None  # (the docks)
+        self._saved_geometry = QByteArray()
+        self._saved_window_state = Qt.WindowState.WindowNoState
         self._laid_out = False
 
     def set(self, on: bool, *, fullscreen: bool = True) -> None:
@@ -33,7 +35,7 @@ class Presentation:
         w.act_presentation.setChecked(on)
         w.act_leave.setEnabled(on)
         if on:
-            self._saved_state = w.saveState()
+            self._save_window()
             w.dock_editors.hide()
             w.dock_plane.hide()
             w.dock_calc.show()
@@ -44,14 +46,43 @@ class Presentation:
             if fullscreen:
                 w.showFullScreen()
         else:
-            if w.isFullScreen():
-                w.showNormal()
             w.menuBar().show()
             w.statusBar().show()
-            if self._saved_state is not None:
-                w.restoreState(self._saved_state)
+            self._restore_window()
         w._apply_font_scale()
+        self._focus_stage()
         w.presentation_changed.emit(on)
+
+    # ---- entering and leaving: the window as it was, the keyboard on the stage -----------------------
+    def _save_window(self) -> None:
+        """Remember the window presentation mode leaves: maximised or not, its geometry and its docks."""
+        w = self._window
+        self._saved_window_state = w.windowState() & ~Qt.WindowState.WindowActive
+        self._saved_geometry = w.saveGeometry()
+        self._saved_state = w.saveState()
+
+    def _restore_window(self) -> None:
+        """The window exactly as presentation mode found it (Esc): its state, geometry and docks — the
+        docks once more after the window has its size back and the text its size (a window manager
+        resizes the window later)."""
+        w = self._window
+        state = self._saved_window_state
+        if w.isFullScreen() and not state & Qt.WindowState.WindowFullScreen:
+            if state & Qt.WindowState.WindowMaximized:
+                w.showMaximized()
+            else:
+                w.showNormal()
+                w.restoreGeometry(self._saved_geometry)
+        docks = self._saved_state
+        if docks is not None:
+            w.restoreState(docks)
+            for delay in (0, 250):
+                QTimer.singleShot(delay, w, lambda: None if self.on else w.restoreState(docks))
+
+    def _focus_stage(self) -> None:
+        """The keyboard on the stage (the stepper): not in a spin box that the arrow keys would change."""
+        w = self._window
+        w.stepper.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def toggle_plane(self) -> None:
         """Show or hide the vector plane (in presentation mode it comes back beside the heatmap)."""

@@ -194,6 +194,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "colormap": _choice(_colormaps),
     "zoom": _zoom,
     "animate": _flag,
+    "show_all_stages": _flag,
     "recent_files": _recent,
     "last_folder": _path_text,
 }
@@ -204,6 +205,7 @@ DEFAULTS: dict[str, Any] = {
     "colormap": None,  # (the window's own)
     "zoom": 1.0,
     "animate": True,
+    "show_all_stages": False,  # (a lecture reveals each stage's results at that stage)
     "recent_files": [],
     "last_folder": None,  # (the home folder)
 }
@@ -252,7 +254,7 @@ def restore_geometry(window, geometry: QByteArray | None, state: QByteArray | No
 
 
 # ---- what the window reads -------------------------------------------------------------------------------
-REMEMBERED = ("geometry", "window_state", "theme", "colormap", "zoom", "animate")
+REMEMBERED = ("geometry", "window_state", "theme", "colormap", "zoom", "animate", "show_all_stages")
 
 
 @dataclass(frozen=True)
@@ -265,6 +267,7 @@ class Remembered:
     colormap: str = "viridis"
     zoom: float = 1.0
     animate: bool = True
+    show_all_stages: bool = False
 
 
 def _checked(key: str, value: Any) -> Any:
@@ -330,11 +333,14 @@ class WindowSettings:
 
 
 def restore(window, values: Remembered) -> bool:
-    """Geometry, dock layout, colour map and animation on the built ``window``; True when a saved dock
+    """Geometry, dock layout, colour map, animation and View → Show all stages at once on the built
+    ``window``; True when a saved dock
     layout was restored (the default layout is then not made)."""
     from PySide6.QtCore import QTimer
 
     restored = restore_geometry(window, values.geometry, values.window_state)
     QTimer.singleShot(0, lambda: window.apply_colormap(values.colormap))
     window.heatmap.animate = values.animate
+    if values.show_all_stages and not window.act_show_all_stages.isChecked():
+        window.act_show_all_stages.trigger()
     return restored
