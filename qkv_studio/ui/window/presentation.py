@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtWidgets import QStatusBar
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -24,6 +25,7 @@ class Presentation:
         self._saved_state: QByteArray | None = None  # (the docks)
         self._saved_geometry = QByteArray()
         self._saved_window_state = Qt.WindowState.WindowNoState
+        self._had_status_bar = True
         self._laid_out = False
 
     def set(self, on: bool, *, fullscreen: bool = True) -> None:
@@ -60,6 +62,10 @@ class Presentation:
         self._saved_window_state = w.windowState() & ~Qt.WindowState.WindowActive
         self._saved_geometry = w.saveGeometry()
         self._saved_state = w.saveState()
+        # (QMainWindow makes its status bar when first asked for one: presentation's asking must not
+        # leave one behind, 23 px taken from the docks)
+        bar = w.findChild(QStatusBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        self._had_status_bar = bar is not None and not bar.isHidden()
 
     def _restore_window(self) -> None:
         """The window exactly as presentation mode found it (Esc): its state, geometry and docks — the
@@ -73,6 +79,8 @@ class Presentation:
             else:
                 w.showNormal()
                 w.restoreGeometry(self._saved_geometry)
+        if not self._had_status_bar:
+            w.setStatusBar(None)  # (the next message makes a new one)
         docks = self._saved_state
         if docks is not None:
             w.restoreState(docks)
