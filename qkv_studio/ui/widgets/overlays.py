@@ -66,6 +66,7 @@ class ShortcutsOverlay(FollowsAppearance, _Cover):
     def __init__(self, parent: QWidget, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._rows: tuple[tuple[str, str], ...] = ()
+        self._scale = 1.0
         self._theme: Theme = self._drawn_theme
         self.label = QLabel()
         self.label.setTextFormat(Qt.RichText)
@@ -82,6 +83,7 @@ class ShortcutsOverlay(FollowsAppearance, _Cover):
         """The shortcuts to list, as (keys, what they do)."""
         self._rows = tuple(rows)
         self._write()
+        self._fit()
 
     def rows(self) -> tuple[tuple[str, str], ...]:
         """Every listed row: the window's, then the gestures."""
@@ -110,9 +112,30 @@ class ShortcutsOverlay(FollowsAppearance, _Cover):
         self._write()
 
     def _restyle_scale(self, f: float) -> None:
+        self._scale = f
+        self._fit()
+
+    def _fit(self) -> None:
+        """The list in its type size (12 pt × the scale), smaller if need be so that all of it fits."""
+        size = 12 * self._scale
         font = QFont()
-        font.setPointSizeF(12 * f)
-        self.label.setFont(font)
+        while True:
+            font.setPointSizeF(size)
+            self.label.setFont(font)
+            hint = self.label.sizeHint()
+            if not self.isVisible() or size <= 7 or (hint.width() <= 0.96 * self.width()
+                                                     and hint.height() <= 0.96 * self.height()):
+                return
+            size *= 0.9
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._fit()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.isVisible():
+            self._fit()
 
     def paintEvent(self, event) -> None:  # noqa: N802
         QPainter(self).fillRect(self.rect(), QColor(self._theme.background))

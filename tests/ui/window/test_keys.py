@@ -290,3 +290,14 @@ def test_the_shortcut_list_is_opaque(qtbot, window, theme):
     assert first.pixelColor(first.width() - 5, 5).rgb() == background
     _press(qtbot, Qt.Key_X)
     assert not overlay.isVisible()
+
+
+def test_the_shortcut_list_fits_the_window_even_in_presentation_type(qtbot, show_window, lesson_scene):
+    window = show_window(lesson_scene, (1280, 720))
+    window.set_presentation(True, fullscreen=False)
+    window.show_shortcuts()
+    overlay = window.shortcuts_overlay
+    hint = overlay.label.sizeHint()
+    assert hint.width() <= overlay.width() and hint.height() <= overlay.height()
+    assert overlay.label.font().pointSizeF() >= 7
+    assert "Ctrl+Shift+M" in overlay.label.text()
