@@ -86,6 +86,26 @@ def test_lecture_keys_are_back_once_the_menu_closes(qtbot, window):
     assert window.session.query == 3
 
 
+def test_a_modal_dialog_gets_its_keys(qtbot, window):
+    from PySide6.QtWidgets import QDialog, QVBoxLayout
+
+    s = window.session
+    dialog = QDialog(window)
+    dialog.setModal(True)
+    field = QLineEdit("abc")
+    QVBoxLayout(dialog).addWidget(field)
+    dialog.show()
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is dialog, timeout=2000)
+    field.setFocus()
+    field.setCursorPosition(3)
+    qtbot.waitUntil(lambda: _focused() is field, timeout=2000)
+    for key in (Qt.Key_Left, Qt.Key_Home, Qt.Key_Down, Qt.Key_PageDown, Qt.Key_B):
+        _press(qtbot, key)
+    assert (s.stage, s.query) == ("weights", 2) and not window.blank_overlay.isVisible()
+    assert field.text() == "babc"  # Home went to the field, "b" was typed there
+    dialog.reject()
+
+
 # ---- undo and redo ----------------------------------------------------------------------------------------
 def test_undo_and_redo_are_each_bound_once_and_both_redo_keys_work(qtbot, window):
     s = window.session
