@@ -104,6 +104,7 @@ def _randomise(window: "MainWindow", _checked: bool = False) -> None:
 
 def _show_all_stages(window: "MainWindow", on: bool) -> None:
     """View → Show all stages at once: the views reveal every stage's results, remembered."""
+    window.calc.calc_model.set_show_all_stages(on)
     window.blend.set_show_all_stages(on)
     window.plane.set_show_all_stages(on)
     window.act_show_all_stages.setChecked(bool(on))

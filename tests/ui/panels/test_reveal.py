@@ -140,10 +140,15 @@ def test_the_view_menu_option_is_remembered_and_drives_both_views(qtbot, lesson_
     first.show()
     qtbot.waitExposed(first)
     flush_pending()
+    model = first.calc.calc_model
     assert _blend_shows(first.blend) == (False, False)
+    assert "weight" not in model.shown_columns()
     first.act_show_all_stages.trigger()
     flush_pending()
     assert _blend_shows(first.blend) == (True, True) and first.plane.output_shown()
+    assert model.shown_columns() == model.columns()  # the calculation table's every column too
+    hidden = [c for c in range(len(model.columns())) if first.calc.isColumnHidden(c)]
+    assert hidden == []
     second = MainWindow(load_preset("lesson"))  # (settings on: it reads what the first one stored)
     qtbot.addWidget(second)
     assert second.act_show_all_stages.isChecked()
@@ -152,3 +157,8 @@ def test_the_view_menu_option_is_remembered_and_drives_both_views(qtbot, lesson_
     qtbot.waitExposed(second)
     flush_pending()
     assert _blend_shows(second.blend) == (True, True)
+    assert second.calc.calc_model.shown_columns() == second.calc.calc_model.columns()
+    second.act_show_all_stages.trigger()  # off again: the vectors stage shows its own columns only
+    flush_pending()
+    assert _blend_shows(second.blend) == (False, False)
+    assert second.calc.calc_model.shown_columns() == ("token", "key", "value")
