@@ -1,7 +1,9 @@
 """The blend view: "the output is a blend, not a pick".
 
 Left, one bar per token for the selected query's softmax weight (the best match highlighted); right,
-the value vectors as arrows (first two dimensions) with the output vector drawn among them.
+the value vectors as arrows (first two dimensions) with the output vector drawn among them.  The
+weights appear from the softmax stage on and the output at the blend stage (the stage registry's
+``reveals``), or at every stage with ``set_show_all_stages(True)``.
 """
 
 from __future__ import annotations

@@ -334,8 +334,7 @@ class WindowSettings:
 
 def restore(window, values: Remembered) -> bool:
     """Geometry, dock layout, colour map, animation and View → Show all stages at once on the built
-    ``window``; True when a saved dock
-    layout was restored (the default layout is then not made)."""
+    ``window``; True when a saved dock layout was restored (the default layout is then not made)."""
     from PySide6.QtCore import QTimer
 
     restored = restore_geometry(window, values.geometry, values.window_state)
