@@ -12,7 +12,8 @@ How to add a stage
 1. Add a :class:`StageSpec` to ``REGISTRY`` at its place in the lesson's order.  ``matrix`` names the
    field of :class:`~qkv_studio.core.attention.AttentionResult` its heatmap shows (None: it previews
    the next stage's matrix, as ``vectors`` does); ``caption`` is a function of
-   :mod:`qkv_studio.core.captions` (write one there).
+   :mod:`qkv_studio.core.captions` (write one there).  ``reveals`` names the results the stage shows
+   first (views hide them before it: see :func:`reveals`).
 2. If the stage has a piece of its own in the whole formula, put ``{name[0]}`` (and ``{name[1]}`` …,
    one per entry of ``formula_piece``) into :data:`FORMULA`.
 3. Add its test to ``tests/core/test_stages.py``; every consumer picks the new entry up by itself.
@@ -56,7 +57,9 @@ class StageSpec:
     weight (0–1, masked cells 0).  ``formula_piece`` is the part(s) of the whole formula
     (:data:`FORMULA`) the stepper highlights, ``formula`` the stage's own formula (rich text).
     ``caption`` writes the plain-words caption for a query.  ``columns`` are the calculation table's
-    columns the stage adds, as (key, heading).  ``row_sums``: the heatmap shows the Σ column;
+    columns the stage adds, as (key, heading).  ``reveals`` names the results the stage shows first
+    (fields of the result: ``"scores"``, ``"weights"``, ``"output"`` …); a view shows a result only from
+    the stage that reveals it on (see :func:`reveals`).  ``row_sums``: the heatmap shows the Σ column;
     ``in_deck``: the slide deck of exported figures has a slide for it.  ``wording`` names its
     picture; ``unscaled`` replaces that wording when ÷√dₖ is switched off (None: the same).
     """
@@ -73,6 +76,7 @@ class StageSpec:
     columns: tuple[tuple[str, str], ...]
     wording: Wording
     unscaled: Wording | None = None
+    reveals: tuple[str, ...] = ()
     row_sums: bool = False
     in_deck: bool = True
     short: str = ""
@@ -119,6 +123,7 @@ REGISTRY: tuple[StageSpec, ...] = (
                  "Σ<sub>t</sub> <i>q</i><sub>it</sub> <i>k</i><sub>jt</sub>"),
         caption=captions.scores,
         columns=(("score", "q·kⱼ"),),
+        reveals=("scores",),
         wording=_SCORES,
     ),
     StageSpec(
@@ -128,6 +133,7 @@ REGISTRY: tuple[StageSpec, ...] = (
         formula="<i>s̃</i><sub>ij</sub> = <i>s</i><sub>ij</sub> / √<i>d</i><sub>k</sub>",
         caption=captions.scaled,
         columns=(("scaled", "÷ √dₖ"),),
+        reveals=("scaled",),
         wording=Wording(
             heatmap="scaled scores Q·K<sup>T</sup> / √d<sub>k</sub> &nbsp;(÷ √{d_k})",
             figure="scaled scores Q·Kᵀ / √dₖ", meaning="divided by √dₖ = {sqrt} so the softmax does not saturate",
@@ -145,6 +151,7 @@ REGISTRY: tuple[StageSpec, ...] = (
                  "exp(<i>s̃</i><sub>ij′</sub>)"),
         caption=captions.weights,
         columns=(("weight", "weight w"),),
+        reveals=("weights",),
         wording=Wording(heatmap="softmax weights w — each row sums to 1", figure="softmax weights",
                         meaning="each row sums to 1: how much each query attends to each key",
                         legend="softmax weight (0–1)"),
@@ -157,6 +164,7 @@ REGISTRY: tuple[StageSpec, ...] = (
         formula="<i>o</i><sub>i</sub> = Σ<sub>j</sub> <i>w</i><sub>ij</sub> <i>v</i><sub>j</sub>",
         caption=captions.output,
         columns=(("weighted", "w · vⱼ"),),
+        reveals=("output",),
         wording=Wording(heatmap="softmax weights w — the blend: output = w · V", figure="softmax weights → blend",
                         meaning="output = weights · V: each query's row blends the values",
                         legend="softmax weight (0–1)"),
@@ -204,3 +212,18 @@ def formula_html(stage: str, mark: Callable[[str], str]) -> str:
 def table_columns() -> tuple[tuple[str, str, str], ...]:
     """Every calculation-table column in order, as (key, heading, stage it appears at)."""
     return tuple((key, heading, s.name) for s in REGISTRY for key, heading in s.columns)
+
+
+#: Each result a stage reveals → the index of that stage in ``STAGES``.
+_REVEALED_AT: dict[str, int] = {what: i for i, s in enumerate(REGISTRY) for what in s.reveals}
+
+
+def reveals(stage: str, what: str, *, all_stages: bool = False) -> bool:
+    """True when a view at ``stage`` may show the result ``what`` (``"scores"``, ``"scaled"``,
+    ``"weights"``, ``"output"``): the stage that reveals it has been reached — at the vectors stage and
+    Q·Kᵀ the blend's weights and output are not shown yet, the answer before the question.
+    ``all_stages`` (View → Show all stages at once) shows everything at every stage."""
+    at = _REVEALED_AT.get(what)
+    if at is None:
+        raise ValueError(f"no stage reveals {what!r}: one of {', '.join(_REVEALED_AT)}")
+    return all_stages or STAGES.index(stage_spec(stage).name) >= at

@@ -150,3 +150,18 @@ def test_the_window_offers_every_registry_stage_in_order(show_window, lesson_sce
     assert list(w.stage_actions) == list(stages.STAGES)
     assert [a.text() for a in w.stage_actions.values()] == [stage_spec(n).button for n in stages.STAGES]
     assert w.stage_actions["scaled"].text() == "DIVIDE" == w.stepper.stage_buttons["scaled"].text()
+
+
+def test_each_result_is_revealed_from_its_own_stage_on():
+    from qkv_studio.core.stages import STAGES, reveals
+
+    at = {"scores": "scores", "scaled": "scaled", "weights": "weights", "output": "output"}
+    for what, stage in at.items():
+        first = STAGES.index(stage)
+        assert [reveals(s, what) for s in STAGES] == [i >= first for i in range(len(STAGES))], what
+        assert all(reveals(s, what, all_stages=True) for s in STAGES)
+    assert not reveals("vectors", "weights") and not reveals("scores", "output")
+    with pytest.raises(ValueError, match="no stage reveals"):
+        reveals("output", "colours")
+    with pytest.raises(ValueError, match="unknown stage"):
+        reveals("blend", "output")

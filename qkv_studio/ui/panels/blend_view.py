@@ -1,7 +1,9 @@
 """The blend view: "the output is a blend, not a pick".
 
 Left, one bar per token for the selected query's softmax weight (the best match highlighted); right,
-the value vectors as arrows (first two dimensions) with the output vector drawn among them.
+the value vectors as arrows (first two dimensions) with the output vector drawn among them.  The
+weights appear from the softmax stage on and the output at the blend stage (the stage registry's
+``reveals``), or at every stage with ``set_show_all_stages(True)``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QResizeEvent, 
 from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from qkv_studio.core.captions import contribution
+from qkv_studio.core.stages import reveals
 from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
@@ -96,6 +99,8 @@ class BlendView(FollowsAppearance, QWidget):
         self._session = session
         self._theme: Theme = THEMES["light"]
         self._font_scale = 1.0
+        self._show_all_stages = False
+        self._revealed: tuple[bool, bool] | None = None  # (weights, output) as drawn now
         self.title = RichLabel()
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
@@ -149,6 +154,7 @@ class BlendView(FollowsAppearance, QWidget):
         session.result_changed.connect(self._next_frame.request)
         session.query_changed.connect(self._next_frame.request)
         session.tokens_changed.connect(self._next_frame.request)
+        session.stage_changed.connect(self._on_stage)
         # Styled in the default theme at scale 1 as it is built: the Appearance restyles it only when
         # its look differs (as for the heatmap and the plane).  Drawn when first shown, at its size
         # (drawn here, every item was placed for a 640 × 480 plot and then again).
@@ -218,10 +224,46 @@ class BlendView(FollowsAppearance, QWidget):
             self._bars_n = s.n
             self.bars_plot.setXRange(-0.6, s.n - 0.4, padding=0)
         self._sync_bar_labels(w if s.n <= 16 else w[:0])
-        self._set_text(self.title,
-                       f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub> = "
-                       f"{fmt_vector(r.output[qi], decimals=2)} — {contribution(s, r, qi)}.")
+        shown = self._revealed = self.revealed()
+        self._set_text(self.title, self._title_text(qi, best, float(w[best]), shown))
         self._draw_values(best)
+        self._show_revealed(shown)
+
+    # ---- what the stage reveals (the stage registry's reveals) --------------------------------------
+    def set_show_all_stages(self, on: bool) -> None:
+        """Show the weights and the output at every stage (View → Show all stages at once), or only from
+        the stages that reveal them."""
+        if bool(on) != self._show_all_stages:
+            self._show_all_stages = bool(on)
+            self._next_frame.request()
+
+    def revealed(self) -> tuple[bool, bool]:
+        """Whether the current stage shows (the weights, the output): not before the softmax and the
+        blend stages, unless every stage is shown at once."""
+        stage = self._session.stage
+        return (reveals(stage, "weights", all_stages=self._show_all_stages),
+                reveals(stage, "output", all_stages=self._show_all_stages))
+
+    def _on_stage(self, *_: object) -> None:
+        if self.revealed() != self._revealed:  # (a step that reveals nothing new costs nothing)
+            self._next_frame.request()
+
+    def _show_revealed(self, shown: tuple[bool, bool]) -> None:
+        weights, output = shown
+        for item in (self.bars, self.best_bar, self.bar_labels):
+            item.setVisible(weights)
+        for item in (self._arrow, self._head, self._out_label):
+            item.setVisible(output)
+
+    def _title_text(self, qi: int, best: int, weight: float, shown: tuple[bool, bool]) -> str:
+        s, r = self._session.scene, self._session.result
+        head = f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub>"
+        if shown[1]:
+            return f"{head} = {fmt_vector(r.output[qi], decimals=2)} — {contribution(s, r, qi)}."
+        if shown[0]:
+            return (f"{head} — the weights w: “{s.token_label(best)}” most ({fmt_fixed(weight)}); "
+                    "the blend itself comes at the blend stage.")
+        return f"{head} — the weights come at the softmax stage, the blend at the last one."
 
     def _sync_ticks(self) -> None:
         """Token names under the bars: every one when they fit side by side, else every k-th."""

@@ -58,6 +58,7 @@ class CalcModel(QAbstractTableModel):
     def __init__(self, session: Session, parent=None) -> None:
         super().__init__(parent)
         self._session = session
+        self._show_all_stages = False
         self._columns = self._visible(STAGES[-1])
         self._shown = self._visible()
         self._rows = session.scene.n
@@ -83,8 +84,15 @@ class CalcModel(QAbstractTableModel):
         session.drag_changed.connect(self._on_drag)
         session.tokens_changed.connect(self._on_tokens)
 
+    def set_show_all_stages(self, on: bool) -> None:
+        """Show every stage's columns at every stage (View → Show all stages at once), or only the
+        current stage's."""
+        if bool(on) != self._show_all_stages:
+            self._show_all_stages = bool(on)
+            self._refresh(forget=False)
+
     def _visible(self, stage: str | None = None) -> tuple[str, ...]:
-        stage_i = STAGES.index(stage or self._session.stage)
+        stage_i = STAGES.index(stage or (STAGES[-1] if self._show_all_stages else self._session.stage))
         cols = [c for c in COLUMNS if STAGES.index(APPEARS[c]) <= stage_i]
         if not self._session.scene.scale and "scaled" in cols:
             cols.remove("scaled")

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from qkv_studio.core import row_stats
+from qkv_studio.core.stages import reveals
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
@@ -112,6 +113,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         self._theme: Theme = get_theme(DEFAULT_THEME)
         self._font_scale = 1.0
         self._show_values = False
+        self._show_all_stages = False
         self._best: int | None = None
         self._best_weight = 0.0
         self._output: np.ndarray | None = None
@@ -284,6 +286,25 @@ class VectorPlane(FollowsAppearance, QWidget):
     def values_visible(self) -> bool:
         return self._show_values or self._session.stage == "output"
 
+    # ---- what the stage reveals (the stage registry's reveals) --------------------------------------
+    def set_show_all_stages(self, on: bool) -> None:
+        """Show every stage's results at every stage (View → Show all stages at once), or only those the
+        current stage has reached."""
+        if bool(on) != self._show_all_stages:
+            self._show_all_stages = bool(on)
+            self._next_frame.request()
+
+    def _reveals(self, what: str) -> bool:
+        return reveals(self._session.stage, what, all_stages=self._show_all_stages)
+
+    def output_shown(self) -> bool:
+        """True when the output arrow is drawn (from the blend stage on, or every stage shown at once)."""
+        return self._output is not None and self._reveals("output")
+
+    def _shown_best(self) -> int | None:
+        """The best key, once the scores are revealed (before, it would answer the question)."""
+        return self._best if self._reveals("scores") else None
+
     def read_only(self) -> bool:
         """True in projection mode (Q, K, V are derived) and in the PCA view: nothing can be dragged."""
         return self._session.scene.mode == "projection" or self.pca_shown()
@@ -413,12 +434,14 @@ class VectorPlane(FollowsAppearance, QWidget):
             hint = "derived: Q = X·W<sup>Q</sup>, K = X·W<sup>K</sup> — edit X or W to move them"
         else:
             hint = "drag an arrow head to edit that vector"
-        if self._best is not None and self._best < scene.n:
-            q_name, k_name = (_html_escape(scene.token_label(i)) for i in (scene.query, self._best))
+        best = self._shown_best()
+        if best is not None and best < scene.n:
+            q_name, k_name = (_html_escape(scene.token_label(i)) for i in (scene.query, best))
+            weight = f" (w&nbsp;=&nbsp;{self._best_weight:.2f})" if self._reveals("weights") else ""
             # (its own line, the weight kept with its number — "w", as on the heatmap: wrapped anywhere, "(weight" and "0.54)"
             # stood on two lines; the hint follows on the next)
             hint = (f'<span style="color:{t.text}">best match for <b style="color:{t.query_color}">q {q_name}'
-                    f'</b>: <b style="color:{t.key_color}">k {k_name}</b> (w&nbsp;=&nbsp;{self._best_weight:.2f})'
+                    f'</b>: <b style="color:{t.key_color}">k {k_name}</b>{weight}'
                     f'</span><br>{hint}')
         self.info.setText(
             f'<span style="font-size:{self._px(17)}px; font-weight:600; color:{t.text}">'
@@ -506,7 +529,8 @@ class VectorPlane(FollowsAppearance, QWidget):
             px = (0.01, 0.01)
         head = HEAD_PX * self._font_scale * self._theme.line_scale ** 0.5
         n = len(self._keys)
-        best = self._best if self._best is not None and self._best < n else None
+        best = self._shown_best()
+        best = best if best is not None and best < n else None
         # All keys, the best one too (its bold arrow is drawn over it): the set then stays the same,
         # and cached, when only the best match changes (at 1024 keys a redraw costs ~15 ms).
         _set_arrows(self._segments, self._keys_item, *self._arrows("keys", self._keys, head, px))
@@ -523,7 +547,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         else:
             _set_arrows(self._segments, self._values_item, _EMPTY, _EMPTY)
         _set_arrows(self._segments, self._query_item, *arrow_segments(self._query_vec, head * 1.15, px))
-        show_out = self._session.stage == "output" and self._output is not None
+        show_out = self.output_shown()
         if show_out:
             _set_arrows(self._segments, self._output_item, *arrow_segments(self._output, head * 1.15, px))
         else:
@@ -553,7 +577,8 @@ class VectorPlane(FollowsAppearance, QWidget):
         n = len(self._keys)
         # The same labels at the same places as last time (the second draw of an edit): nothing to do.
         _, k_arr, v_arr = scene.qkv()
-        sig = (self._query_vec.tobytes(), self._output.tobytes() if show_out else None, self._best, show_v,
+        best = self._shown_best()
+        sig = (self._query_vec.tobytes(), self._output.tobytes() if show_out else None, best, show_v,
                scene.tokens, scene.query, self._px(17), t, self._font_scale, tuple(f"{p:.3g}" for p in px))
         last = self._labels_sig
         if last is not None and last[0] == sig and last[1] is k_arr and last[2] is v_arr:
@@ -565,8 +590,8 @@ class VectorPlane(FollowsAppearance, QWidget):
         n = min(n, len(names), len(self._values))  # (vectors and names of one scene, even mid-change)
         entries: list[tuple[float, float, str, str, bool]] = []  # x, y, text, colour, bold
         for j in range(n):
-            if n <= MAX_LABELLED or j == self._best:
-                entries.append((*self._keys[j], f"k {names[j]}", t.key_color, j == self._best))
+            if n <= MAX_LABELLED or j == best:
+                entries.append((*self._keys[j], f"k {names[j]}", t.key_color, j == best))
         if show_v and n <= MAX_LABELLED:
             for j in range(n):
                 entries.append((*self._values[j], f"v {names[j]}", t.value_color, False))
@@ -627,7 +652,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         parts = [self._keys, self._query_vec, np.zeros((1, 2))]
         if self.values_visible():
             parts.append(self._values)
-        if self._session.stage == "output" and self._output is not None:
+        if self.output_shown():
             parts.append(self._output)
         return np.vstack(parts)
 

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtGui import QColor, QFont, QPainter, QPalette
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 
-SHORTCUTS: tuple[tuple[str, str], ...] = (
-    ("→  PageDown  Space", "next stage (then the next scene of a deck)"),
-    ("←  PageUp", "previous stage"),
-    ("Home / End", "first / last stage"),
-    ("↑ / ↓", "previous / next query token"),
-    ("1 – 9", "pick the query token"),
+#: Mouse gestures and editing keys of the panels, listed after the window's own keys (which the window
+#: passes to :meth:`ShortcutsOverlay.set_rows`, made from its action and lecture-key tables).
+GESTURES: tuple[tuple[str, str], ...] = (
     ("click a heatmap row", "select that query · Ctrl+click blocks a key"),
     ("drag an arrow head", "edit that vector (one undo step)"),
     ("Alt+↑ / Alt+↓", "nudge a cell by ±0.1 (Shift: ±1) · Ctrl+wheel too"),
-    ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo"),
-    ("Ctrl+M", "causal mask on / off"),
-    ("F5 / Esc", "presentation mode on / off"),
-    ("P", "vector plane on / off (presentation)"),
-    ("B  or  .", "black screen and back"),
-    ("Ctrl++ / Ctrl+− / Ctrl+0", "zoom in / out / actual size"),
-    ("Ctrl+E / Ctrl+Shift+E", "export the heatmap (PNG, SVG, PDF) / the numbers (CSV, JSON)"),
-    ("Ctrl+Shift+C", "copy the heatmap as an image"),
-    ("F1  or  ?", "this list (any key closes it)"),
 )
 
 
@@ -56,37 +47,98 @@ class _Cover(QWidget):
 
 
 class BlankOverlay(_Cover):
-    """Black screen: what a presenter clicker's "blank" button (B or .) expects."""
+    """Black screen: what a presenter clicker's "blank" button (B or .) expects; a click (or any key,
+    see the window's key router) brings the picture back."""
 
     def paintEvent(self, event) -> None:  # noqa: N802
         QPainter(self).fillRect(self.rect(), QColor("black"))
 
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        self.hide()
+
 
 class ShortcutsOverlay(FollowsAppearance, _Cover):
-    """Every shortcut in large type over a dimmed window; any key or click closes it.  Its type grows
-    with the scale of the Appearance it is bound to (``appearance=`` or ``bind_appearance``)."""
+    """Every shortcut in large type on the theme's background (opaque: nothing of the window shows
+    through); any key or click closes it.  The rows are the window's (:meth:`set_rows`), then
+    :data:`GESTURES`.  Its type grows with the scale of the Appearance it is bound to (``appearance=``
+    or ``bind_appearance``) and it takes the theme's colours."""
 
     def __init__(self, parent: QWidget, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
-        rows = "".join(f"<tr><td align=right><b>{k}</b></td><td>&nbsp;&nbsp;{v}</td></tr>" for k, v in SHORTCUTS)
-        self.label = QLabel(f"<h2>Keyboard shortcuts</h2><table cellspacing=4>{rows}</table>"
-                            "<p style='color:#bbbbbb'>Any key or click closes this list.</p>")
+        self._rows: tuple[tuple[str, str], ...] = ()
+        self._scale = 1.0
+        self._theme: Theme = self._drawn_theme
+        self.label = QLabel()
         self.label.setTextFormat(Qt.RichText)
-        self.label.setStyleSheet("color: white; background: transparent;")
         self.label.setAlignment(Qt.AlignCenter)
         lay = QVBoxLayout(self)
         lay.addWidget(self.label, 0, Qt.AlignCenter)
         self.setFocusPolicy(Qt.StrongFocus)
+        self.setAutoFillBackground(True)
+        self._style_theme(self._theme)
         self._restyle_scale(1.0)
         self.bind_appearance(appearance)
 
+    def set_rows(self, rows) -> None:
+        """The shortcuts to list, as (keys, what they do)."""
+        self._rows = tuple(rows)
+        self._write()
+        self._fit()
+
+    def rows(self) -> tuple[tuple[str, str], ...]:
+        """Every listed row: the window's, then the gestures."""
+        return self._rows + GESTURES
+
+    def _write(self) -> None:
+        muted = self._theme.muted
+        rows = [f"<tr><td align=right><b>{html.escape(k)}</b></td><td>&nbsp;&nbsp;{html.escape(v)}</td></tr>"
+                for k, v in self.rows()]
+        half = (len(rows) + 1) // 2  # two columns: the whole list fits a 16:9 screen
+        columns = "<td width=48></td>".join(f"<td valign=top><table cellspacing=4>{''.join(part)}</table></td>"
+                                              for part in (rows[:half], rows[half:]))
+        self.label.setText(f"<h2>Keyboard shortcuts</h2><table><tr>{columns}</tr></table>"
+                           f"<p style='color:{muted}'>Any key or click closes this list.</p>")
+
+    def _restyle_theme(self, theme: Theme) -> None:
+        self._style_theme(theme)
+
+    def _style_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        pal = self.palette()
+        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
+        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
+        self.setPalette(pal)
+        self.label.setStyleSheet(f"color: {theme.text}; background: transparent;")
+        self._write()
+
     def _restyle_scale(self, f: float) -> None:
+        self._scale = f
+        self._fit()
+
+    def _fit(self) -> None:
+        """The list in its type size (12 pt × the scale), smaller if need be so that all of it fits."""
+        size = 12 * self._scale
         font = QFont()
-        font.setPointSizeF(12 * f)
-        self.label.setFont(font)
+        while True:
+            font.setPointSizeF(size)
+            self.label.setFont(font)
+            hint = self.label.sizeHint()
+            if not self.isVisible() or size <= 7 or (hint.width() <= 0.96 * self.width()
+                                                     and hint.height() <= 0.96 * self.height()):
+                return
+            size *= 0.9
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._fit()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self.isVisible():
+            self._fit()
 
     def paintEvent(self, event) -> None:  # noqa: N802
-        QPainter(self).fillRect(self.rect(), QColor(0, 0, 0, 215))
+        QPainter(self).fillRect(self.rect(), QColor(self._theme.background))
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
         self.hide()

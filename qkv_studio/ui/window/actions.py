@@ -102,6 +102,15 @@ def _randomise(window: "MainWindow", _checked: bool = False) -> None:
     window.session.replace_scene(scene, f"Randomise W (seed {window._seed})")
 
 
+def _show_all_stages(window: "MainWindow", on: bool) -> None:
+    """View → Show all stages at once: the views reveal every stage's results, remembered."""
+    window.calc.calc_model.set_show_all_stages(on)
+    window.blend.set_show_all_stages(on)
+    window.plane.set_show_all_stages(on)
+    window.act_show_all_stages.setChecked(bool(on))
+    window.settings_store.store("show_all_stages", bool(on))
+
+
 def _about(window: "MainWindow", _checked: bool = False) -> None:
     from qkv_studio import __version__
 
@@ -132,9 +141,11 @@ MENU: tuple[Row, ...] = (
     Separator(F),
     Action("quit", "&Quit", "close", F, (K.Quit,)),
 
-    Action("undo", "&Undo", None, E, (K.Undo,),
+    # (spelled out: a platform's standard Redo may be Ctrl+Shift+Z itself, which bound it twice — "Ambiguous
+    # shortcut overload" — and left Ctrl+Y unbound)
+    Action("undo", "&Undo", None, E, ("Ctrl+Z",),
            create=lambda w: w.session.undo_stack.createUndoAction(w, "&Undo")),
-    Action("redo", "&Redo", None, E, ("Ctrl+Shift+Z", K.Redo),
+    Action("redo", "&Redo", None, E, ("Ctrl+Shift+Z", "Ctrl+Y"),
            create=lambda w: w.session.undo_stack.createRedoAction(w, "&Redo")),
     Separator(E),
     Action("add_token", "Add token", "tokens_panel.add_token", E, ("Ctrl+T",)),
@@ -171,6 +182,8 @@ MENU: tuple[Row, ...] = (
     Action("zoom_reset", "&Actual size", lambda w, _: w.set_zoom(1.0), V, ("Ctrl+0",)),
     Action("animate", "&Animate stage changes", "set_animate", V, checkable=True, checked=True,
            tip="Colours and numbers morph from one stage to the next (250 ms)"),
+    Action("show_all_stages", "Show all stages at &once", _show_all_stages, V, checkable=True,
+           tip="Every view shows every stage's results (for exploring at home; a lecture reveals them stage by stage)"),
     Separator(V),
     Action("presentation", "&Presentation mode", "toggle_presentation", V, ("F5",), checkable=True,
            tip="Full screen, large text; Esc leaves"),
@@ -214,6 +227,7 @@ def _action(window: "MainWindow", row: Action) -> QAction:
     if row.create is not None:
         act = row.create(window)
         act.setShortcuts([QKeySequence(k) for k in row.keys])
+        window.addAction(act)  # (window-wide, as every action: its shortcut works with the menu bar hidden)
     else:
         act = make_action(window, row.text, row.slot, row.keys, checkable=row.checkable, tip=row.tip)
     if row.checked:

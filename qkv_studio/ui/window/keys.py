@@ -1,16 +1,32 @@
-"""Lecture keys: → ← Space PageUp/PageDown ↑ ↓ Home End 1–9, P, B / ., ? — wherever the focus is,
-unless the user is typing.
+"""Lecture keys: → ← Space PageUp/PageDown Home End ↑ ↓ 1–9, P, B / ., ? — wherever the focus is in
+the window, unless the user is typing.
 
-:data:`LECTURE_KEYS` is the table (key → what it does); :class:`KeyRouter` brings the keys to it.
+:data:`LECTURE_KEYS` is the table (keys → what they do, as the shortcut list writes them);
+:class:`KeyRouter` brings the keys to it; :func:`shortcut_rows` is the shortcut list (F1 or ?), made
+from this table and the window's action table (:mod:`qkv_studio.ui.window.actions`), so a new key or
+action is listed by itself.
+
+Who gets a key (a lecturer drives the lesson from a clicker, whatever panel was clicked last):
+
+- an open menu, popup, combo list or modal dialog, and anything outside the main window: always;
+- the black screen or the shortcut list, while shown: any key takes it away and does nothing else;
+- an open cell editor (a table cell being typed in): every key, Esc first closing the editor;
+- a text field, spin box or slider: its own keys (a clicker's PageUp/PageDown still step, except in a
+  text field);
+- a table: ↑/↓ move in it; the other lecture keys drive the lecture;
+- anywhere else: the lecture keys drive the lecture.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QLineEdit, QTextEdit,
+    QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QLineEdit,
+    QMenu, QMenuBar, QPlainTextEdit, QTextEdit, QWidget,
 )
 
 from qkv_studio.core import STAGES
@@ -20,70 +36,175 @@ if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
 
 _KEY_PRESS = int(QEvent.Type.KeyPress.value)
+_SHORTCUT_OVERRIDE = int(QEvent.Type.ShortcutOverride.value)
 
-LECTURE_KEYS: tuple[tuple[tuple[Qt.Key, ...], Callable[["MainWindow"], object]], ...] = (
-    ((Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space), lambda w: w.next_step()),
-    ((Qt.Key_Left, Qt.Key_PageUp), lambda w: w.back_step()),
-    ((Qt.Key_P,), lambda w: w.toggle_plane()),
-    ((Qt.Key_Home,), lambda w: w.session.set_stage(STAGES[0])),
-    ((Qt.Key_End,), lambda w: w.session.set_stage(STAGES[-1])),
-    ((Qt.Key_Up,), lambda w: w.session.move_query(-1)),
-    ((Qt.Key_Down,), lambda w: w.session.move_query(+1)),
+
+def _pick_query(window: "MainWindow", key: int) -> None:
+    index = int(key) - int(Qt.Key_1)
+    if index < window.session.scene.n:
+        window.session.set_query(index)
+
+
+@dataclass(frozen=True)
+class LectureKey:
+    """Keys that drive the lecture: ``run(window, key)`` does it; ``label`` and ``what`` are the line of
+    the shortcut list."""
+
+    keys: tuple[Qt.Key, ...]
+    label: str
+    what: str
+    run: Callable[["MainWindow", int], object]
+
+
+LECTURE_KEYS: tuple[LectureKey, ...] = (
+    LectureKey((Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space), "→  PageDown  Space",
+               "next stage (then the next scene of a deck)", lambda w, _: w.next_step()),
+    LectureKey((Qt.Key_Left, Qt.Key_PageUp), "←  PageUp", "previous stage", lambda w, _: w.back_step()),
+    LectureKey((Qt.Key_Home, Qt.Key_End), "Home / End", "first / last stage",
+               lambda w, k: w.session.set_stage(STAGES[0] if k == Qt.Key_Home else STAGES[-1])),
+    LectureKey((Qt.Key_Up, Qt.Key_Down), "↑ / ↓", "previous / next query token",
+               lambda w, k: w.session.move_query(-1 if k == Qt.Key_Up else +1)),
+    LectureKey(tuple(Qt.Key(int(Qt.Key_1) + i) for i in range(9)), "1 – 9", "pick the query token", _pick_query),
+    LectureKey((Qt.Key_P,), "P", "vector plane on / off (presentation)", lambda w, _: w.toggle_plane()),
+    LectureKey((Qt.Key_B, Qt.Key_Period), "B  or  .", "black screen (any key or click brings the picture back)",
+               lambda w, _: w.blank_overlay.toggle()),
+    LectureKey((Qt.Key_Question,), "?", "this list (any key closes it)", lambda w, _: w.show_shortcuts()),
 )
-"""Keys and what they do (B / . blank the screen, ? shows the shortcuts, 1–9 pick a query: see
-:func:`handle_lecture_key`)."""
+"""Every lecture key and what it does (a new row is a new key, in the shortcut list too)."""
 
-_BY_KEY = {int(key): act for keys, act in LECTURE_KEYS for key in keys}
-_BLANK = (int(Qt.Key_B), int(Qt.Key_Period))
+#: Lecture keys a table keeps for itself: they move between its rows.
+TABLE_KEYS = frozenset((int(Qt.Key_Up), int(Qt.Key_Down)))
+_CLICKER = frozenset((int(Qt.Key_PageDown), int(Qt.Key_PageUp)))
+_MODIFIER_KEYS = frozenset(int(k) for k in (Qt.Key_Shift, Qt.Key_Control, Qt.Key_Alt, Qt.Key_Meta, Qt.Key_AltGr,
+                                            Qt.Key_CapsLock, Qt.Key_NumLock, Qt.Key_unknown))
+_BY_KEY = {int(key): row for row in LECTURE_KEYS for key in row.keys}
+_TEXT_FIELDS = (QLineEdit, QTextEdit, QPlainTextEdit)
+_OWN_KEYS = (*_TEXT_FIELDS, QAbstractSpinBox, QAbstractSlider, QComboBox)
 
 
-def handle_lecture_key(window: "MainWindow", key: int, text: str) -> bool:
-    """A lecture key pressed anywhere but in a text field; returns True if it was used."""
-    if window.shortcuts_overlay.isVisible():
-        window.shortcuts_overlay.hide()
+def handle_lecture_key(window: "MainWindow", key: int, text: str = "") -> bool:
+    """A lecture key pressed anywhere but in a text field; returns True if it was used.
+
+    While the screen is blank or the shortcut list shows, any key takes it away and does nothing else."""
+    if _uncover(window):
         return True
-    if int(key) in _BLANK:
-        window.blank_overlay.toggle()
-        return True
-    if window.blank_overlay.isVisible():
-        return True  # a black screen ignores everything but B / . (and Esc through its action)
-    act = _BY_KEY.get(int(key))
-    if act is not None:
-        act(window)
-    elif text == "?":
-        window.show_shortcuts()
-    elif text and len(text) == 1 and text in "123456789":
-        index = int(text) - 1
-        if index < window.session.scene.n:
-            window.session.set_query(index)
-    else:
+    row = _BY_KEY.get(int(key))
+    if row is None and text == "?":
+        row = _BY_KEY[int(Qt.Key_Question)]  # (a layout whose "?" has a key code of its own)
+    if row is None:
         return False
+    row.run(window, int(key))
     return True
 
 
-class KeyRouter(QObject):
-    """Routes lecture keys to the window unless typing.
+def _covered(window: "MainWindow") -> bool:
+    return window.blank_overlay.isVisible() or window.shortcuts_overlay.isVisible()
 
-    Installed on the application so the keys work whichever panel has focus, except in a text field
-    or a table, where arrows keep their usual meaning (PageUp/PageDown from a clicker always step).
+
+def _uncover(window: "MainWindow") -> bool:
+    """Take the black screen or the shortcut list away; True if one was shown."""
+    shown = False
+    for cover in (window.shortcuts_overlay, window.blank_overlay):
+        if cover.isVisible():
+            cover.hide()
+            shown = True
+    return shown
+
+
+def cell_editor(widget: QWidget | None) -> bool:
+    """True for an open cell editor: a widget inside an item view's viewport (a delegate's editor)."""
+    if widget is None or isinstance(widget, QAbstractItemView):
+        return False
+    parent = widget.parentWidget()
+    while parent is not None and not parent.isWindow():
+        if isinstance(parent, QAbstractItemView):
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
+class KeyRouter(QObject):
+    """Routes lecture keys to the window (see the module's docstring for who gets a key).
+
+    Installed on the application, so the keys work whichever panel of the window has focus.
     """
 
     def __init__(self, window: "MainWindow") -> None:
         super().__init__(window)
         self._window = window
 
+    def _ours(self, focus: QWidget | None) -> bool:
+        """True when the key goes to the main window itself (not a menu, popup, modal or other window)."""
+        if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget() is not None:
+            return False
+        if focus is None:
+            return True  # (the active window is ours, nothing inside it has focus)
+        if isinstance(focus, (QMenuBar, QMenu)):
+            return False  # the menu bar's keyboard navigation (Alt, then arrows)
+        w: QWidget | None = focus
+        while w is not None:
+            if w is self._window:
+                return True
+            if w.isWindow() and not isinstance(w, QDockWidget):
+                return False  # a dialog or a window of its own
+            w = w.parentWidget()
+        return False
+
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
         # Every event of the application passes here (hundreds per edit): compare plain ints first.
-        if int(event.type().value) != _KEY_PRESS or not self._window.isActiveWindow():
+        kind = int(event.type().value)
+        if (kind != _KEY_PRESS and kind != _SHORTCUT_OVERRIDE) or not self._window.isActiveWindow():
             return False
-        if event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
+        key = int(event.key())
+        if key in _MODIFIER_KEYS:
             return False
         focus = QApplication.focusWidget()
-        typing = isinstance(focus, (QLineEdit, QAbstractSpinBox, QTextEdit, QAbstractSlider)) or (
-            isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable))
-        key = event.key()
-        if typing and key not in (Qt.Key_PageDown, Qt.Key_PageUp):
+        if not self._ours(focus):
             return False
-        if typing and isinstance(focus, QLineEdit):
+        if _covered(self._window):
+            # Any key takes the cover away and does nothing else: no shortcut (Esc, F5, Ctrl+Z) either.
+            if kind == _SHORTCUT_OVERRIDE:
+                event.accept()
+            else:
+                _uncover(self._window)
+            return True
+        if cell_editor(focus):
+            if kind == _SHORTCUT_OVERRIDE and key == int(Qt.Key_Escape):
+                event.accept()  # the editor's Esc (it closes the editor) before presentation's Esc
+                return True
+            return False
+        if kind == _SHORTCUT_OVERRIDE or event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
+            return False
+        if isinstance(focus, _OWN_KEYS) and (key not in _CLICKER or isinstance(focus, _TEXT_FIELDS)):
+            return False
+        if key in TABLE_KEYS and isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable):
             return False
         return self._window.handle_lecture_key(key, event.text())
+
+
+# ---- the shortcut list (F1 or ?) -------------------------------------------------------------------------
+def _name(text: str) -> str:
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…").strip()
+
+
+def _keys_text(sequences) -> str:
+    return " / ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in sequences if not s.isEmpty())
+
+
+def shortcut_rows(window: "MainWindow") -> list[tuple[str, str]]:
+    """Every shortcut of the window as (keys, what they do): the lecture keys, then each action that
+    has a shortcut, in the action table's order (the registry's panels included)."""
+    from qkv_studio.ui.window.actions import MENU, Action
+
+    rows = [(row.label, row.what) for row in LECTURE_KEYS]
+    listed = set()
+    for row in MENU:
+        if isinstance(row, Action):
+            act = getattr(window, f"act_{row.id}", None)
+            if act is not None and act.shortcuts():
+                rows.append((_keys_text(act.shortcuts()), _name(row.text)))
+                listed.add(act)
+    for act in window.actions():  # the actions made elsewhere (the registry's panels)
+        if act not in listed and act.shortcuts():
+            rows.append((_keys_text(act.shortcuts()), _name(act.text())))
+    return rows

@@ -29,7 +29,7 @@ from qkv_studio.ui.panels.stage_stepper import StageStepper
 from qkv_studio.ui.window import actions, settings as window_settings
 from qkv_studio.ui.window.docks import PanelHost
 from qkv_studio.ui.window.files import APP_NAME, Files
-from qkv_studio.ui.window.keys import KeyRouter, handle_lecture_key
+from qkv_studio.ui.window.keys import KeyRouter, handle_lecture_key, shortcut_rows
 from qkv_studio.ui.window.lecture import Lecture
 from qkv_studio.ui.window.presentation import Presentation
 from qkv_studio.ui.window.screens import PREFERRED_SIZE, ScreenFit
@@ -194,6 +194,8 @@ class MainWindow(QMainWindow):
         return handle_lecture_key(self, key, text)
 
     def show_shortcuts(self) -> None:
+        """The shortcut list (F1 or ?), made from the actions and lecture keys the window has now."""
+        self.shortcuts_overlay.set_rows(shortcut_rows(self))
         if not self.shortcuts_overlay.isVisible():
             self.shortcuts_overlay.toggle()
         self.shortcuts_overlay.setFocus()

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QStatusBar, QTabBar, QWidget
 
 from qkv_studio.core.stages import stage_spec
 
@@ -29,7 +29,10 @@ class Presentation:
     def __init__(self, window: "MainWindow") -> None:
         self._window = window
         self.on = False
-        self._saved_state: QByteArray | None = None
+        self._saved_state: QByteArray | None = None  # (the docks)
+        self._saved_geometry = QByteArray()
+        self._saved_window_state = Qt.WindowState.WindowNoState
+        self._had_status_bar = True
         self._laid_out = False
         self._fullscreen = False
         self._slide_view: str | None = None  # the main view the slide is composed for
@@ -46,25 +49,60 @@ class Presentation:
         w.act_presentation.setChecked(on)
         w.act_leave.setEnabled(on)
         if on:
-            self._saved_state = w.saveState()
+            self._save_window()
             w.menuBar().hide()
             w.statusBar().hide()
             self._fullscreen = fullscreen
             if fullscreen:
                 w.showFullScreen()
         else:
-            if w.isFullScreen():
-                w.showNormal()
             w.menuBar().show()
             w.statusBar().show()
             self.leave_slide()
-            if self._saved_state is not None:
-                w.restoreState(self._saved_state)
+            self._restore_window()
         w.screen_fit.update_scale()  # (the slide's scale, or the desktop's again)
         w._apply_font_scale()
         if on:
             self.compose_slide()
+        self._focus_stage()
         w.presentation_changed.emit(on)
+
+    # ---- entering and leaving: the window as it was, the keyboard on the stage -----------------------
+    def _save_window(self) -> None:
+        """Remember the window presentation mode leaves: maximised or not, its geometry and its docks."""
+        w = self._window
+        self._saved_window_state = w.windowState() & ~Qt.WindowState.WindowActive
+        self._saved_geometry = w.saveGeometry()
+        self._saved_state = w.saveState()
+        # (QMainWindow makes its status bar when first asked for one: presentation's asking must not
+        # leave one behind, 23 px taken from the docks)
+        bar = w.findChild(QStatusBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        self._had_status_bar = bar is not None and not bar.isHidden()
+
+    def _restore_window(self) -> None:
+        """The window exactly as presentation mode found it (Esc): its state, geometry and docks — the
+        docks once more after the window has its size back and the text its size (a window manager
+        resizes the window later)."""
+        w = self._window
+        state = self._saved_window_state
+        if w.isFullScreen() and not state & Qt.WindowState.WindowFullScreen:
+            if state & Qt.WindowState.WindowMaximized:
+                w.showMaximized()
+            else:
+                w.showNormal()
+                w.restoreGeometry(self._saved_geometry)
+        if not self._had_status_bar:
+            w.setStatusBar(None)  # (the next message makes a new one)
+        docks = self._saved_state
+        if docks is not None:
+            w.restoreState(docks)
+            for delay in (0, 250):
+                QTimer.singleShot(delay, w, lambda: None if self.on else w.restoreState(docks))
+
+    def _focus_stage(self) -> None:
+        """The keyboard on the stage (the stepper): not in a spin box that the arrow keys would change."""
+        w = self._window
+        w.stepper.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def toggle_plane(self) -> None:
         """Show or hide the vector plane; in presentation mode (P) the slide's side panel: the plane

@@ -195,6 +195,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "zoom": _zoom,
     "animate": _flag,
     "maximized": _flag,
+    "show_all_stages": _flag,
     "recent_files": _recent,
     "last_folder": _path_text,
 }
@@ -206,6 +207,7 @@ DEFAULTS: dict[str, Any] = {
     "zoom": 1.0,
     "animate": True,
     "maximized": False,
+    "show_all_stages": False,  # (a lecture reveals each stage's results at that stage)
     "recent_files": [],
     "last_folder": None,  # (the home folder)
 }
@@ -254,7 +256,7 @@ def restore_geometry(window, geometry: QByteArray | None, state: QByteArray | No
 
 
 # ---- what the window reads -------------------------------------------------------------------------------
-REMEMBERED = ("geometry", "window_state", "theme", "colormap", "zoom", "animate", "maximized")
+REMEMBERED = ("geometry", "window_state", "theme", "colormap", "zoom", "animate", "maximized", "show_all_stages")
 
 
 @dataclass(frozen=True)
@@ -268,6 +270,7 @@ class Remembered:
     zoom: float = 1.0
     animate: bool = True
     maximized: bool = False
+    show_all_stages: bool = False
 
 
 def _checked(key: str, value: Any) -> Any:
@@ -336,8 +339,8 @@ class WindowSettings:
 
 
 def restore(window, values: Remembered) -> bool:
-    """Geometry, dock layout, colour map and animation on the built ``window``; True when a saved dock
-    layout was restored (the default layout is then not made)."""
+    """Geometry, dock layout, colour map, animation and View → Show all stages at once on the built
+    ``window``; True when a saved dock layout was restored (the default layout is then not made)."""
     from PySide6.QtCore import Qt, QTimer
 
     restored = restore_geometry(window, values.geometry, values.window_state)
@@ -345,4 +348,6 @@ def restore(window, values: Remembered) -> bool:
         window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
     QTimer.singleShot(0, lambda: window.apply_colormap(values.colormap))
     window.heatmap.animate = values.animate
+    if values.show_all_stages and not window.act_show_all_stages.isChecked():
+        window.act_show_all_stages.trigger()
     return restored

@@ -42,8 +42,11 @@ def test_b_and_period_blank_the_screen_and_back(qtbot, window):
     assert window.blank_overlay.isVisible()
     image = window.grab().toImage()
     assert image.pixelColor(image.width() // 2, image.height() // 2).name() == "#000000"
-    qtbot.keyClick(window, Qt.Key_Right)  # ignored while blank
+    qtbot.keyClick(window, Qt.Key_Right)  # any key brings the picture back, and does nothing else
     assert window.session.stage == "weights"
+    assert not window.blank_overlay.isVisible()
+    qtbot.keyClick(window, Qt.Key_Period)
+    assert window.blank_overlay.isVisible()
     qtbot.keyClick(window, Qt.Key_Period)
     assert not window.blank_overlay.isVisible()
 

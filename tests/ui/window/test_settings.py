@@ -31,6 +31,8 @@ def test_missing_values_are_the_defaults():
     ({"animate": False}, "animate", False),
     ({"animate": "0"}, "animate", False),
     ({"animate": "true"}, "animate", True),
+    ({"show_all_stages": "true"}, "show_all_stages", True),
+    ({"show_all_stages": "maybe"}, "show_all_stages", False),
     ({"geometry": "not bytes"}, "geometry", None),
     ({"geometry": QByteArray()}, "geometry", None),
     ({"window_state": b"\x00\x01"}, "window_state", QByteArray(b"\x00\x01")),
