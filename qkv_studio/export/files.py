@@ -42,7 +42,8 @@ def export_bytes(scene: Scene, suffix: str, options: FigureOptions, width: int) 
         from qkv_studio.export.figures import ensure_app
 
         ensure_app()
-    return fmt.write(formats.ExportJob(scene=scene, stage=options.stage, options=options, width=width))
+    return fmt.write(formats.ExportJob(scene=scene, stage=options.stage, query=options.query, options=options,
+                                       width=width))
 
 
 def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = None, theme: str | None = None,
@@ -50,8 +51,8 @@ def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = No
     """Write the figure or the numbers to ``path``; the format follows its suffix.
 
     ``.png`` is ``width`` pixels wide (default 1600; height follows); ``.svg``/``.pdf`` are vector
-    (``width`` is ignored); ``.csv`` is the options' stage (default: the scene's stage), ``.json``
-    every stage.  ``theme`` (default light) and ``colormap`` override those of ``options``.
+    (``width`` is ignored); ``.csv`` is the options' stage, ``.json`` every stage (with the
+    options' query and stage as the view).  ``theme`` (default light) and ``colormap`` override those of ``options``.
     Raises ValueError (bad option, unknown suffix) or OSError ("cannot write PATH: reason"); either
     way no file, partial or temporary, is left behind.
     """

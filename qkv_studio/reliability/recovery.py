@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from qkv_studio.core import Scene, SessionFileError, read_session
+from qkv_studio.core import Scene, SessionFileError, View, read_session
 from qkv_studio.reliability.autosave import Recovered, _forget, pending_recovery, take_notices
 
 APP_NAME = "QKV Studio"
@@ -64,6 +64,7 @@ def restore(window, recovered: tuple[Scene, str]) -> None:
     from qkv_studio.reliability import attach
 
     scene, path = recovered
+    view = getattr(recovered, "view", View())
     session = window.session
     base = None
     if path:
@@ -72,12 +73,12 @@ def restore(window, recovered: tuple[Scene, str]) -> None:
         except SessionFileError:
             base = None
     if base is not None:
-        session.load(base, path)
-        session.replace_scene(scene, "Restore unsaved work")
-        session.set_query(scene.query)
-        session.set_stage(scene.stage)
+        session.load(base.scene, path, base.view)
+        session.replace_scene(scene, "Restore unsaved work", query=view.query)
+        session.set_query(view.query)
+        session.set_stage(view.stage)
     else:
-        session.load(scene, path)
+        session.load(scene, path, view)
     if not session.modified:
         session.undo_stack.resetClean()
     if isinstance(recovered, Recovered):

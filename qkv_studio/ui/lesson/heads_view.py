@@ -213,7 +213,6 @@ class HeadsView(FollowsAppearance, QWidget):
         self.heads_spin.blockSignals(True)
         self.heads_spin.setValue(self._heads)
         self.heads_spin.blockSignals(False)
-        self._query = scene.query
         if self.isVisible():
             self._compute()
         else:  # a hidden dock does no work on every edit

@@ -368,7 +368,7 @@ class VectorPlane(FollowsAppearance, QWidget):
             basis, _, v_basis = self._bases
             with np.errstate(over="ignore", invalid="ignore"):  # (finite, if off the plane, near 1e308)
                 self._keys = _finite(k @ basis)
-                self._query_vec = _finite(q[scene.query:scene.query + 1] @ basis)
+                self._query_vec = _finite(q[self._session.query:self._session.query + 1] @ basis)
                 self._values = _finite(v @ v_basis) if v_basis is not None else _first2(v)
         else:
             self._bases = None
@@ -378,7 +378,7 @@ class VectorPlane(FollowsAppearance, QWidget):
                 self._keys = _first2(k)
             if self._read_from[1] is not v:
                 self._values = _first2(v)
-            self._query_vec = _first2(q[scene.query:scene.query + 1])
+            self._query_vec = _first2(q[self._session.query:self._session.query + 1])
         self._read_from = (k, v) if self._bases is None else (None, None)
         # (last: showing the box re-lays out the plane, which may draw — with the vectors now read)
         self.pca_box.setVisible(scene.d_k > 2)  # nothing to project in two dimensions: no clutter
@@ -417,7 +417,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         else:
             hint = "drag an arrow head to edit that vector"
         if self._best is not None and self._best < scene.n:
-            q_name, k_name = (_html_escape(scene.token_label(i)) for i in (scene.query, self._best))
+            q_name, k_name = (_html_escape(scene.token_label(i)) for i in (self._session.query, self._best))
             # (its own line, the weight kept with its number — "w", as on the heatmap: wrapped anywhere, "(weight" and "0.54)"
             # stood on two lines; the hint follows on the next)
             hint = (f'<span style="color:{t.text}">best match for <b style="color:{t.query_color}">q {q_name}'
@@ -546,7 +546,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         # The same labels at the same places as last time (the second draw of an edit): nothing to do.
         _, k_arr, v_arr = scene.qkv()
         sig = (self._query_vec.tobytes(), self._output.tobytes() if show_out else None, self._best, show_v,
-               scene.tokens, scene.query, self._px(17), t, self._font_scale)
+               scene.tokens, self._session.query, self._px(17), t, self._font_scale)
         last = self._labels_sig
         if last is not None and last[0] == sig and last[1] is k_arr and last[2] is v_arr:
             return
@@ -556,7 +556,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         names = self._names[1]
         n = min(n, len(names), len(self._values))  # (vectors and names of one scene, even mid-change)
         entries: list[tuple[float, float, str, str, bool]] = []  # x, y, text, colour, bold
-        entries.append((*self._query_vec[0], f"q {names[scene.query]}", t.query_color, True))
+        entries.append((*self._query_vec[0], f"q {names[self._session.query]}", t.query_color, True))
         for j in range(n):
             if n <= MAX_LABELLED or j == self._best:
                 entries.append((*self._keys[j], f"k {names[j]}", t.key_color, j == self._best))
