@@ -229,10 +229,10 @@ def test_in_the_window_the_spin_box_edits_the_scene_with_undo(qtbot, window):
 
 
 def test_in_the_window_a_new_scene_brings_its_heads(qtbot, window, tmp_path):
-    from qkv_studio.core import write_session
+    from qkv_studio.core import View, write_session
 
     path = tmp_path / "four.qkv.json"
-    write_session(load_preset("multihead").with_heads(4).with_wo(None), path)
+    write_session(path, load_preset("multihead").with_heads(4).with_wo(None), View(query=2))
     assert window.open_path(str(path), ask=False)
     heads = window.heads
     assert heads.heads() == heads.heads_spin.value() == 4 and heads.result().wo is None

@@ -3,6 +3,7 @@
 import pyqtgraph as pg
 
 from qkv_studio.ui.widgets.quiet_plot import QuietPlotItem
+from tests.views import LESSON_VIEW
 
 FORM = {"ctrl", "ctrlMenu", "stateGroup"}
 
@@ -65,7 +66,7 @@ def test_curves_come_and_go_without_the_form_and_data_items_build_it(qtbot):
 
 
 def test_the_windows_plots_build_no_form_to_open(show_window, lesson_scene):
-    window = show_window(lesson_scene, (1600, 950))
+    window = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
     window.session.set_stage("output")
     window.apply_theme("projector")  # (the blend view then replaces its curves)
     plots = [window.heatmap.plot, window.heatmap.color_bar, window.plane.plot,

@@ -13,11 +13,12 @@ from qkv_studio.core import STAGES, load_preset
 from qkv_studio.render.colormaps import SEQUENTIAL
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.window.main_window import MainWindow
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def window(show_window, lesson_scene):
-    return show_window(lesson_scene, (1920, 1080))
+    return show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)
 
 
 def test_f5_enters_and_esc_leaves(qtbot, window):
@@ -149,7 +150,7 @@ def test_zoom_scales_fonts(qtbot, window):
 
 
 def test_settings_written_by_one_window_are_read_by_the_next(qtbot, lesson_scene):
-    a = MainWindow(lesson_scene)
+    a = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(a)
     a.show()
     a.apply_theme("projector")
@@ -157,7 +158,7 @@ def test_settings_written_by_one_window_are_read_by_the_next(qtbot, lesson_scene
     a.set_zoom(1.5)
     a.set_animate(False)
     a.close()
-    b = MainWindow(lesson_scene)
+    b = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(b)
     b.show()
     QApplication.processEvents()
