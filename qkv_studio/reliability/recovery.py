@@ -54,8 +54,11 @@ def offer_recovery(parent: QWidget | None = None, folder: str | os.PathLike | No
     return None
 
 
-def restore(window, recovered: tuple[Scene, str]) -> None:
+def restore(window, recovered: tuple[Scene, str] | tuple[Scene, str, View]) -> None:
     """Put recovered work into ``window`` as unsaved changes, then let its autosave take over.
+
+    ``recovered`` is ``(scene, path)`` (a :class:`Recovered` also carries the ``view`` it was looked at
+    with) or ``(scene, path, view)``; the window then shows that query and stage.
 
     When the original file can still be read, the window opens it and the recovered scene is one
     undoable step on top ("Restore unsaved work"), so Ctrl+Z shows what is on disk.  Otherwise the
@@ -63,8 +66,8 @@ def restore(window, recovered: tuple[Scene, str]) -> None:
     """
     from qkv_studio.reliability import attach
 
-    scene, path = recovered
-    view = getattr(recovered, "view", View())
+    scene, path = recovered[0], recovered[1]
+    view = recovered[2] if len(recovered) > 2 else getattr(recovered, "view", View())
     session = window.session
     base = None
     if path:
