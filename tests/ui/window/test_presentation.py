@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
-from qkv_studio.core import STAGES, load_preset
+from qkv_studio.core import STAGES, View, load_preset
 from qkv_studio.render.colormaps import SEQUENTIAL
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.window.main_window import MainWindow
@@ -123,12 +123,14 @@ def test_a_deck_steps_across_scenes(qtbot, window, tmp_path):
     assert window.open_deck(str(deck), ask=False)
     s = window.session
     assert s.stage == STAGES[0] and s.scene.tokens[:2] == ("the", "cat")
+    assert s.query == 2  # each scene opens on its file's query (the lesson's "sat"), at the deck's stage
     for _ in range(len(STAGES) - 1):
         window.next_step()
     assert s.stage == STAGES[-1]
     assert window.stepper.next_button.isEnabled() and "scene" in window.stepper.next_button.text()
     window.next_step()
     assert s.scene.mask == "causal" and s.stage == STAGES[0] and window.deck_index == 1
+    assert s.query == 4 and window.lecture.deck.views[1] == View(4, "weights")
     window.back_step()
     assert s.scene.tokens[:2] == ("the", "cat") and s.stage == STAGES[-1]
 
