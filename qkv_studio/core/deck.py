@@ -19,7 +19,9 @@ from pathlib import Path
 from qkv_studio.core.presets import preset_document
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.safe_read import check_path_text
-from qkv_studio.core.sessionfile import SessionDocument, SessionFileError, display_name, read_file, read_session, unique_keys
+from qkv_studio.core.sessionfile import (
+    SessionDocument, SessionFileError, display_name, read_file, read_session, unique_keys,
+)
 from qkv_studio.core.view import View
 
 DECK_FORMAT = "qkv-studio-deck"

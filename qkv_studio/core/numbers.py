@@ -55,8 +55,8 @@ def stage_csv(scene: Scene, stage: str) -> str:
     """The stage's n×n matrix as CSV text.
 
     The first row is an empty cell then the key tokens; each further row is the query token then its
-    values.  Masked score cells are ``-inf``; weights there are exactly ``0.0``.  Tokens that a spreadsheet would read as a formula are escaped
-    (:func:`csv_text_cell`).
+    values.  Masked score cells are ``-inf``; weights there are exactly ``0.0``.  Tokens that a
+    spreadsheet would read as a formula are escaped (:func:`csv_text_cell`).
     """
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}: use one of {', '.join(STAGES)}")

@@ -3,10 +3,10 @@
 A Scene holds tokens and either Q/K/V directly ("direct" mode) or embeddings X with the learned
 matrices W^Q, W^K, W^V ("projection" mode), plus the mask, the ÷√d_k switch, the title and description,
 and how many heads the projections split into (``heads``, 1 by default) with the optional
-output projection W^O (``wo``, d_v × d_out) that multi-head attention applies to the heads' concatenation.  What is being looked at (the selected
-query, the stage) is not content: it is a :class:`qkv_studio.core.view.View`, held beside the Scene.
-Every edit returns a new Scene (arrays are read-only and shared between versions), which
-is what makes undo, autosave and comparisons trivial.
+output projection W^O (``wo``, d_v × d_out) that multi-head attention applies to the heads' concatenation.
+What is being looked at (the selected query, the stage) is not content: it is a
+:class:`qkv_studio.core.view.View`, held beside the Scene.  Every edit returns a new Scene (arrays are
+read-only and shared between versions), which is what makes undo, autosave and comparisons trivial.
 """
 
 from __future__ import annotations

@@ -351,7 +351,8 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
 
 
 def write_session(path: str | os.PathLike, scene: Scene, view: View) -> None:
-    """Write ``scene`` and ``view`` to ``path`` atomically: a temporary file in the same folder, flushed, then renamed over the target.
+    """Write ``scene`` and ``view`` to ``path`` atomically: a temporary file in the same folder, flushed,
+    then renamed over the target.
 
     On any failure the old file (if any) is untouched and no temporary file is left behind; the
     failure is raised as :class:`SessionFileError` naming the file.

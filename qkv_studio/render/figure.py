@@ -72,9 +72,10 @@ class FigureOptions:
 
     ``stage`` is one of :data:`~qkv_studio.core.STAGES` (``vectors`` shows the scores Q·Kᵀ, ``output``
     the weights that make the blend) and ``query`` the selected query token (the row the title names and
-    the outline marks): the view being exported, which the Scene does not hold.  ``background`` is ``"theme"`` (the theme's own), ``"white"``
-    (the light theme's ink on white, whatever the theme) or ``"transparent"``.  ``colormap`` is the
-    sequential map for weights; signed scores always use the diverging map centred at 0.
+    the outline marks): the view being exported, which the Scene does not hold.  ``background`` is
+    ``"theme"`` (the theme's own), ``"white"`` (the light theme's ink on white, whatever the theme) or
+    ``"transparent"``.  ``colormap`` is the sequential map for weights; signed scores always use the
+    diverging map centred at 0.
     """
 
     stage: str = "weights"

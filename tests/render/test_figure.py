@@ -65,6 +65,7 @@ def random_scene(n: int, *, mask="causal", d=8, seed=0) -> Scene:
 
 
 LESSON_QUERY = 2  # the lesson preset's view: query "sat" (a figure's query comes with its options)
+BARE = FigureOptions(query=LESSON_QUERY, title=False, token_labels=False, values=False, colorbar=False)
 
 
 # ---- size ---------------------------------------------------------------------------------------
@@ -141,8 +142,8 @@ def test_scores_use_the_diverging_map_symmetric_at_the_data_max(lesson_scene):
 
 def test_vectors_stage_shows_the_scores_and_output_stage_the_weights(lesson_scene):
     r = lesson_scene.result()
-    assert np.array_equal(figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage="vectors")).matrix, r.scores)
-    assert np.array_equal(figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage="output")).matrix, r.weights)
+    for stage, shown in (("vectors", r.scores), ("output", r.weights)):
+        assert np.array_equal(figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage=stage)).matrix, shown)
     assert figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage="output")).scale.lo == 0.0
 
 
@@ -221,18 +222,19 @@ def test_values_are_formatted_like_the_lesson():
 
 def test_row_sums_only_at_the_weights_stage(lesson_scene):
     for stage in ("vectors", "scores", "scaled", "output"):
-        assert not any(x.startswith("Σ") for x in texts(figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage=stage))))
+        lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage=stage))
+        assert not any(x.startswith("Σ") for x in texts(lay))
 
 
 def test_options_switch_parts_off(lesson_scene):
-    lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, title=False, token_labels=False, values=False, colorbar=False))
+    lay = figure_layout(lesson_scene, BARE)
     t = texts(lay)
     assert not any("softmax weights" in x for x in t)
     assert "cat" not in t
     assert not lay.show_values
     assert lay.colorbar_rect() is None
     full = figure_size(lesson_scene, FigureOptions(query=LESSON_QUERY))
-    bare = figure_size(lesson_scene, FigureOptions(query=LESSON_QUERY, title=False, token_labels=False, values=False, colorbar=False))
+    bare = figure_size(lesson_scene, BARE)
     assert bare.width() < full.width() and bare.height() < full.height()
 
 
@@ -307,15 +309,16 @@ def test_transparent_background_has_alpha_0_at_the_corners(lesson_scene, theme):
     img = render_image(lesson_scene, FigureOptions(query=LESSON_QUERY, theme=theme, background="transparent"), 900)
     for x, y in ((0, 0), (img.width() - 1, 0), (0, img.height() - 1), (img.width() - 1, img.height() - 1)):
         assert img.pixelColor(x, y).alpha() == 0
-    lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, background="transparent"), QSizeF(img.width(), img.height()))
+    lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, background="transparent"),
+                        QSizeF(img.width(), img.height()))
     c = lay.cell_rect(2, 1).center()
     assert img.pixelColor(int(c.x()), int(c.y())).alpha() == 255
 
 
 def test_unknown_options_are_refused_with_their_name(lesson_scene):
-    for bad, word in ((FigureOptions(query=LESSON_QUERY, stage="nope"), "stage"), (FigureOptions(query=LESSON_QUERY, theme="neon"), "theme"),
-                      (FigureOptions(query=LESSON_QUERY, background="pink"), "background"), (FigureOptions(query=LESSON_QUERY, colormap="jet"), "colormap"),
-                      (FigureOptions(query=LESSON_QUERY, font_scale=0), "font scale")):
+    for bad, word in ((FigureOptions(stage="nope"), "stage"), (FigureOptions(theme="neon"), "theme"),
+                      (FigureOptions(background="pink"), "background"), (FigureOptions(colormap="jet"), "colormap"),
+                      (FigureOptions(font_scale=0), "font scale")):
         with pytest.raises(ValueError, match=word):
             figure_layout(lesson_scene, bad)
 

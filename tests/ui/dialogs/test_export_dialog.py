@@ -61,7 +61,8 @@ def warnings(monkeypatch):
 
 
 def _natural(window, **changes):
-    opts = FigureOptions(stage=window.session.stage, query=window.session.query, theme=window.appearance.theme.name, colormap=window.appearance.colormap, **changes)
+    opts = FigureOptions(stage=window.session.stage, query=window.session.query, theme=window.appearance.theme.name,
+                         colormap=window.appearance.colormap, **changes)
     s = figure_size(window.session.scene, opts)
     return round(s.width()), round(s.height())
 
