@@ -1,4 +1,5 @@
-"""The view state: which query token is selected and which stage is shown — beside a Scene, never in it.
+"""The view state: which query token is selected, which stage is shown and which head is looked at
+closely — beside a Scene, never in it.
 
 A :class:`~qkv_studio.core.scene.Scene` is content only (tokens, matrices, mask, options); what the
 user is looking at in it is a :class:`View`.  The Session holds one of each; a session file stores
@@ -19,16 +20,22 @@ from qkv_studio.core.stages import STAGES
 
 @dataclass(frozen=True)
 class View:
-    """The selected query token (an index into the scene's tokens) and the stage shown."""
+    """The selected query token (an index into the scene's tokens), the stage shown and the selected
+    head of a multi-head split (0-based: the one the heads panel shows large; session files do not
+    store it, and a split into fewer heads shows its last one)."""
 
     query: int = 0
     stage: str = "weights"
+    head: int = 0
 
     def with_query(self, query: int) -> "View":
         return self if query == self.query else replace(self, query=int(query))
 
     def with_stage(self, stage: str) -> "View":
         return self if stage == self.stage else replace(self, stage=stage)
+
+    def with_head(self, head: int) -> "View":
+        return self if head == self.head else replace(self, head=int(head))
 
     def check(self, scene: Scene) -> "View":
         """This view, if it fits ``scene``; raises :class:`SceneError` naming ``query`` or ``stage``."""

@@ -125,6 +125,7 @@ class Session(QObject):
         delivered before a query, stage or scene that comes after it.
     query_changed(int): the selected query token changed.
     stage_changed(str): the stepper's stage changed.
+    head_changed(int): the selected head (0-based) of a multi-head split changed.
     path_changed(str): the file the scene belongs to changed ("" for none).
     modified_changed(bool): unsaved changes appeared or were saved.
     message(str): a refused edit or a notice, for the status bar.
@@ -137,6 +138,7 @@ class Session(QObject):
     result_changed = Signal(object)
     query_changed = Signal(int)
     stage_changed = Signal(str)
+    head_changed = Signal(int)
     path_changed = Signal(str)
     modified_changed = Signal(bool)
     message = Signal(str)
@@ -183,6 +185,10 @@ class Session(QObject):
     @property
     def stage(self) -> str:
         return self._view.stage
+
+    @property
+    def head(self) -> int:
+        return self._view.head
 
     @property
     def modified(self) -> bool:
@@ -300,6 +306,8 @@ class Session(QObject):
             self.query_changed.emit(new.query)
         if new.stage != old.stage:
             self.stage_changed.emit(new.stage)
+        if new.head != old.head:
+            self.head_changed.emit(new.head)
         self.undo_stack.setClean()
         self.modified_changed.emit(False)
         self._notify.start()
@@ -329,6 +337,14 @@ class Session(QObject):
         self.flush()  # (views see the numbers of an edit before the stage that follows it)
         self._view = self._view.with_stage(stage)
         self.stage_changed.emit(stage)
+
+    def set_head(self, index: int) -> None:
+        """Select head ``index`` (0-based) of the multi-head split (the heads panel shows it large)."""
+        index = int(index)
+        if index == self._view.head or index < 0:
+            return
+        self._view = self._view.with_head(index)
+        self.head_changed.emit(index)
 
     def step_stage(self, delta: int) -> bool:
         """Move ``delta`` stages; returns False at either end (a deck then moves to the next scene)."""

@@ -236,6 +236,9 @@ def test_a_file_keeps_the_view_beside_the_scene(tmp_path):
     with pytest.raises(TypeError):  # (the old argument order)
         write_session(scene, path, View())
     assert read_session(path).view == View(3, "scaled")
+    write_session(path, scene, View(3, "scaled", head=1))  # the selected head is not part of the format
+    assert "head" not in json.loads(path.read_text(encoding="utf-8"))
+    assert read_session(path).view == View(3, "scaled", head=0)
 
 
 # ---- atomic writes -------------------------------------------------------------------------------------

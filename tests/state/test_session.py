@@ -121,6 +121,11 @@ def test_a_query_or_stage_change_makes_no_new_scene_and_recomputes_nothing(sessi
     session.set_query(9)  # out of range: nothing happens
     session.set_stage("blend")
     assert session.view == View(3, "scaled") and len(told) == 4
+    with qtbot.waitSignal(session.head_changed, timeout=1000) as sig:
+        session.set_head(1)  # the selected head of a split is view state too
+    assert sig.args == [1] and session.view == View(3, "scaled", head=1) and session.scene is scene
+    session.set_head(-1)
+    assert session.head == 1
 
 
 def test_undo_and_redo_of_token_edits_move_the_query_as_they_did(session):
@@ -146,7 +151,7 @@ def test_load_takes_the_view_given_and_fits_it_to_the_scene(session, qtbot):
         session.load(three, "", View(query=7, stage="output"))
     assert session.view == View(2, "output")  # a query past the tokens: the last one
     session.load(load_preset("lesson"))
-    assert session.view == View()  # no view given: the first query's weights
+    assert session.view == View()  # no view given: the first query's weights (and head 0)
 
 
 def test_modified_flag_follows_the_undo_stack(session, qtbot):
