@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "fig.png")
         for background in ("theme", "transparent"):
-            options = FigureOptions(stage=scene.stage, background=background).validated()
+            options = FigureOptions(stage="weights", background=background).validated()
             opaque = background_color(options).alpha() == 255
             img = render_image(scene, options, args.width)
             reference = img.convertToFormat(QImage.Format.Format_ARGB32)

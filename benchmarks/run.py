@@ -143,7 +143,9 @@ def open_window(n: int, stage: str = "weights"):
     app = ensure_qapp()
     from qkv_studio.ui.window.main_window import MainWindow
 
-    window = MainWindow(random_scene(n, stage=stage), use_settings=False)
+    from qkv_studio.core import View
+
+    window = MainWindow(random_scene(n), use_settings=False, view=View(0, stage))
     window.resize(1600, 950)
     window.show()
     for _ in range(3):

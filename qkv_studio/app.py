@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from qkv_studio.core import Scene
+from qkv_studio.core import Scene, View
 
 ORG = "QKV Studio"
 APP = "QKV Studio"
@@ -43,8 +43,8 @@ def ensure_qapp(*, offscreen_if_headless: bool = False):
 
 
 def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: str | None = None,
-            model: tuple[str, str, int, int] | None = None) -> int:
-    """Open the main window on ``scene`` and run the event loop; returns the exit code.
+            model: tuple[str, str, int, int] | None = None, view: View | None = None) -> int:
+    """Open the main window on ``scene`` (looked at with ``view``) and run the event loop; returns the exit code.
 
     ``model`` = (name, text, layer, head) opens the Real model panel on that registered model's head (as
     :func:`prepare_window`), e.g. a Q/K/V file's."""
@@ -54,7 +54,7 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
 
     reliability.install_excepthook()  # never a traceback: a dialog with details, logged, app goes on
     recovered = reliability.offer_recovery(None)  # after a crash: restore the autosaved scene?
-    window = MainWindow(scene, path)
+    window = MainWindow(scene, path, view=view)
     reliability.attach(window)
     if model is not None:
         window.show_panel(window.dock_model)
@@ -71,8 +71,9 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
 
 def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), presentation: bool = False,
                    theme: str | None = None, panels: Sequence[str] = (),
-                   model: tuple[str, str, int, int] | None = None):
-    """The main window on ``scene``, laid out offscreen at ``size`` and ready to grab (not shown on screen).
+                   model: tuple[str, str, int, int] | None = None, view: View | None = None):
+    """The main window on ``scene`` (looked at with ``view``: the query and stage; default the first query's
+    weights), laid out offscreen at ``size`` and ready to grab (not shown on screen).
 
     ``panels`` opens panels of the panel registry by their ``--panel`` names (``explorer``, ``heads``,
     ``model``, the ``quiz`` dialog: :func:`qkv_studio.ui.registry.cli_names`), as their menu entries do;
@@ -93,7 +94,7 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     if model is not None and "model" not in panels:
         panels.append("model")
     specs = [registry.by_cli_name(p) for p in panels]  # (ValueError, one line, for an unknown name)
-    window = MainWindow(scene, "", use_settings=False)
+    window = MainWindow(scene, "", use_settings=False, view=view)
     window.setAttribute(Qt.WA_DontShowOnScreen, True)
     if theme:
         window.apply_theme(theme)
@@ -109,7 +110,7 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
         window.show_panel(dock)
     _side_by_side(window, docks)
     if model is not None:
-        _show_model_head(window, scene, *model)
+        _show_model_head(window, scene, view or View(), *model)
     for spec in specs:
         if not spec.docked:
             _open_dialog(window, spec.name)
@@ -141,12 +142,15 @@ def _side_by_side(window, docks: list) -> None:
         window.resizeDocks([docks[0]], [int(max(window.width(), 800) * 0.45)], Qt.Horizontal)
 
 
-def _show_model_head(window, scene: Scene, name: str, text: str, layer: int, head: int) -> None:
+def _show_model_head(window, scene: Scene, view: View, name: str, text: str, layer: int, head: int) -> None:
     panel = window.model_panel
     if not panel.set_model(name) or not panel.run_text(text) or not panel.select(layer, head):
         raise ValueError(f"the model panel could not show layer {layer} head {head}: {panel.status.text()}")
-    if not window.session.scene.same_as(scene):  # --stage, --query, --mask, --unscaled on the model's head
-        window.session.load(scene, "")
+    session = window.session
+    if not session.scene.same_as(scene):  # --mask, --unscaled on the model's head
+        session.load(scene, "", view)
+    session.set_query(view.query)  # --query, --stage
+    session.set_stage(view.stage)
 
 
 def _open_dialog(window, name: str) -> None:
@@ -197,14 +201,15 @@ def grab_window(window):
 
 def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = (1600, 900),
                presentation: bool = False, theme: str | None = None, panels: Sequence[str] = (),
-               model: tuple[str, str, int, int] | None = None) -> None:
-    """Render the window offscreen at ``size`` and save it as PNG (atomically); ``panels`` and ``model``
-    as for :func:`prepare_window`.
+               model: tuple[str, str, int, int] | None = None, view: View | None = None) -> None:
+    """Render the window offscreen at ``size`` and save it as PNG (atomically); ``panels``, ``model`` and
+    ``view`` as for :func:`prepare_window`.
 
     Raises OSError with a one-line message when the file cannot be written.
     """
     out = Path(out)
-    window = prepare_window(scene, size=size, presentation=presentation, theme=theme, panels=panels, model=model)
+    window = prepare_window(scene, size=size, presentation=presentation, theme=theme, panels=panels, model=model,
+                            view=view)
     image = grab_window(window)
     window.session.undo_stack.setClean()
     window.close()

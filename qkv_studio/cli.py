@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from qkv_studio import __version__
-from qkv_studio.core.presets import list_presets, load_preset
+from qkv_studio.core.presets import list_presets, preset_document
 from qkv_studio.core.safe_read import UnreadableFile, check_path_text
 from qkv_studio.core.scene import STAGES, Scene, SceneError
 from qkv_studio.core.sessionfile import SessionFileError, atomic_write, display_name, read_session
+from qkv_studio.core.view import View
 from qkv_studio.export import formats
 from qkv_studio.ui import registry as panel_registry
 
@@ -331,14 +332,15 @@ def _presets_parser() -> _Parser:
 
 
 # ---- scene preparation ---------------------------------------------------------------------------------
-def _load(args: argparse.Namespace) -> tuple[Scene, str]:
-    """The scene named by FILE or --preset (the lesson when neither) and its path ("" for a preset)."""
+def _load(args: argparse.Namespace) -> tuple[Scene, View, str]:
+    """The scene named by FILE or --preset (the lesson when neither), the view it opens with and its
+    path ("" for a preset)."""
     if args.file is not None and args.preset is not None:
         raise CliError("give a FILE or --preset NAME, not both")
     if args.file is not None:
         _check_name("FILE", args.file)
-        return read_session(args.file), args.file
-    return load_preset(args.preset if args.preset is not None else DEFAULT_PRESET), ""
+        return (*read_session(args.file), args.file)
+    return (*preset_document(args.preset if args.preset is not None else DEFAULT_PRESET), "")
 
 
 def _model_scene(args: argparse.Namespace) -> Scene:
@@ -361,34 +363,35 @@ def _model_scene(args: argparse.Namespace) -> Scene:
         raise CliError(str(exc)) from None
 
 
-def _prepare(args: argparse.Namespace) -> tuple[Scene, str, tuple[int, int] | None]:
+def _prepare(args: argparse.Namespace) -> tuple[Scene, View, str, tuple[int, int] | None]:
     """Load (taking --head N of a multi-head scene), then apply --stage, --query, --mask and --unscaled.
 
-    Returns the scene, its path ("" for a preset or the model) and (N, heads) when one head was taken.
+    Returns the scene, the view (the file's query and stage, or --query's and --stage's), its path ("" for
+    a preset or the model) and (N, heads) when one head was taken.
     """
     head = None
     if getattr(args, "model", None) is not None:
-        scene, path = _model_scene(args), ""
+        scene, view, path = _model_scene(args), View(), ""
     elif _is_qkv_file(args):
-        scene, path = _qkv_file_scene(args), ""
+        scene, view, path = _qkv_file_scene(args), View(), ""
     elif any(getattr(args, name, None) is not None for name in ("text", "layer")):
         raise CliError(f"--text and --layer need --model {_model_names()}")
     elif getattr(args, "generate", None) is not None:
         raise CliError(f"--generate needs --model {_model_names()} and --text")
     else:
-        scene, path = _load(args)
+        scene, view, path = _load(args)
         if getattr(args, "head", None) is not None:
             head = (args.head, scene.heads)
             scene = _head_of(scene, args.head)
     if args.stage is not None:
-        scene = scene.with_stage(args.stage)
+        view = View(view.query, args.stage).check(scene)
     if args.query is not None:
-        scene = scene.with_query(_find_query(scene, args.query))
+        view = view.with_query(_find_query(scene, args.query))
     if args.mask is not None:
         scene = scene.with_mask(args.mask)
     if args.unscaled:
         scene = scene.with_scale(False)
-    return scene, path, head
+    return scene, view, path, head
 
 
 def _check_text(option: str, text: str) -> None:
@@ -558,9 +561,9 @@ def _cmd_window(argv: list[str]) -> int:
         from qkv_studio.core.models.qkv_file import read_qkv_file, register
 
         source = register(read_qkv_file(args.file))
-        scene, path, model = source.run().head_scene(0, 0), "", (source.name, source.text, 0, 0)
+        scene, view, path, model = source.run().head_scene(0, 0), View(), "", (source.name, source.text, 0, 0)
     else:
-        scene, path = _load(args)
+        scene, view, path = _load(args)
     if args.deck is not None:
         _check_deck(args.deck)
     from qkv_studio.platform_check import check
@@ -574,7 +577,7 @@ def _cmd_window(argv: list[str]) -> int:
     except ImportError as exc:
         raise CliError(f"the window cannot start: {exc}", 1) from None
     extra = {} if model is None else {"model": model}
-    return int(run_gui(scene, path, presentation=args.presentation, deck=args.deck, **extra) or 0)
+    return int(run_gui(scene, path, presentation=args.presentation, deck=args.deck, view=view, **extra) or 0)
 
 
 def _check_deck(deck: str) -> None:
@@ -596,11 +599,11 @@ def _check_deck(deck: str) -> None:
 def _cmd_export(argv: list[str]) -> int:
     args = _export_parser().parse_args(argv)
     out = _check_output(args.output, formats.suffixes(), (args.file,))
-    scene, _, head = _prepare(args)
+    scene, view, _, head = _prepare(args)
     fmt = formats.get(out.suffix)
     extra = _motion_job(args, fmt)
     if fmt.kind == "numbers" and not fmt.needs_qt:  # written here, so Qt is never loaded
-        data = fmt.write(formats.ExportJob(scene=scene, stage=scene.stage, head=head))
+        data = fmt.write(formats.ExportJob(scene=scene, stage=view.stage, query=view.query, head=head))
         try:
             atomic_write(out, data)
         except OSError as exc:
@@ -612,7 +615,7 @@ def _cmd_export(argv: list[str]) -> int:
         raise CliError("image export is not available yet") from None
     from qkv_studio.render.figure import FigureOptions
 
-    options = FigureOptions(stage=scene.stage, heading=_figure_heading(args, head))
+    options = FigureOptions(stage=view.stage, query=view.query, heading=_figure_heading(args, head))
     if args.slides:
         from qkv_studio.export.figures import resolve_options
         from qkv_studio.export.slides import export_slides_pdf
@@ -643,7 +646,7 @@ def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> s
 def _cmd_screenshot(argv: list[str]) -> int:
     args = _screenshot_parser().parse_args(argv)
     out = _check_output(args.output, (".png",), (args.file,))
-    scene, _, _ = _prepare(args)
+    scene, view, _, _ = _prepare(args)
     model = None
     if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
         model = (args.model, args.text, 0 if args.layer is None else args.layer,
@@ -658,7 +661,7 @@ def _cmd_screenshot(argv: list[str]) -> int:
     except ImportError:
         raise CliError("screenshots are not available yet") from None
     _run_foreign(lambda: screenshot(scene, str(out), size=args.size, presentation=args.presentation,
-                                    theme=args.theme, panels=tuple(args.panel or ()), model=model),
+                                    theme=args.theme, panels=tuple(args.panel or ()), model=model, view=view),
                  out, "screenshot")
     return 0
 

@@ -31,11 +31,12 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 
 @pytest.fixture
 def show_window(qtbot):
-    """A factory: ``show_window(scene, (w, h))`` → a shown, active MainWindow (no saved settings)."""
-    def make(scene, size=(1600, 950)):
+    """A factory: ``show_window(scene, (w, h), view=None)`` → a shown, active MainWindow (no saved
+    settings) looking at ``scene`` with ``view`` (default: the first query's weights)."""
+    def make(scene, size=(1600, 950), view=None):
         from qkv_studio.ui.window.main_window import MainWindow
 
-        w = MainWindow(scene, use_settings=False)
+        w = MainWindow(scene, use_settings=False, view=view)
         qtbot.addWidget(w)
         w.resize(*size)
         w.show()

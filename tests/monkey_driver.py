@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (  # noqa: E402
     QAbstractItemView, QAbstractSpinBox, QApplication, QLineEdit, QMessageBox, QTextEdit,
 )
 
-from qkv_studio.core import STAGES, Scene, SessionFileError, list_presets, load_preset, read_session  # noqa: E402
+from qkv_studio.core import STAGES, Scene, SessionFileError, list_presets, load_preset, preset_document, read_session  # noqa: E402
 from qkv_studio.core.scene import MAX_TOKEN_CHARS  # noqa: E402
 from qkv_studio.state.changes import ResultChange  # noqa: E402
 from qkv_studio.ui.widgets.formatting import fmt, parse_number  # noqa: E402
@@ -78,10 +78,9 @@ def token_ok(name: str) -> bool:
 
 
 def content_equal(a: Scene, b: Scene) -> bool:
-    """Exact equality of everything but the navigation (query, stage), which undo does not restore."""
-    if a.n != b.n:
-        return False
-    return a.with_query(b.query).with_stage(b.stage).same_as(b)
+    """Exact equality of the content (a Scene holds no navigation: query and stage are the Session's view,
+    which undo does not restore)."""
+    return a.n == b.n and a.same_as(b)
 
 
 @dataclass
@@ -640,16 +639,19 @@ class MonkeyDriver:
         path = self._new_path("saved")
         self.expect(self.window._write(str(path)), f"saving to {path} failed: {self.dialogs[-1:]}")
         self.expect(not self.session.modified, "still modified after saving")
-        self.expect(read_session(path).same_as(self.scene), "the saved file differs from the scene")
+        saved = read_session(path)
+        self.expect(saved.scene.same_as(self.scene), "the saved file differs from the scene")
+        self.expect(saved.view == self.session.view, "the saved file's query/stage differ from the window's")
         self.saved_files.append(path)
         if reopen:
             self._open(path)
 
     def _open(self, path: Path) -> None:
         self.check_undo_all()  # opening clears the history: check it while it exists
-        expected = read_session(path)
+        expected, view = read_session(path)
         self.expect(self.window.open_path(str(path)), f"opening {path} failed: {self.dialogs[-1:]}")
         self.expect(self.scene.same_as(expected), "the opened scene differs from the file")
+        self.expect(self.session.view == view, "the opened query/stage differ from the file's")
         self.expect(self.session.undo_stack.count() == 0 and not self.session.modified, "history after open")
         self.baseline = self.scene
 
@@ -701,12 +703,14 @@ class MonkeyDriver:
         self.check_undo_all()
         self.window.open_preset(name)
         self.expect(self.scene.same_as(load_preset(name)), f"preset {name} did not open")
+        self.expect(self.session.view == preset_document(name).view, f"preset {name} opened with another view")
         self.baseline = self.scene
 
     def new_scene(self) -> None:
         self.check_undo_all()
         self.window.new_scene()
         self.expect(self.scene.same_as(load_preset("lesson")), "New did not give the lesson")
+        self.expect(self.session.view == preset_document("lesson").view, "New did not look at the lesson's query")
         self.baseline = self.scene
 
     # ---- invariants -------------------------------------------------------------------------------
@@ -796,7 +800,7 @@ class MonkeyDriver:
         if self.session.modified:
             f = auto.file()
             self.expect(f is not None and f.exists(), "unsaved changes but no autosave file")
-            self.expect(read_session(f).same_as(self.scene), "the autosave file is not the Session's scene")
+            self.expect(read_session(f).scene.same_as(self.scene), "the autosave file is not the Session's scene")
         else:
             self.expect(auto.file() is None, "nothing unsaved, yet an autosave file is kept")
 
@@ -804,7 +808,11 @@ class MonkeyDriver:
 def make_window(scene: Scene | None = None):
     from qkv_studio.ui.window.main_window import MainWindow
 
-    w = MainWindow(scene if scene is not None else load_preset("lesson"), use_settings=False)
+    if scene is None:
+        scene, view = preset_document("lesson")
+    else:
+        view = None
+    w = MainWindow(scene, use_settings=False, view=view)
     w.resize(1400, 900)
     w.show()
     w.activateWindow()

@@ -16,7 +16,7 @@ import pytest
 
 import qkv_studio
 from qkv_studio.cli import main
-from qkv_studio.core import load_preset, write_session
+from qkv_studio.core import View, load_preset, preset_document, write_session
 
 from .core.bad_files import BAD, BAD_IDS
 
@@ -80,7 +80,7 @@ def test_a_bad_file_in_a_real_process_is_one_line_and_exit_2(tmp_path):
 # ---- export options -----------------------------------------------------------------------------------
 def test_export_from_a_file_with_every_scene_option(tmp_path, capsys):
     src = tmp_path / "mine.qkv.json"
-    write_session(load_preset("lesson"), src)
+    write_session(src, *preset_document("lesson"))
     out = tmp_path / "s.csv"
     code, _, err = run(capsys, "export", str(src), "-o", str(out), "--stage", "scores", "--mask", "causal",
                        "--unscaled", "--query", "1")
@@ -263,7 +263,8 @@ def test_image_export_passes_the_scene_and_options(tmp_path, capsys, fake_export
     (call,) = calls
     assert call["out"] == str(out) and call["width"] == 2400
     assert call["theme"] == "projector" and call["colormap"] == "cividis"
-    assert call["scene"].stage == "scores" and call["scene"].tokens[call["scene"].query] == "dog"
+    opts = call["options"]
+    assert opts.stage == "scores" and call["scene"].tokens[opts.query] == "dog" and not hasattr(call["scene"], "query")
     assert out.exists()
 
 
@@ -272,6 +273,7 @@ def test_image_export_defaults(tmp_path, capsys, fake_export):
     assert run(capsys, "export", "-o", str(tmp_path / "f.pdf"))[0] == 0
     assert (calls[0]["width"], calls[0]["theme"], calls[0]["colormap"]) == (None, "light", "viridis")
     assert calls[0]["scene"].same_as(load_preset("lesson"))
+    assert (calls[0]["options"].query, calls[0]["options"].stage) == (2, "weights")  # the preset's own view
 
 
 @pytest.mark.parametrize("failure,fragment", [(ValueError("the figure is too large"), "too large"),
@@ -303,14 +305,18 @@ def fake_app(monkeypatch):
     module = types.ModuleType("qkv_studio.app")
     module.calls = []
     module.extra = []  # the screenshot's panels and model
+    module.views = []  # the view (query, stage) each call opens the scene with
 
-    def screenshot(scene, out_path, *, size=(1600, 900), presentation=False, theme=None, panels=(), model=None):
+    def screenshot(scene, out_path, *, size=(1600, 900), presentation=False, theme=None, panels=(), model=None,
+                   view=None):
         module.calls.append(("screenshot", scene, out_path, size, presentation, theme))
         module.extra.append(dict(panels=panels, model=model))
+        module.views.append(view)
         Path(out_path).write_bytes(b"\x89PNG fake")
 
-    def run_gui(scene, path, *, presentation=False, deck=None):
+    def run_gui(scene, path, *, presentation=False, deck=None, view=None):
         module.calls.append(("window", scene, path, presentation, deck))
+        module.views.append(view)
         return 0
 
     module.screenshot, module.run_gui = screenshot, run_gui
@@ -325,14 +331,15 @@ def test_screenshot_options(tmp_path, capsys, fake_app):
     assert (code, err) == (0, "")
     (_, scene, path, size, presentation, theme), = fake_app.calls
     assert path == str(out) and size == (1920, 1080) and presentation is True and theme == "dark"
-    assert scene.n == 64 and scene.stage == "scaled" and scene.tokens[scene.query] == "pronoun"
+    (view,) = fake_app.views
+    assert scene.n == 64 and view.stage == "scaled" and scene.tokens[view.query] == "pronoun"
 
 
 def test_screenshot_defaults(tmp_path, capsys, fake_app):
     assert run(capsys, "screenshot", "-o", str(tmp_path / "s.png"))[0] == 0
     (_, scene, _, size, presentation, theme), = fake_app.calls
     assert size == (1600, 900) and presentation is False and theme is None
-    assert scene.same_as(load_preset("lesson"))
+    assert scene.same_as(load_preset("lesson")) and fake_app.views == [preset_document("lesson").view]
     assert fake_app.extra == [dict(panels=(), model=None)]
 
 
@@ -352,7 +359,7 @@ def test_screenshot_of_the_real_model_passes_text_layer_and_head(tmp_path, capsy
                        "--head", "5", "--stage", "scores", "-o", str(tmp_path / "s.png"))
     assert (code, err) == (0, "")
     assert fake_app.extra == [dict(panels=(), model=("minilm", "The cat sat.", 2, 5))]
-    assert fake_app.calls[0][1].stage == "scores"
+    assert fake_app.views[0].stage == "scores"
     run(capsys, "screenshot", "--model", "minilm", "--text", "hi", "-o", str(tmp_path / "t.png"))
     assert fake_app.extra[1]["model"] == ("minilm", "hi", 0, 0)  # layer and head default to 0
 
@@ -376,7 +383,7 @@ def test_export_head_csv_is_that_heads_attention(tmp_path, capsys):
 def test_export_head_json_holds_the_heads_slices_and_says_which_head(tmp_path, capsys):
     scene = load_preset("multihead")
     src = tmp_path / "mine.qkv.json"
-    write_session(scene.with_heads(4), src)
+    write_session(src, scene.with_heads(4), preset_document("multihead").view)
     out = tmp_path / "h.json"
     code, _, err = run(capsys, "export", str(src), "--head", "3", "--mask", "causal", "--query", "on",
                        "-o", str(out))
@@ -400,7 +407,8 @@ def test_export_head_image_gets_the_head_scene(tmp_path, capsys, fake_export, su
     assert (code, err) == (0, "")
     scene = calls[0]["scene"]
     whole = load_preset("multihead")
-    assert scene.d_k == 4 and scene.tokens == whole.tokens and scene.query == whole.query
+    assert scene.d_k == 4 and scene.tokens == whole.tokens
+    assert calls[0]["options"].query == preset_document("multihead").view.query  # the file's query, kept
     np.testing.assert_array_equal(scene.qkv()[1], whole.qkv()[1][:, 4:])
     assert "head 1" in scene.title
 
@@ -444,11 +452,12 @@ def test_window_opens_on_the_lesson_by_default(capsys, fake_app):
     assert run(capsys)[0] == 0
     (_, scene, path, presentation, deck), = fake_app.calls
     assert scene.same_as(load_preset("lesson")) and path == "" and presentation is False and deck is None
+    assert fake_app.views == [View(2, "weights")]
 
 
 def test_window_opens_a_file_or_a_preset(tmp_path, capsys, fake_app):
     src = tmp_path / "mine.qkv.json"
-    write_session(load_preset("causal"), src)
+    write_session(src, load_preset("causal"), View(3, "scaled"))
     deck = tmp_path / "talk.deck"
     deck.write_text("{}")
     assert run(capsys, str(src), "--presentation", "--deck", str(deck))[0] == 0
@@ -456,6 +465,7 @@ def test_window_opens_a_file_or_a_preset(tmp_path, capsys, fake_app):
     (_, s1, p1, pres1, deck1), (_, s2, p2, _, _) = fake_app.calls
     assert s1.same_as(load_preset("causal")) and p1 == str(src) and pres1 is True and deck1 == str(deck)
     assert s2.same_as(load_preset("saturation")) and p2 == ""
+    assert fake_app.views == [View(3, "scaled"), preset_document("saturation").view]  # the file's view
 
 
 def test_window_exit_status_is_passed_on(capsys, fake_app):

@@ -16,10 +16,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from qkv_studio.core.presets import load_preset
+from qkv_studio.core.presets import preset_document
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.safe_read import check_path_text
-from qkv_studio.core.sessionfile import SessionFileError, display_name, read_file, read_session, unique_keys
+from qkv_studio.core.sessionfile import (
+    SessionDocument, SessionFileError, display_name, read_file, read_session, unique_keys,
+)
+from qkv_studio.core.view import View
 
 DECK_FORMAT = "qkv-studio-deck"
 DECK_VERSION = 1
@@ -29,11 +32,16 @@ MAX_DECK_BYTES = 1024 * 1024  # 200 entries of a few hundred characters each fit
 
 @dataclass(frozen=True)
 class Deck:
-    """Entries as written in the file and the scenes they load to (same order)."""
+    """Entries as written in the file, the scenes they load to and the views they open with (same order)."""
 
     entries: tuple[str, ...]
     scenes: tuple[Scene, ...]
     folder: str
+    views: tuple[View, ...] = ()
+
+    def view_of(self, i: int) -> View:
+        """The view entry i's file opens with (the default view when the deck was built without views)."""
+        return self.views[i] if i < len(self.views) else View()
 
     def __len__(self) -> int:
         return len(self.scenes)
@@ -47,10 +55,10 @@ class Deck:
         return str(p if p.is_absolute() else Path(self.folder) / p)
 
 
-def load_entry(entry: str, folder: str) -> Scene:
+def load_entry(entry: str, folder: str) -> SessionDocument:
     """One deck entry: ``preset:NAME`` or a session file path (relative to the deck's folder)."""
     if entry.startswith("preset:"):
-        return load_preset(entry[len("preset:"):])
+        return preset_document(entry[len("preset:"):])
     p = Path(entry)
     return read_session(p if p.is_absolute() else Path(folder) / p)
 
@@ -87,13 +95,13 @@ def read_deck(path: str | os.PathLike) -> Deck:
         folder = str(p.resolve().parent)
     except (OSError, RuntimeError) as exc:
         raise SessionFileError(source, f"its folder cannot be found ({getattr(exc, 'strerror', None) or exc})") from None
-    scenes = []
+    docs = []
     for i, entry in enumerate(entries):
         try:
-            scenes.append(load_entry(entry, folder))
+            docs.append(load_entry(entry, folder))
         except SessionFileError as exc:
             raise SessionFileError(source, f"scene {i + 1} ({display_name(entry)}): {exc.problem}") from None
-    return Deck(tuple(entries), tuple(scenes), folder)
+    return Deck(tuple(entries), tuple(d.scene for d in docs), folder, tuple(d.view for d in docs))
 
 
 def write_deck(entries: list[str], path: str | os.PathLike) -> None:

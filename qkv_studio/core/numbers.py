@@ -51,15 +51,13 @@ def _plain_number(text: str) -> bool:
     return text.strip() == text and not any(c.isspace() for c in text)
 
 
-def stage_csv(scene: Scene, stage: str | None = None) -> str:
+def stage_csv(scene: Scene, stage: str) -> str:
     """The stage's n×n matrix as CSV text.
 
     The first row is an empty cell then the key tokens; each further row is the query token then its
-    values.  Masked score cells are ``-inf``; weights there are exactly ``0.0``.  ``stage`` defaults to
-    the scene's own stage.  Tokens that a spreadsheet would read as a formula are escaped
-    (:func:`csv_text_cell`).
+    values.  Masked score cells are ``-inf``; weights there are exactly ``0.0``.  Tokens that a
+    spreadsheet would read as a formula are escaped (:func:`csv_text_cell`).
     """
-    stage = scene.stage if stage is None else stage
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}: use one of {', '.join(STAGES)}")
     matrix = scene.result().stage(stage)
@@ -77,8 +75,9 @@ def _nested(a: np.ndarray) -> list[list[float | None]]:
     return [[float(x) if math.isfinite(x) else None for x in row] for row in a.tolist()]
 
 
-def all_stages_json(scene: Scene, *, head: tuple[int, int] | None = None) -> dict[str, Any]:
-    """Every stage of the scene as a JSON-ready object.
+def all_stages_json(scene: Scene, *, query: int, stage: str,
+                    head: tuple[int, int] | None = None) -> dict[str, Any]:
+    """Every stage of the scene as a JSON-ready object, with the view (``query``, ``stage``) it was exported from.
 
     Keys: ``format``/``version``; ``tokens``; the effective ``Q``, ``K``, ``V``; ``scores``, ``scaled``,
     ``weights`` (n×n) and ``output`` (n×d_v) as nested lists; ``query`` (``{"index", "token"}``),
@@ -89,6 +88,10 @@ def all_stages_json(scene: Scene, *, head: tuple[int, int] | None = None) -> dic
 
     JSON has no −∞, so a **masked cell of ``scores`` and ``scaled`` is ``null``**; its weight is ``0``.
     """
+    if isinstance(query, bool) or not isinstance(query, (int, np.integer)) or not 0 <= query < scene.n:
+        raise ValueError(f"query {query} is out of range: there are {scene.n} tokens (0–{scene.n - 1})")
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}: use one of {', '.join(STAGES)}")
     r = scene.result()
     q, k, v = scene.qkv()
     obj = {
@@ -102,8 +105,8 @@ def all_stages_json(scene: Scene, *, head: tuple[int, int] | None = None) -> dic
         "scaled": _nested(r.scaled),
         "weights": _nested(r.weights),
         "output": _nested(r.output),
-        "query": {"index": scene.query, "token": scene.tokens[scene.query]},
-        "stage": scene.stage,
+        "query": {"index": int(query), "token": scene.tokens[query]},
+        "stage": stage,
         "mask": scene.mask if isinstance(scene.mask, str) else np.asarray(scene.mask).tolist(),
         "scale": scene.scale,
         "d_k": scene.d_k,
@@ -115,9 +118,9 @@ def all_stages_json(scene: Scene, *, head: tuple[int, int] | None = None) -> dic
     return obj
 
 
-def json_text(scene: Scene, *, head: tuple[int, int] | None = None) -> str:
+def json_text(scene: Scene, *, query: int, stage: str, head: tuple[int, int] | None = None) -> str:
     """:func:`all_stages_json` as UTF-8-ready text, one matrix row per line (strict JSON, no NaN)."""
-    obj = all_stages_json(scene, head=head)
+    obj = all_stages_json(scene, query=query, stage=stage, head=head)
     parts = []
     for key, val in obj.items():
         if isinstance(val, list) and val and isinstance(val[0], list):

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from qkv_studio.core.scene import Scene
-from qkv_studio.core.sessionfile import SessionFileError, parse_bytes
+from qkv_studio.core.sessionfile import SessionDocument, SessionFileError, parse_bytes
 
 SUFFIX = ".qkv.json"
 # The order a lecture goes in; any other preset files follow alphabetically.
@@ -38,7 +38,12 @@ def _names() -> list[str]:
 
 
 def load_preset(name: str) -> Scene:
-    """The preset's scene; raises :class:`SessionFileError` for an unknown name."""
+    """The preset's scene (its content); raises :class:`SessionFileError` for an unknown name."""
+    return preset_document(name).scene
+
+
+def preset_document(name: str) -> SessionDocument:
+    """The preset's scene and the view it opens with; raises :class:`SessionFileError` for an unknown name."""
     names = _names()
     if name not in names:
         raise SessionFileError(f"preset {name!r}", f"no such preset (available: {', '.join(names)})")

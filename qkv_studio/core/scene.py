@@ -1,10 +1,12 @@
-"""The Scene value type: what the user is looking at, validated, immutable.
+"""The Scene value type: the content the user works on, validated, immutable.
 
 A Scene holds tokens and either Q/K/V directly ("direct" mode) or embeddings X with the learned
-matrices W^Q, W^K, W^V ("projection" mode), plus the mask, the ÷√d_k switch, the selected query and
-the stage, and how many heads the projections split into (``heads``, 1 by default) with the optional
-output projection W^O (``wo``, d_v × d_out) that multi-head attention applies to the heads' concatenation.  Every edit returns a new Scene (arrays are read-only and shared between versions), which
-is what makes undo, autosave and comparisons trivial.
+matrices W^Q, W^K, W^V ("projection" mode), plus the mask, the ÷√d_k switch, the title and description,
+and how many heads the projections split into (``heads``, 1 by default) with the optional
+output projection W^O (``wo``, d_v × d_out) that multi-head attention applies to the heads' concatenation.
+What is being looked at (the selected query, the stage) is not content: it is a
+:class:`qkv_studio.core.view.View`, held beside the Scene.  Every edit returns a new Scene (arrays are
+read-only and shared between versions), which is what makes undo, autosave and comparisons trivial.
 """
 
 from __future__ import annotations
@@ -70,8 +72,8 @@ def _frozen_mask(mask) -> Mask:
 
 
 # What each derived value (computed once per scene, on first use) is made from: a copy of the scene
-# keeps the derived values whose inputs it keeps (see Scene._copy), so a stage step does not project X
-# or compute attention again, and a drag step does not count the tokens again.
+# keeps the derived values whose inputs it keeps (see Scene._copy), so a mask edit does not project X
+# again, and a drag step does not count the tokens again.
 _DERIVED_FROM: dict[str, frozenset[str]] = {
     "token_counts": frozenset({"tokens"}),
     "qkv": frozenset({"q", "k", "v", "x", "wq", "wk", "wv"}),
@@ -130,7 +132,7 @@ def _ordinal(i: int) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Scene:
-    """Tokens plus the matrices of attention and how it is being shown.
+    """Tokens plus the matrices of attention and the options of computing it (no view state).
 
     ``heads`` (1–16, dividing d_k and d_v) says how many heads the Q/K/V columns split into and ``wo``
     (d_v × d_out, or None) is the output projection of their concatenation; both only matter for the
@@ -147,8 +149,6 @@ class Scene:
     wv: np.ndarray | None = None
     mask: Mask = "none"
     scale: bool = True
-    query: int = 0
-    stage: str = "weights"
     title: str = ""
     description: str = ""
     heads: int = 1
@@ -158,14 +158,14 @@ class Scene:
     # ---- construction -------------------------------------------------------------------------
     @classmethod
     def create(cls, tokens: Iterable[str], *, q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None,
-               mask: Mask = "none", scale: bool = True, query: int = 0, stage: str = "weights",
+               mask: Mask = "none", scale: bool = True,
                title: str = "", description: str = "", heads: int = 1, wo=None) -> "Scene":
         """Build and validate a scene; raises :class:`SceneError` with a readable message."""
         mask = _frozen_mask(mask)
         scene = cls(
             tokens=tuple(tokens), q=_frozen(q, "Q"), k=_frozen(k, "K"), v=_frozen(v, "V"),
             x=_frozen(x, "X"), wq=_frozen(wq, "Wq"), wk=_frozen(wk, "Wk"), wv=_frozen(wv, "Wv"),
-            mask=mask, scale=bool(scale), query=int(query), stage=stage, title=title, description=description,
+            mask=mask, scale=bool(scale), title=title, description=description,
             heads=heads, wo=_frozen(wo, "Wo"),
         )
         scene.validate()
@@ -367,7 +367,7 @@ class Scene:
 
     def head_scene(self, index: int) -> "Scene":
         """Head ``index`` (0-based) as a single-head direct-mode scene: its own columns of Q, K, V, the same
-        tokens, mask, ÷√d_k switch, query and stage, and a title naming the head.  Raises SceneError."""
+        tokens, mask and ÷√d_k switch, and a title naming the head.  Raises SceneError."""
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise SceneError("head", f"the head must be a whole number, not {index!r}")
         index = int(index)
@@ -380,7 +380,7 @@ class Scene:
         q, k, v = self.multihead().head_qkv(index)
         title = self.title or "Multi-head attention"
         return Scene.create(
-            self.tokens, q=q, k=k, v=v, mask=self.mask, scale=self.scale, query=self.query, stage=self.stage,
+            self.tokens, q=q, k=k, v=v, mask=self.mask, scale=self.scale,
             title=f"{title} — head {index} (of heads 0–{self.heads - 1})",
             description=(f"head {index} (counted from 0) of {self.heads}: columns {index * q.shape[1] + 1}–"
                          f"{(index + 1) * q.shape[1]} of Q and K, d_k = {q.shape[1]}"),
@@ -468,11 +468,7 @@ class Scene:
             if self.mask.shape != (n, n):
                 raise SceneError("mask", f"the mask must be {n}×{n} (one row and column per token), "
                                          f"it is {'×'.join(map(str, self.mask.shape))}")
-        if not 0 <= self.query < n:
-            raise SceneError("query", f"query {self.query} is out of range: there are {n} tokens (0–{n - 1})")
         self._check_heads()
-        if self.stage not in STAGES:
-            raise SceneError("stage", f"unknown stage {self.stage!r}: use one of {', '.join(STAGES)}")
         self._check_projection()
 
     def _check_projection(self) -> None:
@@ -523,10 +519,10 @@ class Scene:
 
     # ---- equality ---------------------------------------------------------------------------------
     def same_as(self, other: "Scene") -> bool:
-        """Exact equality of every field, arrays compared element by element."""
+        """Exact equality of the content (every field), arrays compared element by element."""
         if not isinstance(other, Scene):
             return False
-        for name in ("tokens", "scale", "query", "stage", "title", "description", "heads"):
+        for name in ("tokens", "scale", "title", "description", "heads"):
             if getattr(self, name) != getattr(other, name):
                 return False
         for name in ("q", "k", "v", "x", "wq", "wk", "wv", "wo"):
@@ -573,25 +569,6 @@ class Scene:
     @staticmethod
     def _raise(name: str, msg: str):
         raise SceneError(name, msg)
-
-    def with_query(self, query: int) -> "Scene":
-        if query == self.query:
-            return self
-        if isinstance(query, bool) or not isinstance(query, (int, np.integer)) or not 0 <= query < self.n:
-            raise SceneError("query", f"query {query} is out of range: there are {self.n} tokens (0–{self.n - 1})")
-        return self._view(query=int(query))
-
-    def with_stage(self, stage: str) -> "Scene":
-        if stage == self.stage:
-            return self
-        if stage not in STAGES:
-            raise SceneError("stage", f"unknown stage {stage!r}: use one of {', '.join(STAGES)}")
-        return self._view(stage=stage)
-
-    def _view(self, **changes) -> "Scene":
-        """A copy looking at the same numbers another way (another query or stage): nothing else is
-        checked again (a stage step re-validated every matrix)."""
-        return self._copy(**changes)
 
     def with_mask(self, mask: Mask) -> "Scene":
         return self._evolve(mask=mask)
@@ -641,7 +618,6 @@ class Scene:
         if not isinstance(self.mask, str):
             m = np.insert(self.mask, index, False, axis=0)
             changes["mask"] = np.insert(m, index, False, axis=1)
-        changes["query"] = self.query + 1 if index <= self.query else self.query
         return self._evolve(**changes)
 
     def remove_token(self, index: int) -> "Scene":
@@ -652,8 +628,6 @@ class Scene:
             changes[key] = np.delete(getattr(self, key), index, axis=0)
         if not isinstance(self.mask, str):
             changes["mask"] = np.delete(np.delete(self.mask, index, axis=0), index, axis=1)
-        q = self.query - 1 if index < self.query else self.query
-        changes["query"] = min(max(q, 0), self.n - 2)
         return self._evolve(**changes)
 
     def move_token(self, src: int, dst: int) -> "Scene":
@@ -670,7 +644,6 @@ class Scene:
             changes[key] = getattr(self, key)[idx]
         if not isinstance(self.mask, str):
             changes["mask"] = self.mask[np.ix_(idx, idx)]
-        changes["query"] = int(order.index(self.query))
         return self._evolve(**changes)
 
     def _dim_targets(self, group: str) -> list[tuple[str, int]]:

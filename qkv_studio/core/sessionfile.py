@@ -2,7 +2,8 @@
 
 Reading never executes anything: the bytes are size-checked, decoded as UTF-8 and parsed by the
 standard ``json`` module with NaN/Infinity refused and nesting bounded, then every field is checked
-before a :class:`Scene` is built.  Every refusal is a :class:`SessionFileError` whose message names the
+before a :class:`SessionDocument` is built: the :class:`Scene` (content) and the :class:`View` (the
+file's ``query`` and ``stage``).  Every refusal is a :class:`SessionFileError` whose message names the
 file and the problem.
 """
 
@@ -13,13 +14,14 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
 from qkv_studio.core.safe_read import UnreadableFile, read_regular
 from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
+from qkv_studio.core.view import View
 
 FORMAT = "qkv-studio-session"
 VERSION = 1
@@ -34,6 +36,13 @@ class SessionFileError(ValueError):
         super().__init__(f"{source}: {problem}")
         self.source = source
         self.problem = problem
+
+
+class SessionDocument(NamedTuple):
+    """What a session file holds: the scene's content and the view of it (``scene, view = read_session(p)``)."""
+
+    scene: Scene
+    view: View = View()
 
 
 def _reject_constant(name: str) -> Any:
@@ -87,8 +96,8 @@ def _too_big(size: int) -> str:
     return f"the file is larger than 64 MB ({size:,} bytes); session files are at most 64 MB"
 
 
-def parse_bytes(data: bytes, source: str = "<data>") -> Scene:
-    """Validate raw file bytes and return the Scene, or raise :class:`SessionFileError`."""
+def parse_bytes(data: bytes, source: str = "<data>") -> SessionDocument:
+    """Validate raw file bytes and return the scene and view, or raise :class:`SessionFileError`."""
     if len(data) > MAX_BYTES:
         raise SessionFileError(source, _too_big(len(data)))
     if not data.strip():
@@ -110,10 +119,10 @@ def parse_bytes(data: bytes, source: str = "<data>") -> Scene:
         raise SessionFileError(source, f"{exc}: only finite numbers are allowed") from None
     except RecursionError:
         raise SessionFileError(source, "the JSON is nested too deeply") from None
-    return scene_from_dict(obj, source)
+    return document_from_dict(obj, source)
 
 
-def read_session(path: str | os.PathLike) -> Scene:
+def read_session(path: str | os.PathLike) -> SessionDocument:
     """Read and validate a session file; raise :class:`SessionFileError` naming the file on any problem."""
     return parse_bytes(read_file(path, what="session file"), display_name(path))
 
@@ -179,7 +188,12 @@ def _matrix(obj: dict, name: str, source: str, rows_expected: int | None) -> np.
 
 
 def scene_from_dict(obj: Any, source: str = "<data>") -> Scene:
-    """Validate a parsed session object and build the Scene (raises :class:`SessionFileError`)."""
+    """Validate a parsed session object and build its Scene (raises :class:`SessionFileError`)."""
+    return document_from_dict(obj, source).scene
+
+
+def document_from_dict(obj: Any, source: str = "<data>") -> SessionDocument:
+    """Validate a parsed session object and build its scene and view (raises :class:`SessionFileError`)."""
     if not isinstance(obj, dict):
         raise SessionFileError(source, "not a QKV Studio session: the top level must be a JSON object")
     if obj.get("format") != FORMAT:
@@ -252,10 +266,11 @@ def scene_from_dict(obj: Any, source: str = "<data>") -> Scene:
     if "Wo" in obj:
         kwargs["wo"] = _matrix(obj, "Wo", source, None)
     try:
-        return Scene.create(tokens, mask=mask, scale=scale, query=query, stage=stage,
-                            title=title, description=description, heads=heads, **kwargs)
+        scene = Scene.create(tokens, mask=mask, scale=scale, title=title, description=description, heads=heads,
+                             **kwargs)
     except SceneError as exc:
         raise SessionFileError(source, str(exc)) from None
+    return SessionDocument(scene, View(query=query, stage=stage))
 
 
 def _rows(a: np.ndarray) -> list[list[float | int]]:
@@ -263,8 +278,8 @@ def _rows(a: np.ndarray) -> list[list[float | int]]:
     return [[int(x) if float(x).is_integer() and abs(x) < 2**53 else float(x) for x in row] for row in a.tolist()]
 
 
-def scene_to_dict(scene: Scene) -> dict[str, Any]:
-    """The session-file object for a scene (version 1)."""
+def scene_to_dict(scene: Scene, view: View) -> dict[str, Any]:
+    """The session-file object for a scene and its view (version 1)."""
     obj: dict[str, Any] = {"format": FORMAT, "version": VERSION}
     if scene.title:
         obj["title"] = scene.title
@@ -280,13 +295,13 @@ def scene_to_dict(scene: Scene) -> dict[str, Any]:
     if scene.wo is not None:
         obj["Wo"] = _rows(scene.wo)
     obj["mask"] = scene.mask if isinstance(scene.mask, str) else scene.mask.tolist()
-    obj.update(scale=scene.scale, query=scene.query, stage=scene.stage)
+    obj.update(scale=scene.scale, query=int(view.query), stage=view.stage)
     return obj
 
 
-def dumps(scene: Scene) -> str:
+def dumps(scene: Scene, view: View) -> str:
     """The file text: one matrix row per line, readable in a text editor and in diffs."""
-    obj = scene_to_dict(scene)
+    obj = scene_to_dict(scene, view)
     parts = []
     for key, val in obj.items():
         if isinstance(val, list) and val and isinstance(val[0], list):
@@ -335,13 +350,17 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-def write_session(scene: Scene, path: str | os.PathLike) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed over the target.
+def write_session(path: str | os.PathLike, scene: Scene, view: View) -> None:
+    """Write ``scene`` and ``view`` to ``path`` atomically: a temporary file in the same folder, flushed,
+    then renamed over the target.
 
     On any failure the old file (if any) is untouched and no temporary file is left behind; the
     failure is raised as :class:`SessionFileError` naming the file.
     """
-    data = dumps(scene).encode("utf-8")
+    if not isinstance(scene, Scene) or not isinstance(view, View):
+        raise TypeError("write_session(path, scene, view)")
+    view.check(scene)
+    data = dumps(scene, view).encode("utf-8")
     try:
         atomic_write(path, data)
     except OSError as exc:

@@ -59,9 +59,9 @@ def ensure_app() -> QGuiApplication:
 # ---- options ----------------------------------------------------------------------------------
 def resolve_options(scene: Scene, options: FigureOptions | None = None, *, theme: str | None = None,
                     colormap: str | None = None) -> FigureOptions:
-    """``options`` (default: the scene's stage, light theme) with ``theme``/``colormap`` applied when
+    """``options`` (default: the weights of query 0, light theme) with ``theme``/``colormap`` applied when
     given; ValueError for an unknown stage, theme, background or colormap."""
-    opts = options if options is not None else FigureOptions(stage=scene.stage)
+    opts = options if options is not None else FigureOptions()
     changes = {}
     if theme is not None:
         changes["theme"] = theme

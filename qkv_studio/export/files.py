@@ -46,8 +46,9 @@ def export_bytes(scene: Scene, suffix: str, options: FigureOptions, width: int, 
         from qkv_studio.export.figures import ensure_app
 
         ensure_app()
-    return fmt.write(formats.ExportJob(scene=scene, stage=options.stage, options=options, width=width, query=query,
-                                       stages=stages, motion=motion))
+    return fmt.write(formats.ExportJob(scene=scene, stage=options.stage, options=options, width=width,
+                                       query=options.query if query is None else query, stages=stages,
+                                       motion=motion))
 
 
 def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = None, theme: str | None = None,
@@ -56,9 +57,10 @@ def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = No
     """Write the figure or the numbers to ``path``; the format follows its suffix.
 
     ``.png`` is ``width`` pixels wide (default 1600; height follows); ``.svg``/``.pdf`` are vector
-    (``width`` is ignored); ``.csv`` is the options' stage (default: the scene's stage), ``.json``
-    every stage; ``.gif``/``.apng``/``.mp4`` the ``stages`` moving as ``motion`` says, in 16:9 frames
-    ``width`` px wide.  ``theme`` (default light) and ``colormap`` override those of ``options``.
+    (``width`` is ignored); ``.csv`` is the options' stage, ``.json`` every stage (with the
+    options' query and stage as the view); ``.gif``/``.apng``/``.mp4`` the ``stages`` moving as
+    ``motion`` says, in 16:9 frames ``width`` px wide.  ``theme`` (default light) and ``colormap``
+    override those of ``options``.
     Raises ValueError (bad option, unknown suffix) or OSError ("cannot write PATH: reason"); either
     way no file, partial or temporary, is left behind.
     """

@@ -47,27 +47,27 @@ SIZES: tuple[str, ...] = ("pixels", "scalable", "page")
 class ExportJob:
     """What one export file shows, as handed to a writer.
 
-    ``stage`` is the stage of a numbers file (a figure's is ``options.stage``).  ``options`` is the
+    ``stage`` and ``query`` are the view a numbers file was exported from (a figure's are
+    ``options.stage`` and ``options.query``).  ``options`` is the
     validated :class:`qkv_studio.render.figure.FigureOptions` for a figure and None for numbers;
     ``width`` is a raster figure's width in pixels; ``head`` is (index counted from 0, number of
-    heads) when the scene is one head of a multi-head scene.  ``query`` is the selected query (None:
-    the scene's own).  ``stages`` are the stages of an animation or a deck, in order (None: the
+    heads) when the scene is one head of a multi-head scene.  ``stages`` are the stages of an animation or a deck, in order (None: the
     format's default), ``motion`` how an animation moves (None: the defaults).
     """
 
     scene: Scene
     stage: str
+    query: int = 0
     options: FigureOptions | None = None
     width: int | None = None
     head: tuple[int, int] | None = None
-    query: int | None = None
     stages: tuple[str, ...] | None = None
     motion: MotionOptions | None = None
 
     @property
     def selected_query(self) -> int:
-        """The query the file shows: ``query`` when given, else the scene's."""
-        return self.query if self.query is not None else self.scene.query
+        """The query the file shows (the view's)."""
+        return self.query
 
     def motion_options(self) -> MotionOptions:
         """``motion`` (or the defaults) with ``stages`` applied, validated."""
@@ -166,7 +166,7 @@ def _csv(job: ExportJob) -> bytes:
 def _json(job: ExportJob) -> bytes:
     from qkv_studio.export.numbers import json_bytes
 
-    return json_bytes(job.scene, head=job.head)
+    return json_bytes(job.scene, query=job.query, stage=job.stage, head=job.head)
 
 
 _BUILT_IN = (

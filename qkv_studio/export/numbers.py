@@ -21,7 +21,7 @@ def csv_bytes(scene: Scene, stage: str) -> bytes:
     return _numbers().stage_csv(scene, stage).encode("utf-8")
 
 
-def json_bytes(scene: Scene, *, head: tuple[int, int] | None = None) -> bytes:
-    """Every stage as JSON (tokens, scores, scaled, weights, output, query, options), UTF-8; ``head`` =
-    (index, heads) when the scene is one head of a multi-head scene."""
-    return _numbers().json_text(scene, head=head).encode("utf-8")
+def json_bytes(scene: Scene, *, query: int, stage: str, head: tuple[int, int] | None = None) -> bytes:
+    """Every stage as JSON (tokens, scores, scaled, weights, output, the view's query and stage, options),
+    UTF-8; ``head`` = (index, heads) when the scene is one head of a multi-head scene."""
+    return _numbers().json_text(scene, query=query, stage=stage, head=head).encode("utf-8")

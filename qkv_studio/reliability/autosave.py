@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QElapsedTimer, QLockFile, QObject, QSysInfo, QTimer, Signal
 
-from qkv_studio.core import Scene, SessionFileError, read_session, write_session
+from qkv_studio.core import Scene, SessionFileError, View, read_session, write_session
 from qkv_studio.core.safe_read import UnreadableFile, is_regular_or_missing, read_regular
 from qkv_studio.core.sessionfile import atomic_write
 from qkv_studio.reliability.paths import autosave_dir
@@ -168,9 +168,9 @@ class Entry:
             self._lock.unlock()
             self._lock = None
 
-    def write(self, scene: Scene, original_path: str) -> None:
-        """Write the scene, then its metadata, each atomically (raises SessionFileError/OSError)."""
-        write_session(scene, self.scene_file)
+    def write(self, scene: Scene, original_path: str, view: View = View()) -> None:
+        """Write the scene and view, then the metadata, each atomically (raises SessionFileError/OSError)."""
+        write_session(self.scene_file, scene, view)
         meta = {"format": META_FORMAT, "version": 1, "path": original_path, "saved": time.time(),
                 "pid": os.getpid()}
         atomic_write(self.meta_file, json.dumps(meta, ensure_ascii=False).encode("utf-8"))
@@ -306,7 +306,7 @@ class Autosave(QObject):
                 return False
         self._state.generation += 1
         self._last = _submit(_write_job, self._state, self._state.generation, self._entry,
-                             self._session.scene, self._session.path, self._job_done.emit)
+                             self._session.scene, self._session.path, self._job_done.emit, self._session.view)
         if wait:
             return self.wait()
         return True
@@ -390,11 +390,12 @@ class Autosave(QObject):
         self._check_errors()
 
 
-def _write_job(state: _State, generation: int, entry: Entry, scene: Scene, path: str, done=None) -> None:
+def _write_job(state: _State, generation: int, entry: Entry, scene: Scene, path: str, done=None,
+               view: View = View()) -> None:
     if generation != state.generation:
         return  # a newer write (or a discard) came in while this one waited
     try:
-        entry.write(scene, path)
+        entry.write(scene, path, view)
     except (SessionFileError, OSError) as exc:
         state.error = str(exc)
         log.warning("autosave failed: %s", exc)
@@ -420,18 +421,21 @@ def _drop_job(entry: Entry) -> None:
 
 # ---- finding work to recover ------------------------------------------------------------------------
 class Recovered(tuple):
-    """``(scene, original_path)`` of autosaved work whose owner died, with the entry it came from.
+    """``(scene, original_path)`` of autosaved work whose owner died, with the entry it came from and
+    the ``view`` (query, stage) it was looked at with.
 
     Unpacks like the plain tuple; ``discard()`` deletes it, ``release()`` leaves it for the next start.
     """
 
     entry: Entry
     saved_at: float
+    view: View
 
-    def __new__(cls, scene: Scene, path: str, entry: Entry, saved_at: float) -> "Recovered":
+    def __new__(cls, scene: Scene, path: str, entry: Entry, saved_at: float, view: View = View()) -> "Recovered":
         self = super().__new__(cls, (scene, path))
         self.entry = entry
         self.saved_at = saved_at
+        self.view = view
         return self
 
     @property
@@ -506,7 +510,7 @@ def pending_recovery(folder: str | os.PathLike | None = None) -> Recovered | Non
             entry.drop()  # it died before its first autosave, or only debris is left
             continue
         try:
-            scene = read_session(entry.scene_file)
+            scene, view = read_session(entry.scene_file)
         except SessionFileError as exc:
             log.warning("moving an unreadable autosave aside: %s", exc)
             moved = entry.move_aside()
@@ -519,7 +523,7 @@ def pending_recovery(folder: str | os.PathLike | None = None) -> Recovered | Non
         saved = meta.get("saved")
         saved_at = float(saved) if isinstance(saved, (int, float)) and not isinstance(saved, bool) \
             else _mtime(entry.scene_file)
-        rec = Recovered(scene, path, entry, saved_at)
+        rec = Recovered(scene, path, entry, saved_at, view)
         _CLAIMED.append(rec)
         return rec
     return None

@@ -97,7 +97,7 @@ class DiskWatch(QObject):
         if sig == self._known or sig == self._changed_told:
             return None
         try:
-            on_disk = read_session(path)
+            on_disk = read_session(path).scene
         except SessionFileError:
             on_disk = None
         if on_disk is not None and on_disk.same_as(self._session.scene):

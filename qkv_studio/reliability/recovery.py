@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from qkv_studio.core import Scene, SessionFileError, read_session
+from qkv_studio.core import Scene, SessionFileError, View, read_session
 from qkv_studio.reliability.autosave import Recovered, _forget, pending_recovery, take_notices
 
 APP_NAME = "QKV Studio"
@@ -54,8 +54,11 @@ def offer_recovery(parent: QWidget | None = None, folder: str | os.PathLike | No
     return None
 
 
-def restore(window, recovered: tuple[Scene, str]) -> None:
+def restore(window, recovered: tuple[Scene, str] | tuple[Scene, str, View]) -> None:
     """Put recovered work into ``window`` as unsaved changes, then let its autosave take over.
+
+    ``recovered`` is ``(scene, path)`` (a :class:`Recovered` also carries the ``view`` it was looked at
+    with) or ``(scene, path, view)``; the window then shows that query and stage.
 
     When the original file can still be read, the window opens it and the recovered scene is one
     undoable step on top ("Restore unsaved work"), so Ctrl+Z shows what is on disk.  Otherwise the
@@ -63,7 +66,8 @@ def restore(window, recovered: tuple[Scene, str]) -> None:
     """
     from qkv_studio.reliability import attach
 
-    scene, path = recovered
+    scene, path = recovered[0], recovered[1]
+    view = recovered[2] if len(recovered) > 2 else getattr(recovered, "view", View())
     session = window.session
     base = None
     if path:
@@ -72,12 +76,12 @@ def restore(window, recovered: tuple[Scene, str]) -> None:
         except SessionFileError:
             base = None
     if base is not None:
-        session.load(base, path)
-        session.replace_scene(scene, "Restore unsaved work")
-        session.set_query(scene.query)
-        session.set_stage(scene.stage)
+        session.load(base.scene, path, base.view)
+        session.replace_scene(scene, "Restore unsaved work", query=view.query)
+        session.set_query(view.query)
+        session.set_stage(view.stage)
     else:
-        session.load(scene, path)
+        session.load(scene, path, view)
     if not session.modified:
         session.undo_stack.resetClean()
     if isinstance(recovered, Recovered):

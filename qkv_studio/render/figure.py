@@ -76,12 +76,15 @@ class FigureOptions:
     """What the figure shows and how it looks.
 
     ``stage`` is one of :data:`~qkv_studio.core.STAGES` (``vectors`` shows the scores Q·Kᵀ, ``output``
-    the weights that make the blend).  ``background`` is ``"theme"`` (the theme's own), ``"white"``
-    (the light theme's ink on white, whatever the theme) or ``"transparent"``.  ``colormap`` is the
-    sequential map for weights; signed scores always use the diverging map centred at 0.
+    the weights that make the blend) and ``query`` the selected query token (the row the title names and
+    the outline marks): the view being exported, which the Scene does not hold.  ``background`` is
+    ``"theme"`` (the theme's own), ``"white"`` (the light theme's ink on white, whatever the theme) or
+    ``"transparent"``.  ``colormap`` is the sequential map for weights; signed scores always use the
+    diverging map centred at 0.
     """
 
     stage: str = "weights"
+    query: int = 0
     title: bool = True
     token_labels: bool = True
     values: bool = True
@@ -99,6 +102,8 @@ class FigureOptions:
 
         if self.stage not in STAGES:
             raise ValueError(f"unknown stage {self.stage!r} (use {', '.join(STAGES)})")
+        if isinstance(self.query, bool) or not isinstance(self.query, int) or self.query < 0:
+            raise ValueError(f"the query must be a token index (0, 1, …), got {self.query!r}")
         get_theme(self.theme)
         if self.background not in BACKGROUNDS:
             raise ValueError(f"unknown background {self.background!r} (use {', '.join(BACKGROUNDS)})")
@@ -190,7 +195,7 @@ class FigureLayout:
         """The selected query row's outline (the pen's centre line), in logical units."""
         w = _HIGHLIGHT_WIDTH * self.theme.line_scale * self.zoom
         c = self.cell
-        row = QRectF(self.origin.x(), self.origin.y() + self.scene.query * c, self.n * c, c)
+        row = QRectF(self.origin.x(), self.origin.y() + self.options.query * c, self.n * c, c)
         return row.adjusted(-w / 2, -w / 2, w / 2, w / 2)
 
     def query_rect(self) -> QRectF:
@@ -377,7 +382,7 @@ def figure_title(scene: Scene, options: FigureOptions) -> tuple[str, str]:
     words = stage_spec(options.stage).words(scene.scale)
     head, meaning = words.figure, words.meaning
     d_k = scene.d_k
-    title = f"{head} · query “{scene.token_label(scene.query)}” · dₖ = {d_k}"
+    title = f"{head} · query “{scene.token_label(options.query)}” · dₖ = {d_k}"
     if options.heading:
         title = f"{options.heading} · {title}"
     meaning = meaning.format(sqrt=f"{math.sqrt(d_k):.3g}")
@@ -406,6 +411,8 @@ def _cell_size(n: int) -> float:
 def _layout(scene: Scene, options: FigureOptions, morph: Morph | None = None) -> FigureLayout:
     _require_app()
     options = options.validated()
+    if options.query >= scene.n:
+        raise ValueError(f"query {options.query} is out of range: there are {scene.n} tokens (0–{scene.n - 1})")
     theme = effective_theme(options)
     result = scene.result()
     matrix = result.stage(options.stage)
@@ -461,7 +468,7 @@ def _layout(scene: Scene, options: FigureOptions, morph: Morph | None = None) ->
     if options.token_labels:
         lh = _line(label_px)
         step = max(1, math.ceil(lh * 1.05 / c))
-        rows = _thin(n, step, scene.query if options.highlight_query else None)
+        rows = _thin(n, step, options.query if options.highlight_query else None)
         max_w = 12 * label_px
         names = [_elide(scene.token_label(i), label_px, max_w) for i in range(n)]
         wlab = max(_width(names[i], label_px, True) for i in rows)
@@ -469,7 +476,7 @@ def _layout(scene: Scene, options: FigureOptions, morph: Morph | None = None) ->
         tick = 5.0 * u if lay.label_ticks else 0.0
         x0 = -8.0 * u - tick - wlab
         for i in rows:
-            is_q = options.highlight_query and i == scene.query
+            is_q = options.highlight_query and i == options.query
             items.append(TextItem(names[i], QRectF(x0, (i + 0.5) * c - lh / 2, wlab, lh), label_px,
                                   theme.highlight if is_q else text, Qt.AlignmentFlag.AlignRight
                                   | Qt.AlignmentFlag.AlignVCenter, bold=is_q))

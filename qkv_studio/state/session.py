@@ -1,6 +1,8 @@
 """The Session: the one mutable state of the app, as a QObject the widgets bind to.
 
-It owns the current :class:`~qkv_studio.core.Scene`, the file it came from and a ``QUndoStack``.
+It owns the current :class:`~qkv_studio.core.Scene` (content), the :class:`~qkv_studio.core.View` beside
+it (selected query, stage: navigation, not content, so not undoable and never a new Scene), the file
+it came from and a ``QUndoStack``.
 Every content edit is a :class:`SceneEdit` command (before/after scenes; Scene is immutable, so this
 is cheap and exact).  Recomputing attention is lazy and coalesced: edits mark the result stale and
 ``result_changed(change)`` fires once on the next event-loop turn, however many edits came in between,
@@ -16,9 +18,10 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, compute
+from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, View, compute
 from qkv_studio.core.captions import keep_description_true
 from qkv_studio.core.stages import shown_matrix
+from qkv_studio.core.view import query_after_insert, query_after_remove
 from qkv_studio.state.changes import ResultChange
 
 _DRAG_ID = 1001
@@ -79,17 +82,20 @@ class SceneEdit(QUndoCommand):
     """One undoable change of the scene's content, named for the Edit menu ("Edit Q[sat, 1]").
 
     Commands with the same ``merge_key`` (a drag of one vector, nudges of one cell) merge into one
-    undo step while they keep arriving.
+    undo step while they keep arriving.  ``queries`` = (before, after) is the selected query on either
+    side, used when the edit changes the number of tokens (otherwise the current query stays).
     """
 
     def __init__(self, session: "Session", before: Scene, after: Scene, text: str,
-                 merge_key: tuple | None = None, rows_hint: tuple[str, list[int]] | None = None) -> None:
+                 merge_key: tuple | None = None, rows_hint: tuple[str, list[int]] | None = None,
+                 queries: tuple[int, int] = (0, 0)) -> None:
         super().__init__(text)
         self._session = session
         self.before = before
         self.after = after
         self.merge_key = merge_key
         self.rows_hint = rows_hint
+        self.queries = queries
 
     def id(self) -> int:  # noqa: A003 - Qt's name
         return _DRAG_ID if self.merge_key is not None else -1
@@ -98,17 +104,18 @@ class SceneEdit(QUndoCommand):
         if not isinstance(other, SceneEdit) or other.merge_key != self.merge_key:
             return False
         self.after = other.after
+        self.queries = (self.queries[0], other.queries[1])
         return True
 
     def redo(self) -> None:
-        self._session._apply(self.after, self.rows_hint)
+        self._session._apply(self.after, self.rows_hint, self.queries[1])
 
     def undo(self) -> None:
-        self._session._apply(self.before, None)
+        self._session._apply(self.before, None, self.queries[0])
 
 
 class Session(QObject):
-    """The app's state: scene, selected query, stage, file, undo history.
+    """The app's state: scene (content), view (selected query, stage), file, undo history.
 
     Signals
     -------
@@ -119,6 +126,7 @@ class Session(QObject):
         delivered before a query, stage or scene that comes after it.
     query_changed(int): the selected query token changed.
     stage_changed(str): the stepper's stage changed.
+    head_changed(int): the selected head (0-based) of a multi-head split changed.
     path_changed(str): the file the scene belongs to changed ("" for none).
     modified_changed(bool): unsaved changes appeared or were saved.
     message(str): a refused edit or a notice, for the status bar.
@@ -131,15 +139,18 @@ class Session(QObject):
     result_changed = Signal(object)
     query_changed = Signal(int)
     stage_changed = Signal(str)
+    head_changed = Signal(int)
     path_changed = Signal(str)
     modified_changed = Signal(bool)
     message = Signal(str)
     drag_changed = Signal(bool)
 
-    def __init__(self, scene: Scene, path: str = "", parent: QObject | None = None) -> None:
+    def __init__(self, scene: Scene, path: str = "", parent: QObject | None = None, *,
+                 view: View | None = None) -> None:
         super().__init__(parent)
         self._scene = scene
         self._origin = scene  # the scene as loaded (see keep_description_true)
+        self._view = (view or View()).fitted(scene)
         self._path = path
         self._result: LiveResult | None = None
         self._pending_rows: list[int] | None = None  # query rows to recompute when the result is read
@@ -165,12 +176,21 @@ class Session(QObject):
         return self._path
 
     @property
+    def view(self) -> View:
+        """What is being looked at: the selected query and the stage (see :meth:`set_query`, :meth:`set_stage`)."""
+        return self._view
+
+    @property
     def query(self) -> int:
-        return self._scene.query
+        return self._view.query
 
     @property
     def stage(self) -> str:
-        return self._scene.stage
+        return self._view.stage
+
+    @property
+    def head(self) -> int:
+        return self._view.head
 
     @property
     def modified(self) -> bool:
@@ -194,14 +214,14 @@ class Session(QObject):
         return self._result
 
     # ---- applying scenes -------------------------------------------------------------------------
-    def _apply(self, new: Scene, rows_hint: tuple[str, list[int]] | None) -> None:
-        """Install ``new`` (keeping the current query/stage), mark the result stale, notify."""
+    def _apply(self, new: Scene, rows_hint: tuple[str, list[int]] | None, query: int) -> None:
+        """Install ``new`` (keeping the current view), mark the result stale, notify."""
         old = self._scene
+        old_query = self._view.query
         # Navigation is not part of the history: keep the current query (unless the token count
-        # changed, where the command's own choice is right) and the current stage.
-        query = old.query if new.n == old.n else min(new.query, new.n - 1)
-        if (new.query, new.stage) != (query, old.stage):
-            new = new._evolve(query=query, stage=old.stage)
+        # changed, where the command's own ``query`` is right) and the current stage.
+        if new.n != old.n:
+            self._view = self._view.with_query(min(max(query, 0), new.n - 1))
         patchable = (rows_hint is not None and rows_hint[0] == "Q" and self._result is not None
                      and self._result.weights.shape == (new.n, new.n))
         if patchable:
@@ -217,8 +237,8 @@ class Session(QObject):
         self.scene_changed.emit()
         if new.tokens != old.tokens:
             self.tokens_changed.emit()
-        if new.query != old.query:
-            self.query_changed.emit(new.query)
+        if self._view.query != old_query:
+            self.query_changed.emit(self._view.query)
         self._notify.start()
 
     def _on_clean_changed(self, clean: bool) -> None:
@@ -246,11 +266,15 @@ class Session(QObject):
             self._emit_result()
 
     def edit(self, make: Callable[[Scene], Scene], text: str, *, merge_key: tuple | None = None,
-             rows_hint: tuple[str, list[int]] | None = None, as_given: bool = False) -> bool:
+             rows_hint: tuple[str, list[int]] | None = None, query: int | None = None,
+             as_given: bool = False) -> bool:
         """Push an undoable edit; a refused edit emits ``message`` and changes nothing.
 
-        An edit that changes the numbers drops the description it inherited (it would say something
-        false); ``as_given`` takes the new scene exactly as made (a whole scene from its caller)."""
+        ``query`` is the query to select when the edit changes the number of tokens (default: the
+        current one, or the last token if there are fewer).  An edit that changes the numbers drops the
+        description it inherited (it would say something false); ``as_given`` takes the new scene
+        exactly as made (a whole scene from its caller).
+        """
         if self._dragging and not (merge_key and merge_key[0] == "drag"):
             self.end_drag()  # (another edit: a drag whose release went astray is over)
         try:
@@ -262,17 +286,23 @@ class Session(QObject):
             return True
         if not as_given:
             after = keep_description_true(self._origin, after)
-        self.undo_stack.push(SceneEdit(self, self._scene, after, text, merge_key, rows_hint))
+        before_query = self._view.query
+        queries = (before_query, before_query if query is None else query)
+        self.undo_stack.push(SceneEdit(self, self._scene, after, text, merge_key, rows_hint, queries))
         return True
 
-    def load(self, scene: Scene, path: str = "") -> None:
-        """Replace the whole scene (Open, New, preset): a fresh undo history, nothing modified."""
-        old = self._scene
+    def load(self, scene: Scene, path: str = "", view: View | None = None) -> None:
+        """Replace the whole scene (Open, New, preset) and look at it with ``view`` (default: the first
+        query, the weights; a query past the scene's tokens becomes its last): a fresh undo history,
+        nothing modified."""
+        old = self._view
+        new = (view or View()).fitted(scene)
         self.end_drag()
         self.undo_stack.clear()
         self._flush_written()
         self._scene = scene
         self._origin = scene  # (whose description is true of the numbers it has: see keep_description_true)
+        self._view = new
         self._result = None
         self._pending_rows = None
         self._announce(ResultChange.ALL)
@@ -280,10 +310,12 @@ class Session(QObject):
         self.scene_changed.emit()
         self.tokens_changed.emit()
         self.path_changed.emit(path)
-        if scene.query != old.query:
-            self.query_changed.emit(scene.query)
-        if scene.stage != old.stage:
-            self.stage_changed.emit(scene.stage)
+        if new.query != old.query:
+            self.query_changed.emit(new.query)
+        if new.stage != old.stage:
+            self.stage_changed.emit(new.stage)
+        if new.head != old.head:
+            self.head_changed.emit(new.head)
         self.undo_stack.setClean()
         self.modified_changed.emit(False)
         self._notify.start()
@@ -298,25 +330,33 @@ class Session(QObject):
     # ---- navigation (not undoable) ---------------------------------------------------------------
     def set_query(self, index: int) -> None:
         index = int(index)
-        if index == self._scene.query or not 0 <= index < self._scene.n:
+        if index == self._view.query or not 0 <= index < self._scene.n:
             return
         self.flush()  # (views see the numbers of an edit before the query that follows it)
-        self._scene = self._scene.with_query(index)
+        self._view = self._view.with_query(index)
         self.query_changed.emit(index)
 
     def move_query(self, delta: int) -> None:
-        self.set_query(max(0, min(self._scene.n - 1, self._scene.query + delta)))
+        self.set_query(max(0, min(self._scene.n - 1, self._view.query + delta)))
 
     def set_stage(self, stage: str) -> None:
-        if stage == self._scene.stage or stage not in STAGES:
+        if stage == self._view.stage or stage not in STAGES:
             return
         self.flush()  # (views see the numbers of an edit before the stage that follows it)
-        self._scene = self._scene.with_stage(stage)
+        self._view = self._view.with_stage(stage)
         self.stage_changed.emit(stage)
+
+    def set_head(self, index: int) -> None:
+        """Select head ``index`` (0-based) of the multi-head split (the heads panel shows it large)."""
+        index = int(index)
+        if index == self._view.head or index < 0:
+            return
+        self._view = self._view.with_head(index)
+        self.head_changed.emit(index)
 
     def step_stage(self, delta: int) -> bool:
         """Move ``delta`` stages; returns False at either end (a deck then moves to the next scene)."""
-        i = STAGES.index(self._scene.stage) + delta
+        i = STAGES.index(self._view.stage) + delta
         if not 0 <= i < len(STAGES):
             return False
         self.set_stage(STAGES[i])
@@ -369,10 +409,13 @@ class Session(QObject):
         return self.edit(lambda s: s.rename_token(index, name), f"Rename token {index + 1}")
 
     def insert_token(self, index: int, name: str) -> bool:
-        return self.edit(lambda s: s.insert_token(index, name), f"Add token {name!r}")
+        query = query_after_insert(self._view.query, index, self._scene.n)
+        return self.edit(lambda s: s.insert_token(index, name), f"Add token {name!r}", query=query)
 
     def remove_token(self, index: int) -> bool:
-        return self.edit(lambda s: s.remove_token(index), f"Remove token {self._scene.token_label(index)!r}")
+        query = query_after_remove(self._view.query, index, self._scene.n)
+        return self.edit(lambda s: s.remove_token(index), f"Remove token {self._scene.token_label(index)!r}",
+                         query=query)
 
     def move_token(self, src: int, dst: int) -> bool:
         return self.edit(lambda s: s.move_token(src, dst), "Move token")
@@ -393,9 +436,10 @@ class Session(QObject):
     def set_scale(self, scale: bool) -> bool:
         return self.edit(lambda s: s.with_scale(scale), "Divide by √dₖ" if scale else "Do not divide by √dₖ")
 
-    def replace_scene(self, scene: Scene, text: str) -> bool:
-        """An undoable switch to another scene (mode switches, randomise, "edit this head")."""
-        return self.edit(lambda s: scene, text, as_given=True)
+    def replace_scene(self, scene: Scene, text: str, *, query: int | None = None) -> bool:
+        """An undoable switch to another scene (mode switches, randomise, "edit this head"); ``query`` as
+        for :meth:`edit`."""
+        return self.edit(lambda s: scene, text, query=query, as_given=True)
 
 
 _GROUP_NAMES = {"qk": "dₖ", "v": "dᵥ", "model": "d_model"}

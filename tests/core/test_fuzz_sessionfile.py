@@ -94,16 +94,16 @@ def _encode(value) -> bytes:
 def check(data: bytes) -> None:
     """The property: a Scene that also saves and reloads, or one SessionFileError line."""
     try:
-        scene = parse_bytes(data, "fuzz.qkv.json")
+        scene, view = parse_bytes(data, "fuzz.qkv.json")
     except SessionFileError as exc:
         message = str(exc)
         assert message.startswith("fuzz.qkv.json: ") and "\n" not in message and len(message) < 400
         return
-    assert isinstance(scene, Scene)
+    assert isinstance(scene, Scene) and 0 <= view.query < scene.n
     for m in (scene.q, scene.k, scene.v, scene.x, scene.wq, scene.wk, scene.wv):
         assert m is None or all(math.isfinite(float(x)) for x in m.ravel())
-    again = parse_bytes(dumps(scene).encode("utf-8"), "again")  # what loads must also save
-    assert again.same_as(scene)
+    again, again_view = parse_bytes(dumps(scene, view).encode("utf-8"), "again")  # what loads must also save
+    assert again.same_as(scene) and again_view == view
 
 
 # ---- the tests ------------------------------------------------------------------------------------------

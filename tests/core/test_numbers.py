@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from qkv_studio.core import STAGES, load_preset
+from qkv_studio.core import STAGES, load_preset, preset_document
 from qkv_studio.core.numbers import all_stages_json, json_text, stage_csv
 
 STAGE_MATRIX = {"vectors": "scores", "scores": "scores", "scaled": "scaled", "weights": "weights",
@@ -44,9 +44,11 @@ def test_csv_of_the_lesson_weights():
     assert text.endswith("\n") and "\r" not in text
 
 
-def test_csv_marks_masked_scores_minus_inf_and_defaults_to_the_scene_stage():
-    scene = load_preset("causal").with_stage("scores")
-    text = stage_csv(scene)
+def test_csv_marks_masked_scores_minus_inf_and_takes_the_stage_from_the_caller():
+    scene = load_preset("causal")
+    with pytest.raises(TypeError):  # (a Scene has no stage to default to: the view says which)
+        stage_csv(scene)
+    text = stage_csv(scene, "scores")
     first = text.splitlines()[1].split(",")
     assert first[2:] == ["-inf"] * (scene.n - 1)
     assert math.isinf(float(first[2]))
@@ -65,8 +67,8 @@ def test_csv_refuses_an_unknown_stage():
 
 @pytest.mark.parametrize("preset", ["lesson", "causal", "padding", "projection", "long"])
 def test_json_holds_every_stage_exactly(preset):
-    scene = load_preset(preset)
-    obj = json.loads(json_text(scene))
+    scene, view = preset_document(preset)
+    obj = json.loads(json_text(scene, query=view.query, stage=view.stage))
     r = scene.result()
     assert obj["tokens"] == list(scene.tokens)
     for name in ("weights", "output"):
@@ -76,23 +78,27 @@ def test_json_holds_every_stage_exactly(preset):
         np.testing.assert_array_equal(got, getattr(r, name))
     for name, m in zip("QKV", scene.qkv()):
         np.testing.assert_array_equal(np.array(obj[name], dtype=float), m)
-    assert obj["query"] == {"index": scene.query, "token": scene.tokens[scene.query]}
-    assert obj["stage"] == scene.stage and obj["scale"] == scene.scale
+    assert obj["query"] == {"index": view.query, "token": scene.tokens[view.query]}
+    assert obj["stage"] == view.stage and obj["scale"] == scene.scale
     assert obj["d_k"] == scene.d_k and obj["d_v"] == scene.d_v
-    assert obj == json.loads(json.dumps(all_stages_json(scene)))
+    assert obj == json.loads(json.dumps(all_stages_json(scene, query=view.query, stage=view.stage)))
+    other = all_stages_json(scene, query=1, stage="scaled")  # the view is the caller's, not the scene's
+    assert other["query"] == {"index": 1, "token": scene.tokens[1]} and other["stage"] == "scaled"
+    with pytest.raises(ValueError, match="out of range"):
+        all_stages_json(scene, query=scene.n, stage="weights")
 
 
 def test_json_masked_scores_are_null_and_the_mask_is_recorded():
-    obj = all_stages_json(load_preset("padding"))
+    obj = all_stages_json(load_preset("padding"), query=0, stage="weights")
     assert all(row[-2:] == [None, None] for row in obj["scores"])
     assert all(row[-2:] == [0.0, 0.0] for row in obj["weights"])
     assert obj["mask"][0] == [False, False, False, False, True, True]
-    assert all_stages_json(load_preset("causal"))["mask"] == "causal"
+    assert all_stages_json(load_preset("causal"), query=0, stage="weights")["mask"] == "causal"
     assert obj["fully_masked"] == []
 
 
 def test_json_is_strict_and_unscaled_is_recorded():
-    text = json_text(load_preset("causal").with_scale(False))
+    text = json_text(load_preset("causal").with_scale(False), query=0, stage="weights")
     assert "Infinity" not in text and "NaN" not in text
     obj = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard constant {c}"))
     assert obj["scale"] is False and obj["scaled"][3][:4] == obj["scores"][3][:4]
@@ -102,5 +108,5 @@ def test_json_lists_fully_masked_rows():
     scene = load_preset("lesson").toggle_blocked(1, 0)
     for j in (1, 2, 3):
         scene = scene.toggle_blocked(1, j)
-    obj = all_stages_json(scene)
+    obj = all_stages_json(scene, query=0, stage="weights")
     assert obj["fully_masked"] == [1] and obj["weights"][1] == [0.0] * 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qkv_studio.core import SessionFileError, list_presets, load_preset, read_session
+from qkv_studio.core import SessionFileError, list_presets, load_preset, preset_document, read_session
 from qkv_studio.core.presets import _ORDER, preset_path
 
 EXPECTED = ["lesson", "causal", "padding", "saturation", "projection", "multihead", "long"]
@@ -22,7 +22,9 @@ def test_each_preset_loads_with_a_title_and_a_one_line_description(name):
     scene = load_preset(name)
     assert scene.title.strip() and scene.description.strip()
     assert "\n" not in scene.description and len(scene.description) <= 160
-    assert read_session(preset_path(name)).same_as(scene)  # an ordinary session file
+    doc = read_session(preset_path(name))  # an ordinary session file
+    assert doc.scene.same_as(scene) and doc.view == preset_document(name).view
+    assert 0 <= doc.view.query < scene.n
     r = scene.result()
     assert np.all(np.isfinite(r.weights)) and not r.fully_masked.any()
 
@@ -33,10 +35,10 @@ def test_descriptions_are_listed():
 
 
 def test_lesson_is_the_lessons_table():
-    s = load_preset("lesson")
+    s, view = preset_document("lesson")
     assert s.tokens == ("the", "cat", "sat", "mat") and s.d_k == 2
-    assert s.tokens[s.query] == "sat" and s.q[s.query].tolist() == [1, 2]
-    assert [round(w, 2) for w in s.result().weights[s.query]] == [0.06, 0.54, 0.13, 0.27]
+    assert s.tokens[view.query] == "sat" and s.q[view.query].tolist() == [1, 2]
+    assert [round(w, 2) for w in s.result().weights[view.query]] == [0.06, 0.54, 0.13, 0.27]
 
 
 def test_causal_has_the_causal_mask_on_a_short_sentence():

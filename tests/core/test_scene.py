@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qkv_studio.core import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError, compute
+from qkv_studio.core import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError, View, compute
+from qkv_studio.core.view import query_after_insert, query_after_remove
 
 TOKENS = ("the", "cat", "sat", "mat")
 Q = [[0, 1], [1, 0], [1, 2], [0.5, 0.5]]
@@ -14,7 +15,7 @@ V = [[1, 0], [0, 1], [1, 1], [0.5, -1]]
 
 
 def lesson(**kw) -> Scene:
-    args = dict(q=Q, k=K, v=V, query=2)
+    args = dict(q=Q, k=K, v=V)
     args.update(kw)
     return Scene.create(TOKENS, **args)
 
@@ -22,7 +23,7 @@ def lesson(**kw) -> Scene:
 def projection_scene() -> Scene:
     x = [[1, 0, 0], [0, 1, 1], [1, 1, 0], [0, 1, 0]]
     return Scene.create(TOKENS, x=x, wq=[[1, 0], [0, 1], [1, 1]], wk=[[0, 1], [1, 0], [1, 1]],
-                        wv=[[1, 0], [0, 1], [0.5, 0.5]], query=2)
+                        wv=[[1, 0], [0, 1], [0.5, 0.5]])
 
 
 def refused(field: str, *fragments: str, **kw) -> SceneError:
@@ -40,7 +41,7 @@ def refused(field: str, *fragments: str, **kw) -> SceneError:
 def test_a_valid_scene():
     s = lesson()
     assert s.n == 4 and s.d_k == 2 and s.d_v == 2 and s.mode == "direct" and s.d_model is None
-    assert s.tokens == TOKENS and s.stage == "weights" and s.mask == "none" and s.scale is True
+    assert s.tokens == TOKENS and s.mask == "none" and s.scale is True
     assert not s.q.flags.writeable  # arrays are frozen: a Scene is a value
 
 
@@ -83,9 +84,25 @@ def test_projection_mode_validation():
 def test_bad_mask_query_and_stage():
     refused("mask", "unknown mask 'future'", q=Q, k=K, v=V, mask="future")
     refused("mask", "4×4", "3×3", q=Q, k=K, v=V, mask=np.zeros((3, 3), dtype=bool))
-    refused("query", "query 4 is out of range", "4 tokens", q=Q, k=K, v=V, query=4)
-    refused("query", "query -1", q=Q, k=K, v=V, query=-1)
-    refused("stage", "unknown stage 'blend'", *STAGES, q=Q, k=K, v=V, stage="blend")
+    # the query and the stage are a View's, checked against the scene it looks at
+    s = lesson()
+    for view, field, fragments in ((View(query=4), "query", ("query 4 is out of range", "4 tokens")),
+                                   (View(query=-1), "query", ("query -1",)),
+                                   (View(stage="blend"), "stage", ("unknown stage 'blend'", *STAGES))):
+        with pytest.raises(SceneError) as info:
+            view.check(s)
+        assert info.value.field == field and all(f in str(info.value) for f in fragments)
+    assert View(query=3, stage="scores").check(s) == View(3, "scores")
+
+
+def test_a_scene_holds_no_view_state():
+    s = lesson()
+    for name in ("query", "stage", "with_query", "with_stage", "_view"):
+        assert not hasattr(s, name), name
+    with pytest.raises(TypeError):
+        Scene.create(TOKENS, q=Q, k=K, v=V, query=2)
+    with pytest.raises(TypeError):
+        Scene.create(TOKENS, q=Q, k=K, v=V, stage="scores")
 
 
 def test_mask_given_as_lists_or_none():
@@ -163,7 +180,12 @@ def test_find_token_by_name_index_and_label():
 
 def test_same_as():
     assert lesson().same_as(lesson())
-    assert not lesson().same_as(lesson(query=1))
+    from qkv_studio.core import scene_from_dict, scene_to_dict
+
+    # two files that differ only in their view (query, stage) hold the same scene
+    a = scene_from_dict(scene_to_dict(lesson(), View(1, "scores")))
+    b = scene_from_dict(scene_to_dict(lesson(), View(3, "weights")))
+    assert a.same_as(b) and a.same_as(lesson())
     assert not lesson().same_as(lesson(mask="causal"))
     assert not lesson().same_as(lesson(v=[[1, 0], [0, 1], [1, 1], [0.5, -2]]))
     assert not lesson().same_as(projection_scene())
@@ -190,27 +212,29 @@ def test_with_value_block_and_matrix():
 
 def test_query_stage_mask_scale():
     s = lesson()
-    assert s.with_query(2) is s
-    assert s.with_query(0).query == 0
-    assert s.with_stage("scores").stage == "scores"
+    v = View(query=2)
+    assert v.with_query(2) is v
+    assert v.with_query(0).query == 0 and v.with_query(0).stage == "weights"
+    assert v.with_stage("scores").stage == "scores" and v.with_stage("scores").query == 2
     with pytest.raises(SceneError):
-        s.with_stage("nope")
+        v.with_stage("nope").check(s)
     assert s.with_mask("causal").mask == "causal"
     assert s.with_scale(False).result().scaled[2].tolist() == [1, 4, 2, 3]
 
 
-def test_another_query_or_stage_keeps_the_computed_numbers_and_checks_only_itself():
+def test_another_query_or_stage_is_a_view_of_the_same_scene_and_checks_only_itself():
     s = projection_scene()
     result, qkv = s.result(), s.qkv()
-    for other in (s.with_stage("scores"), s.with_query(0)):
-        assert other.result() is result and other.qkv() is qkv  # not projected nor computed again
-    assert s.with_stage("scores").with_query(1).stage == "scores"
+    looked = View(query=2).with_stage("scores").with_query(0)  # a View: no Scene is made
+    assert looked == View(0, "scores") and looked.check(s) is looked
+    assert s.result() is result and s.qkv() is qkv  # not projected nor computed again
     with pytest.raises(SceneError) as info:
-        s.with_query(4)
+        View(query=4).check(s)
     assert info.value.field == "query" and "out of range" in str(info.value)
     with pytest.raises(SceneError) as info:
-        s.with_stage("blend")
+        View(stage="blend").check(s)
     assert info.value.field == "stage"
+    assert View(query=9, stage="blend").fitted(s) == View(3, "weights")  # (a file's view onto fewer tokens)
     # a change of the numbers does not keep them
     assert s.with_value("X", 0, 0, 5.0).result() is not result
 
@@ -220,9 +244,10 @@ def test_insert_token():
     t = s.insert_token(1, "big", rows={"q": [1, 1], "k": [2, 2], "v": [3, 3]})
     assert t.tokens == ("the", "big", "cat", "sat", "mat")
     assert t.q[1].tolist() == [1, 1] and t.k[1].tolist() == [2, 2] and t.v[1].tolist() == [3, 3]
-    assert t.query == 3 and t.tokens[t.query] == "sat"  # the selected query follows its token
+    q = query_after_insert(2, 1, s.n)
+    assert q == 3 and t.tokens[q] == "sat"  # the selected query follows its token
     z = s.insert_token(99, "end")
-    assert z.tokens[-1] == "end" and z.q[-1].tolist() == [0, 0] and z.query == 2
+    assert z.tokens[-1] == "end" and z.q[-1].tolist() == [0, 0] and query_after_insert(2, 99, s.n) == 2
 
 
 def test_insert_token_grows_a_custom_mask_and_projection_rows():
@@ -245,10 +270,11 @@ def test_insert_beyond_the_limit_is_refused():
 def test_remove_token():
     s = lesson()
     t = s.remove_token(0)
-    assert t.tokens == ("cat", "sat", "mat") and t.tokens[t.query] == "sat"
+    assert t.tokens == ("cat", "sat", "mat") and t.tokens[query_after_remove(2, 0, s.n)] == "sat"
     assert t.q.tolist() == Q[1:]
     u = s.remove_token(2)  # removing the selected query keeps a valid selection
-    assert u.tokens == ("the", "cat", "mat") and 0 <= u.query < 3
+    assert u.tokens == ("the", "cat", "mat") and 0 <= query_after_remove(2, 2, s.n) < 3
+    assert query_after_remove(3, 3, s.n) == 2  # (the last token: the one before it)
     one = Scene.create(["a"], q=[[1]], k=[[1]], v=[[1]])
     with pytest.raises(SceneError, match="last token cannot be removed"):
         one.remove_token(0)
@@ -262,7 +288,7 @@ def test_move_token_carries_its_rows():
     t = s.move_token(2, 0)
     assert t.tokens == ("sat", "the", "cat", "mat")
     assert t.q[0].tolist() == Q[2] and t.k[0].tolist() == K[2] and t.v[0].tolist() == V[2]
-    assert t.query == 0
+    assert t.tokens[0] == s.tokens[2]  # (the tokens panel then selects the moved token: tests/ui)
     # the same attention, rows and columns reordered
     order = [2, 0, 1, 3]
     np.testing.assert_allclose(t.result().weights, s.result().weights[np.ix_(order, order)], rtol=1e-15)
@@ -378,12 +404,12 @@ def test_multihead_result_uses_the_scenes_heads_and_wo():
 def test_head_scene_is_that_heads_columns():
     rng = np.random.default_rng(3)
     s = Scene.create(TOKENS, q=rng.normal(size=(4, 4)), k=rng.normal(size=(4, 4)), v=rng.normal(size=(4, 6)),
-                     heads=2, mask="causal", scale=False, query=3, stage="scores", title="t")
+                     heads=2, mask="causal", scale=False, title="t")
     h1 = s.head_scene(1)
     assert h1.mode == "direct" and h1.heads == 1 and h1.tokens == s.tokens
     np.testing.assert_array_equal(h1.q, s.q[:, 2:])
     np.testing.assert_array_equal(h1.v, s.v[:, 3:])
-    assert (h1.mask, h1.scale, h1.query, h1.stage) == ("causal", False, 3, "scores")
+    assert (h1.mask, h1.scale) == ("causal", False) and not hasattr(h1, "query")
     np.testing.assert_array_equal(h1.result().weights, s.multihead().heads[1].weights)
     assert "head 1" in h1.title and "0–1" in h1.title
     with pytest.raises(SceneError, match=r"head 2 is out of range: this scene has 2 heads, counted from 0 \(0–1\)"):
@@ -408,7 +434,7 @@ def test_dimension_edits_keep_heads_valid_and_wo_in_step():
     w = s.add_dim("v", 0)  # … and gains a zero row for a new (zero) one: the output is unchanged
     assert w.wo.shape == (5, 4) and np.all(w.wo[0] == 0) and w.heads == 1
     np.testing.assert_allclose(w.multihead().output, s.with_heads(1).multihead().output)
-    assert multi(heads=2).with_query(1).heads == 2  # other edits leave heads alone
+    assert multi(heads=2).with_scale(False).heads == 2  # other edits leave heads alone
 
 
 def test_mode_switches_keep_heads_and_wo():
@@ -429,8 +455,8 @@ def test_a_new_version_keeps_exactly_the_derived_values_whose_inputs_it_keeps():
     s = projection_of(load_preset("lesson"))
     r, qkv = s.result(), s.qkv()
     s.token_label(0)
-    looked = s.with_query(2).with_stage("scores")  # (a stage step: the same numbers)
-    assert looked.result() is r and looked.qkv() is qkv
+    looked = s.with_heads(s.heads)  # (no change: the same scene, the same numbers)
+    assert looked is s and looked.result() is r and looked.qkv() is qkv
     unscaled = s.with_scale(False)  # (the projections stand; attention does not)
     assert unscaled.qkv() is qkv and unscaled.result() is not r
     assert np.array_equal(unscaled.result().scaled, compute(*qkv, scale=False).scaled)

@@ -13,9 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from qkv_studio.core import Scene, SessionFileError, list_presets, load_preset, read_session, write_session
+from qkv_studio.core import (
+    STAGES, Scene, SceneError, SessionDocument, SessionFileError, View, list_presets, load_preset, preset_document, read_session,
+    write_session,
+)
 from qkv_studio.core import sessionfile
-from qkv_studio.core.sessionfile import dumps, parse_bytes, scene_from_dict, scene_to_dict
+from qkv_studio.core.sessionfile import document_from_dict, dumps, parse_bytes, scene_from_dict, scene_to_dict
 
 from .bad_files import BAD, BAD_IDS, GOOD, GOOD_TEXT
 
@@ -37,8 +40,8 @@ def test_bad_file_is_refused_with_a_message_naming_file_and_problem(tmp_path, ma
 def test_the_corpus_base_file_itself_is_valid(tmp_path):
     p = tmp_path / "good.qkv.json"
     p.write_text(GOOD_TEXT)
-    s = read_session(p)
-    assert s.tokens == ("the", "cat", "sat", "mat") and s.query == 2
+    s, view = read_session(p)
+    assert s.tokens == ("the", "cat", "sat", "mat") and view.query == 2 and view.stage == "weights"
     assert [round(w, 2) for w in s.result().weights[2]] == [0.06, 0.54, 0.13, 0.27]
 
 
@@ -110,7 +113,7 @@ def test_the_size_limit_is_checked_before_reading(tmp_path, monkeypatch):
 # ---- files that look odd but are valid -----------------------------------------------------------------
 def test_brackets_and_escapes_inside_strings_do_not_count_as_nesting():
     obj = dict(GOOD, tokens=["[[[[[[[[[[", 'say "hi" \\ [[[[[[[[[[[', "{{{{{{{{{{", "]]]"], title="[" * 50)
-    s = parse_bytes(json.dumps(obj).encode(), "odd")
+    s = parse_bytes(json.dumps(obj).encode(), "odd").scene
     assert s.tokens[0] == "[" * 10 and s.tokens[1].startswith('say "hi"')
 
 
@@ -122,14 +125,15 @@ def test_nesting_limit_counts_only_real_brackets():
 
 def test_utf8_bom_unicode_tokens_and_unknown_fields_are_accepted():
     obj = dict(GOOD, tokens=["la", "chatte", "s'assit", "tapis·✓"], comment="a newer field", future={"a": 1})
-    s = parse_bytes(b"\xef\xbb\xbf" + json.dumps(obj, ensure_ascii=False).encode(), "bom")
+    s = parse_bytes(b"\xef\xbb\xbf" + json.dumps(obj, ensure_ascii=False).encode(), "bom").scene
     assert s.tokens[3] == "tapis·✓"
 
 
 def test_optional_fields_have_defaults():
     obj = {k: GOOD[k] for k in ("format", "version", "tokens", "Q", "K", "V")}
-    s = scene_from_dict(obj)
-    assert (s.mask, s.scale, s.query, s.stage, s.title, s.description) == ("none", True, 0, "weights", "", "")
+    s, view = document_from_dict(obj)
+    assert (s.mask, s.scale, view.query, view.stage, s.title, s.description) == ("none", True, 0, "weights", "", "")
+    assert scene_from_dict(obj).same_as(s)
 
 
 def test_projection_file():
@@ -158,14 +162,15 @@ def test_heads_and_wo():
 def test_heads_and_wo_round_trip_and_defaults_are_left_out(tmp_path, heads, wo):
     scene = scene_from_dict(dict(GOOD, heads=heads, **({} if wo is None else {"Wo": wo})))
     path = tmp_path / "multi.qkv.json"
-    write_session(scene, path)
+    view = View(query=2)
+    write_session(path, scene, view)
     obj = json.loads(path.read_text(encoding="utf-8"))
     assert ("heads" in obj) == (heads != 1) and ("Wo" in obj) == (wo is not None)
-    again = read_session(path)
-    assert again.same_as(scene) and again.heads == heads
+    again, again_view = read_session(path)
+    assert again.same_as(scene) and again.heads == heads and again_view == view
     if wo is not None:
         np.testing.assert_array_equal(again.wo, np.array(wo, dtype=float))
-    assert dumps(again) == dumps(scene)
+    assert dumps(again, again_view) == dumps(scene, view)
 
 
 def test_the_multihead_preset_carries_its_heads_and_wo():
@@ -176,12 +181,12 @@ def test_the_multihead_preset_carries_its_heads_and_wo():
 
 @pytest.mark.parametrize("name", [p.name for p in list_presets()])
 def test_every_preset_round_trips_exactly(tmp_path, name):
-    scene = load_preset(name)
+    scene, view = preset_document(name)
     path = tmp_path / f"{name}.qkv.json"
-    write_session(scene, path)
-    again = read_session(path)
-    assert again.same_as(scene)
-    assert dumps(again) == dumps(scene)
+    write_session(path, scene, view)
+    again, again_view = read_session(path)
+    assert again.same_as(scene) and again_view == view
+    assert dumps(again, again_view) == dumps(scene, view)
     for a, b in zip(again.qkv(), scene.qkv()):
         np.testing.assert_array_equal(a, b)
 
@@ -190,7 +195,7 @@ def test_every_preset_round_trips_exactly(tmp_path, name):
 def test_preset_files_are_in_the_writers_standard_layout(name):
     from qkv_studio.core.presets import preset_path
 
-    assert preset_path(name).read_text(encoding="utf-8") == dumps(load_preset(name))
+    assert preset_path(name).read_text(encoding="utf-8") == dumps(*preset_document(name))
 
 
 FINITE = st.floats(allow_nan=False, allow_infinity=False)
@@ -205,14 +210,35 @@ FINITE = st.floats(allow_nan=False, allow_infinity=False)
     hnp.arrays(np.float64, (n, 3), elements=FINITE),
     hnp.arrays(bool, (n, n)),
     st.integers(0, n - 1),
-)), st.booleans())
-def test_prop_any_scene_round_trips_exactly(args, scale):
+)), st.booleans(), st.sampled_from(STAGES))
+def test_prop_any_scene_round_trips_exactly(args, scale, stage):
     tokens, q, k, v, mask, query = args
-    scene = Scene.create(tokens, q=q, k=k, v=v, mask=mask, scale=scale, query=query, title="t", description="d")
-    again = parse_bytes(dumps(scene).encode("utf-8"), "mem")
-    assert again.same_as(scene)
+    scene = Scene.create(tokens, q=q, k=k, v=v, mask=mask, scale=scale, title="t", description="d")
+    view = View(query, stage)
+    again, again_view = parse_bytes(dumps(scene, view).encode("utf-8"), "mem")
+    assert again.same_as(scene) and again_view == view
     assert np.array_equal(again.q, scene.q) and np.array_equal(again.v, scene.v)
-    assert scene_to_dict(again) == scene_to_dict(scene)
+    assert scene_to_dict(again, again_view) == scene_to_dict(scene, view)
+
+
+def test_a_file_keeps_the_view_beside_the_scene(tmp_path):
+    """The file format is unchanged: "query" and "stage" are written and read as the document's view."""
+    scene = load_preset("lesson")
+    path = tmp_path / "viewed.qkv.json"
+    write_session(path, scene, View(query=3, stage="scaled"))
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    assert (obj["query"], obj["stage"]) == (3, "scaled")
+    doc = read_session(path)
+    assert isinstance(doc, SessionDocument) and doc.view == View(3, "scaled") and doc.scene.same_as(scene)
+    assert not hasattr(doc.scene, "query") and not hasattr(doc.scene, "stage")
+    with pytest.raises(SceneError, match="out of range"):  # a view that does not fit is never written
+        write_session(path, scene, View(query=4))
+    with pytest.raises(TypeError):  # (the old argument order)
+        write_session(scene, path, View())
+    assert read_session(path).view == View(3, "scaled")
+    write_session(path, scene, View(3, "scaled", head=1))  # the selected head is not part of the format
+    assert "head" not in json.loads(path.read_text(encoding="utf-8"))
+    assert read_session(path).view == View(3, "scaled", head=0)
 
 
 # ---- atomic writes -------------------------------------------------------------------------------------
@@ -223,7 +249,7 @@ def _leftovers(folder: Path) -> list[str]:
 @pytest.mark.parametrize("victim", ["fsync", "replace"])
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path, monkeypatch, victim):
     path = tmp_path / "mine.qkv.json"
-    write_session(load_preset("lesson"), path)
+    write_session(path, *preset_document("lesson"))
     before = path.read_bytes()
 
     def fail(*_a, **_k):
@@ -231,7 +257,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path, mon
 
     monkeypatch.setattr(os, victim, fail)
     with pytest.raises(SessionFileError, match="No space left on device") as info:
-        write_session(load_preset("long"), path)
+        write_session(path, *preset_document("long"))
     assert str(path) in str(info.value)
     assert path.read_bytes() == before
     assert _leftovers(tmp_path) == []
@@ -246,20 +272,20 @@ def test_an_interrupted_write_leaves_no_temp_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "fsync", interrupt)
     with pytest.raises(KeyboardInterrupt):
-        write_session(load_preset("lesson"), path)
+        write_session(path, *preset_document("lesson"))
     assert list(tmp_path.iterdir()) == []
 
 
 def test_writing_into_a_missing_folder_is_refused(tmp_path):
     with pytest.raises(SessionFileError, match="cannot be written"):
-        write_session(load_preset("lesson"), tmp_path / "no" / "such" / "x.qkv.json")
+        write_session(tmp_path / "no" / "such" / "x.qkv.json", *preset_document("lesson"))
     assert list(tmp_path.iterdir()) == []
 
 
 def test_writing_over_a_folder_is_refused_and_cleaned_up(tmp_path):
     (tmp_path / "dir.qkv.json").mkdir()
     with pytest.raises(SessionFileError, match="cannot be written"):
-        write_session(load_preset("lesson"), tmp_path / "dir.qkv.json")
+        write_session(tmp_path / "dir.qkv.json", *preset_document("lesson"))
     assert _leftovers(tmp_path) == []
 
 
@@ -268,10 +294,10 @@ def test_written_files_get_normal_permissions(tmp_path):
     old = os.umask(0o022)
     try:
         path = tmp_path / "new.qkv.json"
-        write_session(load_preset("lesson"), path)
+        write_session(path, *preset_document("lesson"))
         assert stat.S_IMODE(path.stat().st_mode) == 0o644  # not mkstemp's 0600
         path.chmod(0o640)
-        write_session(load_preset("causal"), path)
+        write_session(path, *preset_document("causal"))
         assert stat.S_IMODE(path.stat().st_mode) == 0o640  # an existing file keeps its mode
     finally:
         os.umask(old)
@@ -279,7 +305,7 @@ def test_written_files_get_normal_permissions(tmp_path):
 
 def test_the_written_text_is_readable_json_with_one_row_per_line(tmp_path):
     path = tmp_path / "x.qkv.json"
-    write_session(load_preset("lesson"), path)
+    write_session(path, *preset_document("lesson"))
     text = path.read_text(encoding="utf-8")
     obj = json.loads(text)
     assert obj["format"] == "qkv-studio-session" and obj["version"] == 1

@@ -9,6 +9,7 @@ import pytest
 
 from qkv_studio.core import stages
 from qkv_studio.core.stages import REGISTRY, StageSpec, shown_matrix, stage_spec
+from tests.views import LESSON_VIEW
 
 
 def test_the_public_names_are_derived_from_the_registry():
@@ -101,7 +102,7 @@ def test_an_entry_drives_the_stepper(qtbot, lesson_scene, patched):
 
     patched("scores", button="DOT", formula="<i>dot formula</i>",
             caption=lambda scene, result, query: f"caption for {scene.token_label(query)}")
-    session = Session(lesson_scene)
+    session = Session(lesson_scene, view=LESSON_VIEW)
     stepper = StageStepper(session)
     qtbot.addWidget(stepper)
     assert stepper.stage_buttons["scores"].text() == "DOT"
@@ -122,7 +123,7 @@ def test_an_entry_drives_the_heatmap_and_figure_titles(qtbot, lesson_scene, patc
     words = replace(stage_spec("weights").wording, heatmap="WEIGHTS ON SCREEN", figure="WEIGHTS IN PRINT",
                     meaning="what they mean", legend="the legend")
     patched("weights", wording=words)
-    session = Session(lesson_scene)
+    session = Session(lesson_scene, view=LESSON_VIEW)
     view = HeatmapView(session)
     qtbot.addWidget(view)
     session.set_stage("scores")
@@ -146,7 +147,7 @@ def test_the_unscaled_wording_replaces_the_scaled_stage_names(lesson_scene):
 
 def test_the_window_offers_every_registry_stage_in_order(show_window, lesson_scene, patched):
     patched("scaled", button="DIVIDE")
-    w = show_window(lesson_scene)
+    w = show_window(lesson_scene, view=LESSON_VIEW)
     assert list(w.stage_actions) == list(stages.STAGES)
     assert [a.text() for a in w.stage_actions.values()] == [stage_spec(n).button for n in stages.STAGES]
     assert w.stage_actions["scaled"].text() == "DIVIDE" == w.stepper.stage_buttons["scaled"].text()

@@ -50,12 +50,16 @@ def test_png_has_exactly_the_requested_width(lesson_scene, tmp_path, width):
     assert leftovers(tmp_path) == ["fig.png"]
 
 
-def test_png_defaults_to_1600_px_and_the_scenes_stage(lesson_scene, tmp_path):
+def test_png_defaults_to_1600_px_and_the_weights_of_the_first_query(lesson_scene, tmp_path):
     export_file(lesson_scene, tmp_path / "a.png")
     assert QImage(str(tmp_path / "a.png")).width() == 1600
-    # the scene's stage decides the figure: a scores scene gives a different image
-    export_file(lesson_scene.with_stage("scores"), tmp_path / "b.png")
+    export_file(lesson_scene, tmp_path / "d.png", options=FigureOptions(stage="weights", query=0))
+    assert QImage(str(tmp_path / "a.png")) == QImage(str(tmp_path / "d.png"))
+    # the options' stage and query decide the figure: scores, or another query, give a different image
+    export_file(lesson_scene, tmp_path / "b.png", options=FigureOptions(stage="scores"))
     assert (tmp_path / "a.png").read_bytes() != (tmp_path / "b.png").read_bytes()
+    export_file(lesson_scene, tmp_path / "c.png", options=FigureOptions(query=2))
+    assert QImage(str(tmp_path / "a.png")) != QImage(str(tmp_path / "c.png"))
 
 
 @pytest.mark.parametrize("background", ["theme", "transparent"])
@@ -115,7 +119,7 @@ def svg_texts(root: ET.Element) -> list[str]:
 
 def test_svg_is_xml_with_labels_and_values_as_text_and_cells_as_shapes(lesson_scene, tmp_path):
     out = tmp_path / "fig.svg"
-    export_file(lesson_scene, out)
+    export_file(lesson_scene, out, options=FigureOptions(query=2))  # the lesson's view: query "sat"
     root = svg_tree(out)
     assert root.tag == f"{SVG}svg"
     texts = svg_texts(root)
@@ -144,7 +148,7 @@ def test_svg_viewbox_is_the_figure_size(lesson_scene, tmp_path):
 
 def test_svg_of_a_masked_scores_stage_writes_minus_infinity(lesson_scene, tmp_path):
     out = tmp_path / "causal.svg"
-    export_file(lesson_scene.with_mask("causal").with_stage("scores"), out)
+    export_file(lesson_scene.with_mask("causal"), out, options=FigureOptions(stage="scores"))
     texts = svg_texts(svg_tree(out))
     assert texts.count("−∞") == 6
     assert "4" in texts and "−4" in texts  # the cell and the legend's end
@@ -201,8 +205,8 @@ def numbers():
 @pytest.mark.parametrize("stage", ["scores", "scaled", "weights"])
 def test_csv_numbers_equal_the_core_to_full_precision(lesson_scene, tmp_path, stage, numbers):
     out = tmp_path / "w.csv"
-    scene = lesson_scene.with_stage(stage)
-    export_file(scene, out)
+    scene = lesson_scene
+    export_file(scene, out, options=FigureOptions(stage=stage))
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert rows[0] == ["", "the", "cat", "sat", "mat"]
     assert [r[0] for r in rows[1:]] == ["the", "cat", "sat", "mat"]
@@ -220,7 +224,7 @@ def test_csv_follows_the_options_stage(lesson_scene, tmp_path, numbers):
 def test_json_numbers_equal_the_core_to_full_precision(lesson_scene, tmp_path, numbers):
     out = tmp_path / "all.json"
     scene = lesson_scene.with_mask("causal")
-    export_file(scene, out)
+    export_file(scene, out, options=FigureOptions(stage="scaled", query=2))  # the view exported from
     obj = json.loads(out.read_text(encoding="utf-8"))
     r = scene.result()
     assert obj["tokens"] == ["the", "cat", "sat", "mat"]
@@ -228,7 +232,7 @@ def test_json_numbers_equal_the_core_to_full_precision(lesson_scene, tmp_path, n
     assert np.array_equal(np.array(obj["output"]), r.output)
     scores = np.array([[(-np.inf if x is None else x) for x in row] for row in obj["scores"]])
     assert np.array_equal(scores, r.scores)
-    assert obj["query"]["index"] == 2
+    assert obj["query"] == {"index": 2, "token": "sat"} and obj["stage"] == "scaled"
     assert "Infinity" not in out.read_text(encoding="utf-8") and "NaN" not in out.read_text(encoding="utf-8")
 
 
@@ -313,7 +317,7 @@ def test_export_all_stages_writes_numbered_images_in_stage_order(lesson_scene, t
     assert all(img.width() == 500 for img in images)
     assert len({p.read_bytes() for p in paths}) == 4  # four different figures
     # the weights one is the same figure as a single weights export
-    export_file(lesson_scene.with_stage("weights"), tmp_path / "single.png", width=500)
+    export_file(lesson_scene, tmp_path / "single.png", width=500, options=FigureOptions(stage="weights"))
     assert QImage(str(tmp_path / "single.png")) == images[2]
 
 

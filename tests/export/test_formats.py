@@ -15,6 +15,7 @@ from qkv_studio.core.numbers import stage_csv
 from qkv_studio.export import formats
 from qkv_studio.export.files import export_file
 from qkv_studio.render.figure import figure_title
+from tests.views import LESSON_VIEW
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,18 +87,19 @@ def extra_formats(monkeypatch):
 
 
 def test_a_new_format_is_written_by_export_file(extra_formats, lesson_scene, tmp_path, qapp):
-    export_file(lesson_scene.with_stage("scores"), tmp_path / "fig.txt", width=900)
-    title, meaning = figure_title(lesson_scene.with_stage("scores"), _options("scores"))
+    export_file(lesson_scene, tmp_path / "fig.txt", width=900, options=_options("scores"))
+    title, meaning = figure_title(lesson_scene, _options("scores"))
+    assert "“sat”" in title  # (the options' query: the lesson's)
     assert (tmp_path / "fig.txt").read_text(encoding="utf-8") == f"{title}\n{meaning}\n900\n"
     export_file(lesson_scene, tmp_path / "n.tsv")
-    assert (tmp_path / "n.tsv").read_text(encoding="utf-8") == stage_csv(lesson_scene).replace(",", "\t")
+    assert (tmp_path / "n.tsv").read_text(encoding="utf-8") == stage_csv(lesson_scene, "weights").replace(",", "\t")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fig.txt", "n.tsv"]
 
 
 def _options(stage: str):
     from qkv_studio.render.figure import FigureOptions
 
-    return FigureOptions(stage=stage).validated()
+    return FigureOptions(stage=stage, query=2).validated()
 
 
 def test_a_new_format_is_accepted_by_the_command_line(extra_formats, tmp_path, capsys, qapp):
@@ -120,7 +122,7 @@ def test_a_new_format_is_listed_in_the_dialog_and_written_by_it(extra_formats, q
     from qkv_studio.ui.dialogs import export_dialog as ed
     from qkv_studio.ui.window.main_window import MainWindow
 
-    window = MainWindow(lesson_scene)
+    window = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(window)
     dialog = ed.ExportDialog(window)
     qtbot.addWidget(dialog)
@@ -147,4 +149,4 @@ def test_a_new_format_is_listed_in_the_dialog_and_written_by_it(extra_formats, q
     assert ed.export_numbers(window) == tmp_path / "numbers.tsv"
     assert asked == [ed.number_filter()]
     assert (tmp_path / "numbers.tsv").read_text(encoding="utf-8") == _tsv(
-        formats.ExportJob(scene=window.session.scene, stage=window.session.scene.stage)).decode("utf-8")
+        formats.ExportJob(scene=window.session.scene, stage=window.session.stage)).decode("utf-8")

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from qkv_studio import reliability
 from qkv_studio.app import ensure_qapp
-from qkv_studio.core import load_preset
+from qkv_studio.core import preset_document
 
 
 def main() -> int:
@@ -20,7 +20,8 @@ def main() -> int:
     from qkv_studio.ui.window.main_window import MainWindow
 
     QMessageBox.exec = lambda self: QMessageBox.Discard  # the close prompt: discard (no one to answer)
-    window = MainWindow(load_preset("lesson"), use_settings=False)
+    scene, view = preset_document("lesson")
+    window = MainWindow(scene, use_settings=False, view=view)
     auto = reliability.attach(window, folder=folder)
     window.show()
     window.session.set_value("Q", 2, 0, 42.0)

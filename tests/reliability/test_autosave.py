@@ -26,15 +26,16 @@ def scene_files(folder):
 
 def test_a_change_is_written_after_the_delay_with_its_file_name(qtbot, window, folder, tmp_path):
     path = tmp_path / "mine.qkv.json"
-    write_session(window.session.scene, path)
+    write_session(path, window.session.scene, window.session.view)
     window.open_path(str(path), ask=False)
     auto = Autosave(window.session, folder=folder, delay_ms=100)
     window.session.set_value("Q", 2, 0, 7.5)
     assert auto.pending() and auto.file() is None  # not at once: a moment later
     qtbot.waitUntil(lambda: auto.file() is not None and auto.file().exists(), timeout=3000)
     assert auto.wait()
-    saved = read_session(auto.file())
+    saved, view = read_session(auto.file())
     assert saved.same_as(window.session.scene) and saved.q[2, 0] == 7.5
+    assert view == window.session.view  # the autosave keeps what was being looked at
     meta = json.loads(auto.file().with_name(auto.file().name.replace(".qkv.json", ".meta.json")).read_text())
     assert meta["path"] == str(path.resolve()) and meta["pid"] == os.getpid()
     assert not [n for n in files(folder) if n.endswith(".tmp")]  # atomic: no temporary left behind
@@ -50,7 +51,7 @@ def test_edits_in_a_burst_are_written_once(qtbot, window, folder):
     qtbot.waitUntil(lambda: not auto.pending(), timeout=3000)
     assert auto.wait()
     assert auto._state.writes == 1
-    assert read_session(auto.file()).k[0, 0] == 14.0
+    assert read_session(auto.file()).scene.k[0, 0] == 14.0
 
 
 def test_a_long_drag_is_still_saved_every_few_seconds(qtbot, window, folder):
@@ -139,7 +140,7 @@ def test_a_write_failing_half_way_keeps_the_previous_autosave(qtbot, window, fol
     assert auto.file().read_bytes() == good
     assert not [n for n in files(folder) if n.endswith(".tmp")]
     monkeypatch.setattr(os, "fsync", real_fsync)
-    assert auto.save_now() and read_session(auto.file()).q[0, 0] == 3.0
+    assert auto.save_now() and read_session(auto.file()).scene.q[0, 0] == 3.0
 
 
 def test_a_live_entry_is_not_offered_but_a_dead_one_is(qtbot, window, folder):

@@ -119,7 +119,7 @@ def test_the_failure_stays_visible_until_an_autosave_succeeds(qtbot, window, fol
     monkeypatch.setattr(os, "fsync", real_fsync)
     window.session.set_value("Q", 0, 0, 6.0)
     qtbot.waitUntil(lambda: not label.isVisible(), timeout=5000)
-    assert auto.wait() and read_session(auto.file()).q[0, 0] == 6.0
+    assert auto.wait() and read_session(auto.file()).scene.q[0, 0] == 6.0
 
 
 def test_a_full_disk_autosave_is_shown_until_space_returns(qtbot, window, tiny_disk):
@@ -134,5 +134,5 @@ def test_a_full_disk_autosave_is_shown_until_space_returns(qtbot, window, tiny_d
     free()
     window.session.set_value("K", 1, 0, 4.0)
     qtbot.waitUntil(lambda: not label.isVisible(), timeout=5000)
-    assert auto.wait() and read_session(auto.file()).k[1, 0] == 4.0
+    assert auto.wait() and read_session(auto.file()).scene.k[1, 0] == 4.0
     auto.discard()

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from qkv_studio.core import load_preset, write_session
+from qkv_studio.core import load_preset, preset_document, write_session
 
 from .conftest import one_error_line
 
@@ -14,7 +14,7 @@ from .conftest import one_error_line
 @pytest.fixture
 def session(child):
     path = child.home / "s.json"
-    write_session(load_preset("causal"), path)
+    write_session(path, *preset_document("causal"))
     return path
 
 
@@ -45,7 +45,7 @@ def test_export_onto_its_own_input_is_refused(child, session, how):
 
 def test_a_screenshot_onto_its_input_is_refused(child):
     odd = child.home / "scene.png"  # a session file may have any name
-    write_session(load_preset("lesson"), odd)
+    write_session(odd, *preset_document("lesson"))
     before = odd.read_bytes()
     one_error_line(child.cli("screenshot", "scene.png", "-o", "scene.png", "--size", "400x300"), "input file")
     assert odd.read_bytes() == before

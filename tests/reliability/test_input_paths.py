@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMessageBox
 
 from qkv_studio import cli, reliability
-from qkv_studio.core import Scene, load_preset, read_session, write_session
+from qkv_studio.core import Scene, load_preset, preset_document, read_session, write_session
 from qkv_studio.export.figures import ensure_app, resolve_options, svg_bytes
 from qkv_studio.ui.window.main_window import MainWindow
 
@@ -185,8 +185,8 @@ def test_right_to_left_and_emoji_names_are_taken_and_drawn(qtbot, window, name):
     assert name in svg_bytes(s.scene, resolve_options(s.scene)).decode("utf-8")  # exported as real text
     # and it survives a save and a reload byte for byte
     path = os.path.join(tempfile.mkdtemp(), "names.qkv.json")
-    write_session(s.scene, path)
-    assert read_session(path).tokens[0] == name
+    write_session(path, s.scene, s.view)
+    assert read_session(path).scene.tokens[0] == name
 
 
 # ---- sizes ------------------------------------------------------------------------------------------
@@ -256,7 +256,7 @@ def test_every_bad_file_is_refused_and_the_work_stays(qtbot, window, warnings, t
 
 def test_a_file_deleted_while_open(qtbot, window, warnings, tmp_path):
     path = tmp_path / "lesson.qkv.json"
-    write_session(window.session.scene, path)
+    write_session(path, window.session.scene, window.session.view)
     assert window.open_path(str(path), ask=False)
     auto = reliability.attach(window, folder=tmp_path / "autosave")
     window.session.set_value("Q", 0, 0, 3.0)
@@ -265,7 +265,7 @@ def test_a_file_deleted_while_open(qtbot, window, warnings, tmp_path):
     assert "Save writes it again" in status(window)
     assert window.session.scene.q[0, 0] == 3.0 and window.session.modified  # the work is still here
     assert window.save()  # and Save puts it back
-    assert read_session(path).q[0, 0] == 3.0
+    assert read_session(path).scene.q[0, 0] == 3.0
     # reopening a file that no longer exists (Open recent) is refused with its name
     path.unlink()
     assert not window.open_path(str(path), ask=False)
@@ -274,33 +274,33 @@ def test_a_file_deleted_while_open(qtbot, window, warnings, tmp_path):
 
 def test_a_file_changed_on_disk_while_open(qtbot, window, tmp_path):
     path = tmp_path / "lesson.qkv.json"
-    write_session(window.session.scene, path)
+    write_session(path, window.session.scene, window.session.view)
     assert window.open_path(str(path), ask=False)
     auto = reliability.attach(window, folder=tmp_path / "autosave")
     assert auto.disk_watch.check() is None  # nothing changed
-    write_session(load_preset("causal"), path)  # another program rewrites it
+    write_session(path, *preset_document("causal"))  # another program rewrites it
     message = auto.disk_watch.check()
     assert "changed on disk" in message and "Save overwrites" in status(window)
     assert auto.disk_watch.check() is None  # said once
     assert window.session.scene.same_as(load_preset("lesson"))  # our version is untouched
     assert window.save()
     assert auto.disk_watch.check() is None  # our own save is not "another program"
-    assert read_session(path).same_as(window.session.scene)
+    assert read_session(path).scene.same_as(window.session.scene)
 
 
 def test_the_watcher_reacts_by_itself(qtbot, window, tmp_path):
     path = tmp_path / "w.qkv.json"
-    write_session(window.session.scene, path)
+    write_session(path, window.session.scene, window.session.view)
     window.open_path(str(path), ask=False)
     reliability.attach(window, folder=tmp_path / "autosave")
-    write_session(load_preset("padding"), path)
+    write_session(path, *preset_document("padding"))
     qtbot.waitUntil(lambda: "changed on disk" in status(window), timeout=10000)
 
 
 def test_saving_into_a_read_only_folder_keeps_the_work(qtbot, window, warnings, tmp_path, monkeypatch):
     target = tmp_path / "ro" / "mine.qkv.json"
     target.parent.mkdir()
-    write_session(load_preset("causal"), target)
+    write_session(target, *preset_document("causal"))
     old = target.read_bytes()
     window.session.set_value("Q", 0, 0, 4.0)
 
@@ -329,7 +329,7 @@ def test_saving_into_a_really_read_only_folder(qtbot, window, warnings, tmp_path
 
 def test_a_write_failing_half_way_leaves_the_old_file_intact(qtbot, window, warnings, tmp_path, monkeypatch):
     target = tmp_path / "mine.qkv.json"
-    write_session(load_preset("causal"), target)
+    write_session(target, *preset_document("causal"))
     old = target.read_bytes()
     window.session.set_value("Q", 0, 0, 4.0)
     real_fdopen = os.fdopen

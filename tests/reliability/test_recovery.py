@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from qkv_studio import reliability
-from qkv_studio.core import load_preset, read_session, write_session
+from qkv_studio.core import View, load_preset, preset_document, read_session, write_session
 from qkv_studio.reliability.autosave import Autosave, pending_recovery
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,6 +47,7 @@ def test_kill_9_then_the_next_start_restores_the_scene(qtbot, window, folder, mo
     assert "4 tokens" in asked[0][1]
     scene, path = recovered
     assert scene.q[2, 0] == 42.0 and scene.tokens[0] == "crash" and path == ""
+    assert recovered.view == View(2, "weights")  # the child's view (the lesson's) came through the autosave
     auto = reliability.attach(window, folder=folder)
     reliability.restore(window, recovered)
     s = window.session
@@ -54,7 +55,7 @@ def test_kill_9_then_the_next_start_restores_the_scene(qtbot, window, folder, mo
     auto.wait()
     # the crashed entry is gone; this window's own autosave now holds the work
     names = [n for n in _files(folder) if n.endswith(".qkv.json")]
-    assert names == [auto.file().name] and read_session(auto.file()).same_as(scene)
+    assert names == [auto.file().name] and read_session(auto.file()).scene.same_as(scene)
     assert pending_recovery(folder) is None
 
 
@@ -67,11 +68,12 @@ def test_a_clean_exit_leaves_nothing_to_recover(tmp_path):
 
 def test_restore_on_top_of_the_original_file_is_one_undo_step(qtbot, window, folder, tmp_path):
     path = tmp_path / "lesson.qkv.json"
-    write_session(load_preset("lesson"), path)
-    scene = load_preset("lesson").with_value("K", 1, 1, 8.0).with_query(0).with_stage("scores")
-    reliability.restore(window, (scene, str(path)))
+    write_session(path, *preset_document("lesson"))
+    scene = load_preset("lesson").with_value("K", 1, 1, 8.0)
+    reliability.restore(window, (scene, str(path), View(0, "scores")))
     s = window.session
     assert s.scene.same_as(scene) and s.modified and s.path == str(path)
+    assert (s.query, s.stage) == (0, "scores")  # the recovered view, not the file's
     assert "Restore unsaved work" in window.act_undo.text()
     s.undo_stack.undo()
     assert s.scene.k[1, 1] == load_preset("lesson").k[1, 1] and not s.modified
@@ -83,7 +85,7 @@ def test_restore_when_the_original_file_is_gone(qtbot, window, tmp_path):
     reliability.restore(window, (scene, gone))
     s = window.session
     assert s.scene.same_as(scene) and s.modified and s.path == gone
-    assert window._write(gone) and read_session(gone).same_as(scene)
+    assert window._write(gone) and read_session(gone).scene.same_as(scene)
 
 
 def test_discard_deletes_and_not_now_keeps_for_next_time(qtbot, window, folder, monkeypatch):

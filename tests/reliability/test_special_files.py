@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from qkv_studio.core import load_preset, write_session
+from qkv_studio.core import load_preset, preset_document, write_session
 
 from .conftest import one_error_line
 
@@ -79,7 +79,7 @@ def test_a_fifo_in_the_autosave_folder_never_freezes_start_up(child, what):
     folder = child.home / "autosave"
     folder.mkdir()
     if what != "scene":
-        write_session(load_preset("causal"), folder / "123-abc.qkv.json")
+        write_session(folder / "123-abc.qkv.json", *preset_document("causal"))
     suffix = {"scene": ".qkv.json", "meta": ".meta.json", "lock": ".lock"}[what]
     os.mkfifo(folder / f"123-abc{suffix}")
     code = ("from qkv_studio.app import ensure_qapp\nensure_qapp(offscreen_if_headless=True)\n"

@@ -58,16 +58,20 @@ def render_with_layout(scene, options, width):
     return img, lay
 
 
-def random_scene(n: int, *, mask="causal", query=None, d=8, seed=0) -> Scene:
+def random_scene(n: int, *, mask="causal", d=8, seed=0) -> Scene:
     rng = np.random.default_rng(seed)
     return Scene.create([f"tok{i}" for i in range(n)], q=rng.normal(size=(n, d)), k=rng.normal(size=(n, d)),
-                        v=rng.normal(size=(n, 3)), mask=mask, query=n // 2 if query is None else query)
+                        v=rng.normal(size=(n, 3)), mask=mask)
+
+
+LESSON_QUERY = 2  # the lesson preset's view: query "sat" (a figure's query comes with its options)
+BARE = FigureOptions(query=LESSON_QUERY, title=False, token_labels=False, values=False, colorbar=False)
 
 
 # ---- size ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("width", [800, 3840, 7680])
 def test_image_has_exactly_the_requested_width_and_the_figure_aspect(lesson_scene, width):
-    opts = FigureOptions(stage="weights")
+    opts = FigureOptions(query=LESSON_QUERY, stage="weights")
     img = render_image(lesson_scene, opts, width)
     size = figure_size(lesson_scene, opts)
     assert img.width() == width
@@ -76,25 +80,25 @@ def test_image_has_exactly_the_requested_width_and_the_figure_aspect(lesson_scen
 
 
 def test_cells_are_64_px_for_few_tokens_and_shrink_to_4_for_many(lesson_scene):
-    lay4 = figure_layout(lesson_scene, FigureOptions())
+    lay4 = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY))
     assert lay4.cell == 64
-    lay64 = figure_layout(random_scene(64), FigureOptions())
+    lay64 = figure_layout(random_scene(64), FigureOptions(query=32))
     assert 4 <= lay64.cell < 64
-    lay1024 = figure_layout(random_scene(1024, query=700), FigureOptions())
+    lay1024 = figure_layout(random_scene(1024), FigureOptions(query=700))
     assert lay1024.cell == 4
 
 
 def test_width_outside_the_allowed_range_is_refused(lesson_scene):
     with pytest.raises(ValueError, match="width"):
-        render_image(lesson_scene, FigureOptions(), 8)
+        render_image(lesson_scene, FigureOptions(query=LESSON_QUERY), 8)
     with pytest.raises(ValueError, match="width"):
-        render_image(lesson_scene, FigureOptions(), 100_000)
+        render_image(lesson_scene, FigureOptions(query=LESSON_QUERY), 100_000)
 
 
 # ---- colours tell the truth ----------------------------------------------------------------------
 @pytest.mark.parametrize("cmap", SEQUENTIAL)
 def test_each_weight_cell_centre_has_the_colormap_colour_of_its_value(lesson_scene, cmap):
-    opts = FigureOptions(stage="weights", values=False, colormap=cmap)
+    opts = FigureOptions(query=LESSON_QUERY, stage="weights", values=False, colormap=cmap)
     img, lay = render_with_layout(lesson_scene, opts, 1200)
     w = lesson_scene.result().weights
     for i in range(4):
@@ -105,7 +109,7 @@ def test_each_weight_cell_centre_has_the_colormap_colour_of_its_value(lesson_sce
 
 def test_cells_keep_their_colour_around_the_printed_value(lesson_scene):
     """With numbers in the cells, the cell's dominant colour is still its value's colour."""
-    opts = FigureOptions(stage="weights")
+    opts = FigureOptions(query=LESSON_QUERY, stage="weights")
     img, lay = render_with_layout(lesson_scene, opts, 1600)
     w = lesson_scene.result().weights
     for i in range(4):
@@ -119,7 +123,7 @@ def test_cells_keep_their_colour_around_the_printed_value(lesson_scene):
 
 
 def test_scores_use_the_diverging_map_symmetric_at_the_data_max(lesson_scene):
-    opts = FigureOptions(stage="scores", values=False)
+    opts = FigureOptions(query=LESSON_QUERY, stage="scores", values=False)
     img, lay = render_with_layout(lesson_scene, opts, 1200)
     scores = lesson_scene.result().scores
     m = float(np.max(np.abs(scores)))
@@ -138,9 +142,9 @@ def test_scores_use_the_diverging_map_symmetric_at_the_data_max(lesson_scene):
 
 def test_vectors_stage_shows_the_scores_and_output_stage_the_weights(lesson_scene):
     r = lesson_scene.result()
-    assert np.array_equal(figure_layout(lesson_scene, FigureOptions(stage="vectors")).matrix, r.scores)
-    assert np.array_equal(figure_layout(lesson_scene, FigureOptions(stage="output")).matrix, r.weights)
-    assert figure_layout(lesson_scene, FigureOptions(stage="output")).scale.lo == 0.0
+    for stage, shown in (("vectors", r.scores), ("output", r.weights)):
+        assert np.array_equal(figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage=stage)).matrix, shown)
+    assert figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage="output")).scale.lo == 0.0
 
 
 def colorbar_samples(img, lay):
@@ -156,7 +160,7 @@ def colorbar_samples(img, lay):
 
 
 def test_weights_colour_bar_runs_from_0_to_1_with_the_colormap_ends(lesson_scene):
-    opts = FigureOptions(stage="weights")
+    opts = FigureOptions(query=LESSON_QUERY, stage="weights")
     img, lay = render_with_layout(lesson_scene, opts, 1600)
     ticks = [v for v, _ in lay.colorbar_ticks]
     assert ticks[0] == 0.0 and ticks[-1] == 1.0
@@ -167,7 +171,7 @@ def test_weights_colour_bar_runs_from_0_to_1_with_the_colormap_ends(lesson_scene
 
 
 def test_scores_colour_bar_runs_from_minus_m_to_m(lesson_scene):
-    opts = FigureOptions(stage="scores")
+    opts = FigureOptions(query=LESSON_QUERY, stage="scores")
     img, lay = render_with_layout(lesson_scene, opts, 1600)
     ticks = lay.colorbar_ticks
     assert ticks[0] == (-4.0, "−4") and ticks[-1] == (4.0, "4")
@@ -183,7 +187,7 @@ def test_scores_colour_bar_runs_from_minus_m_to_m(lesson_scene):
 
 
 def test_scaled_stage_legend_is_symmetric_at_the_scaled_max(lesson_scene):
-    lay = figure_layout(lesson_scene, FigureOptions(stage="scaled"))
+    lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage="scaled"))
     m = 4 / np.sqrt(2)
     assert lay.scale.lo == pytest.approx(-m) and lay.scale.hi == pytest.approx(m)
     assert [t for _, t in lay.colorbar_ticks][0] == "−2.83"
@@ -195,7 +199,7 @@ def texts(lay) -> list[str]:
 
 
 def test_lesson_figure_carries_title_axis_titles_tokens_and_row_sums(lesson_scene):
-    lay = figure_layout(lesson_scene, FigureOptions(stage="weights"))
+    lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage="weights"))
     t = texts(lay)
     assert "softmax weights · query “sat” · dₖ = 2" in t
     assert "attending from (query)" in t and "attending to (key)" in t
@@ -218,41 +222,55 @@ def test_values_are_formatted_like_the_lesson():
 
 def test_row_sums_only_at_the_weights_stage(lesson_scene):
     for stage in ("vectors", "scores", "scaled", "output"):
-        assert not any(x.startswith("Σ") for x in texts(figure_layout(lesson_scene, FigureOptions(stage=stage))))
+        lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, stage=stage))
+        assert not any(x.startswith("Σ") for x in texts(lay))
 
 
 def test_options_switch_parts_off(lesson_scene):
-    lay = figure_layout(lesson_scene, FigureOptions(title=False, token_labels=False, values=False, colorbar=False))
+    lay = figure_layout(lesson_scene, BARE)
     t = texts(lay)
     assert not any("softmax weights" in x for x in t)
     assert "cat" not in t
     assert not lay.show_values
     assert lay.colorbar_rect() is None
-    full = figure_size(lesson_scene, FigureOptions())
-    bare = figure_size(lesson_scene, FigureOptions(title=False, token_labels=False, values=False, colorbar=False))
+    full = figure_size(lesson_scene, FigureOptions(query=LESSON_QUERY))
+    bare = figure_size(lesson_scene, BARE)
     assert bare.width() < full.width() and bare.height() < full.height()
 
 
 def test_selected_query_row_is_outlined_in_the_highlight_colour(lesson_scene):
     for theme in THEMES:
-        opts = FigureOptions(theme=theme)
+        opts = FigureOptions(query=LESSON_QUERY, theme=theme)
         img, lay = render_with_layout(lesson_scene, opts, 1600)
         r = lay.query_rect()
         x = lay.cell_rect(2, 1).center().x()
         assert close(rgb(img, x, r.top()), QColor(THEMES[theme].highlight).getRgb(), tol=4), theme
         assert close(rgb(img, x, r.bottom()), QColor(THEMES[theme].highlight).getRgb(), tol=4), theme
         # and no outline when switched off
-        img2 = render_image(lesson_scene, FigureOptions(theme=theme, highlight_query=False), 1600)
+        img2 = render_image(lesson_scene, FigureOptions(query=LESSON_QUERY, theme=theme, highlight_query=False), 1600)
         assert not close(rgb(img2, x, r.top()), QColor(THEMES[theme].highlight).getRgb(), tol=30), theme
-    lay = figure_layout(lesson_scene, FigureOptions())
+    lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY))
     bold = [t for t in lay.texts if t.bold and t.text == "sat"]
     assert len(bold) == 1 and bold[0].color == THEMES["light"].highlight
+
+
+def test_the_figures_query_is_the_options_not_the_scenes(lesson_scene):
+    """A Scene holds no query: the figure names and outlines the row its options say."""
+    for query, name in ((0, "the"), (3, "mat")):
+        lay = figure_layout(lesson_scene, FigureOptions(query=query))
+        assert f"softmax weights · query “{name}” · dₖ = 2" in texts(lay)
+        assert [t.text for t in lay.texts if t.bold and t.text in lesson_scene.tokens] == [name]
+        assert lay.logical_query_rect().center().y() == lay.logical_cell(query, 0).center().y()
+    with pytest.raises(ValueError, match="query 4 is out of range"):
+        figure_layout(lesson_scene, FigureOptions(query=4))
+    with pytest.raises(ValueError, match="query"):
+        FigureOptions(query=-1).validated()
 
 
 def test_masked_cells_are_labelled_minus_infinity_before_and_0_after_the_softmax(lesson_scene):
     scene = lesson_scene.with_mask("causal")
     for stage, label in (("scores", "−∞"), ("scaled", "−∞"), ("weights", "0")):
-        opts = FigureOptions(stage=stage, values=False)
+        opts = FigureOptions(query=LESSON_QUERY, stage=stage, values=False)
         img, lay = render_with_layout(scene, opts, 1600)
         assert lay.blocked.sum() == 6
         for i, j in zip(*np.nonzero(lay.blocked)):
@@ -268,7 +286,7 @@ def test_masked_cells_are_labelled_minus_infinity_before_and_0_after_the_softmax
 # ---- themes and backgrounds ----------------------------------------------------------------------
 @pytest.mark.parametrize("theme", list(THEMES))
 def test_each_theme_paints_its_background_and_ink(lesson_scene, theme):
-    opts = FigureOptions(theme=theme)
+    opts = FigureOptions(query=LESSON_QUERY, theme=theme)
     img = render_image(lesson_scene, opts, 900)
     bg = QColor(THEMES[theme].background)
     assert close(rgb(img, 2, 2), bg.getRgb(), tol=0)
@@ -278,7 +296,7 @@ def test_each_theme_paints_its_background_and_ink(lesson_scene, theme):
 
 
 def test_white_background_uses_dark_ink_even_in_the_dark_theme(lesson_scene):
-    opts = FigureOptions(theme="dark", background="white")
+    opts = FigureOptions(query=LESSON_QUERY, theme="dark", background="white")
     img = render_image(lesson_scene, opts, 900)
     assert rgb(img, 2, 2) == (255, 255, 255, 255)
     lay = figure_layout(lesson_scene, opts)
@@ -288,10 +306,11 @@ def test_white_background_uses_dark_ink_even_in_the_dark_theme(lesson_scene):
 
 @pytest.mark.parametrize("theme", list(THEMES))
 def test_transparent_background_has_alpha_0_at_the_corners(lesson_scene, theme):
-    img = render_image(lesson_scene, FigureOptions(theme=theme, background="transparent"), 900)
+    img = render_image(lesson_scene, FigureOptions(query=LESSON_QUERY, theme=theme, background="transparent"), 900)
     for x, y in ((0, 0), (img.width() - 1, 0), (0, img.height() - 1), (img.width() - 1, img.height() - 1)):
         assert img.pixelColor(x, y).alpha() == 0
-    lay = figure_layout(lesson_scene, FigureOptions(background="transparent"), QSizeF(img.width(), img.height()))
+    lay = figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY, background="transparent"),
+                        QSizeF(img.width(), img.height()))
     c = lay.cell_rect(2, 1).center()
     assert img.pixelColor(int(c.x()), int(c.y())).alpha() == 255
 
@@ -307,8 +326,8 @@ def test_unknown_options_are_refused_with_their_name(lesson_scene):
 # ---- any size, any device ------------------------------------------------------------------------
 @pytest.mark.parametrize("n", [1, 2, 16, 64, 129, 300, 1024])
 def test_any_token_count_renders_with_true_colours(n):
-    scene = random_scene(n, query=n - 1 if n > 1 else 0)
-    opts = FigureOptions(stage="weights", values=False)
+    scene = random_scene(n)
+    opts = FigureOptions(stage="weights", values=False, query=n - 1 if n > 1 else 0)
     img, lay = render_with_layout(scene, opts, 2400 if n <= 300 else 7680)
     w = scene.result().weights
     rng = np.random.default_rng(n)
@@ -321,16 +340,17 @@ def test_any_token_count_renders_with_true_colours(n):
 
 
 def test_values_show_when_they_fit_and_hide_when_cells_are_small(lesson_scene):
-    assert figure_layout(lesson_scene, FigureOptions()).show_values
-    assert figure_layout(random_scene(16), FigureOptions(stage="scaled")).show_values
-    assert not figure_layout(random_scene(64), FigureOptions()).show_values
-    assert not figure_layout(random_scene(MAX_SHAPE_TOKENS + 1), FigureOptions()).show_values
+    assert figure_layout(lesson_scene, FigureOptions(query=LESSON_QUERY)).show_values
+    assert figure_layout(random_scene(16), FigureOptions(stage="scaled", query=8)).show_values
+    assert not figure_layout(random_scene(64), FigureOptions(query=32)).show_values
+    big = MAX_SHAPE_TOKENS + 1
+    assert not figure_layout(random_scene(big), FigureOptions(query=big // 2)).show_values
 
 
 @pytest.mark.parametrize("n", [64, 200, 1024])
 def test_dense_labels_are_thinned_so_none_overlap_and_the_query_keeps_its_label(n):
-    scene = random_scene(n, query=n // 3)
-    lay = figure_layout(scene, FigureOptions())
+    scene = random_scene(n)
+    lay = figure_layout(scene, FigureOptions(query=n // 3))
     rows = [t for t in lay.texts if t.anchor is None and t.text.startswith("tok")]
     rows.sort(key=lambda t: t.rect.top())
     assert len(rows) <= n
@@ -344,9 +364,9 @@ def test_dense_labels_are_thinned_so_none_overlap_and_the_query_keeps_its_label(
 def test_all_text_lies_inside_the_figure(lesson_scene):
     from qkv_studio.render.figure import _text_bounds
 
-    for scene in (lesson_scene, random_scene(64), random_scene(1)):
+    for scene, query in ((lesson_scene, LESSON_QUERY), (random_scene(64), 32), (random_scene(1), 0)):
         for stage in ("scores", "weights"):
-            lay = figure_layout(scene, FigureOptions(stage=stage))
+            lay = figure_layout(scene, FigureOptions(stage=stage, query=query))
             page = QRectF(QPointF(0, 0), lay.logical_size)
             for t in lay.texts:
                 assert page.contains(_text_bounds(t)), (t.text, _text_bounds(t), page)
@@ -357,7 +377,7 @@ def test_paint_figure_fits_any_rect_of_any_painter(lesson_scene):
     img.fill(QColor("#123456"))
     p = QPainter(img)
     lay = paint_figure(p, QRectF(0, 0, 1000, 300), lesson_scene,
-                       FigureOptions(background="transparent", values=False))
+                       FigureOptions(query=LESSON_QUERY, background="transparent", values=False))
     p.end()
     grid = lay.grid_rect()
     assert grid.height() < 300 and grid.left() > 200  # scaled to fit the height, centred horizontally

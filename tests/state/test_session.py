@@ -3,13 +3,14 @@
 import numpy as np
 import pytest
 
-from qkv_studio.core import compute, load_preset
+from qkv_studio.core import View, compute, load_preset
 from qkv_studio.state.session import Session
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def session(qtbot, lesson_scene):
-    return Session(lesson_scene)
+    return Session(lesson_scene, view=LESSON_VIEW)
 
 
 def test_edit_updates_result_and_undo_restores_exactly(session, qtbot):
@@ -102,6 +103,57 @@ def test_undo_keeps_current_query_and_stage(session):
     assert session.query == 1 and session.stage == "scores"
 
 
+def test_a_query_or_stage_change_makes_no_new_scene_and_recomputes_nothing(session, qtbot):
+    scene, result = session.scene, session.result
+    arrays = {name: getattr(result, name) for name in ("scores", "scaled", "weights", "output")}
+    told = []
+    session.query_changed.connect(lambda q: told.append(("query", q)))
+    session.stage_changed.connect(lambda st: told.append(("stage", st)))
+    session.set_query(0)
+    session.set_stage("scores")
+    assert session.step_stage(+1) and session.stage == "scaled"
+    session.move_query(+3)
+    assert told == [("query", 0), ("stage", "scores"), ("stage", "scaled"), ("query", 3)]
+    assert session.scene is scene and session.result is result  # the same content, the same numbers
+    assert all(getattr(session.result, name) is a for name, a in arrays.items())
+    assert session.view == View(3, "scaled") and (session.query, session.stage) == (3, "scaled")
+    assert not hasattr(session.scene, "query") and not hasattr(session.scene, "stage")
+    session.set_query(9)  # out of range: nothing happens
+    session.set_stage("blend")
+    assert session.view == View(3, "scaled") and len(told) == 4
+    with qtbot.waitSignal(session.head_changed, timeout=1000) as sig:
+        session.set_head(1)  # the selected head of a split is view state too
+    assert sig.args == [1] and session.view == View(3, "scaled", head=1) and session.scene is scene
+    session.set_head(-1)
+    assert session.head == 1
+
+
+def test_undo_and_redo_of_token_edits_move_the_query_as_they_did(session):
+    assert session.query == 2  # "sat"
+    session.insert_token(0, "a")  # before the query: it follows "sat" to 3
+    assert session.query == 3 and session.scene.tokens[3] == "sat"
+    session.set_stage("scores")
+    session.undo_stack.undo()  # back to 4 tokens: the query the edit started from, the stage kept
+    assert session.scene.n == 4 and session.query == 2 and session.stage == "scores"
+    session.undo_stack.redo()
+    assert session.query == 3 and session.scene.tokens[3] == "sat"
+    session.remove_token(3)  # the selected token itself: the one after it takes its place
+    assert session.scene.tokens == ("a", "the", "cat", "mat") and session.query == 3
+    session.set_query(0)
+    session.undo_stack.undo()
+    assert session.query == 3 and session.scene.tokens[3] == "sat"  # (the edit's own "before")
+
+
+def test_load_takes_the_view_given_and_fits_it_to_the_scene(session, qtbot):
+    three = load_preset("lesson").remove_token(3)
+    session.set_query(0)
+    with qtbot.waitSignals([session.query_changed, session.stage_changed], timeout=1000):
+        session.load(three, "", View(query=7, stage="output"))
+    assert session.view == View(2, "output")  # a query past the tokens: the last one
+    session.load(load_preset("lesson"))
+    assert session.view == View()  # no view given: the first query's weights (and head 0)
+
+
 def test_modified_flag_follows_the_undo_stack(session, qtbot):
     with qtbot.waitSignal(session.modified_changed) as blocker:
         session.set_value("V", 1, 1, 2.0)
@@ -118,7 +170,8 @@ def test_token_edits_follow_rows(session):
     assert session.scene.tokens[-1] == "big"
     session.remove_token(4)
     assert session.scene.tokens == ("the", "cat", "sat", "mat")
-    assert session.scene.same_as(load_preset("lesson").with_query(session.query))
+    assert session.scene.same_as(load_preset("lesson"))
+    assert session.query == 3  # "sat" moved to 3 when "big" came before it; a move keeps the index
     while session.scene.n > 1:
         session.remove_token(0)
     assert not session.remove_token(0)

@@ -135,7 +135,7 @@ class ModelRun:
         return tuple(t if 0 < len(t) <= MAX_TOKEN_CHARS else (t[: MAX_TOKEN_CHARS - 1] + "…" if t else "?")
                      for t in self.tokens)
 
-    def head_scene(self, layer: int, head: int, *, query: int = 0, stage: str = "weights") -> Scene:
+    def head_scene(self, layer: int, head: int) -> Scene:
         """One head as a direct-mode Scene: its Q, K, V, ÷√d_k on, the run's mask.
 
         The scene's ``result().weights`` equal ``weights[layer, head]`` (to ~1e-16).
@@ -146,13 +146,10 @@ class ModelRun:
             kv = self.kv_head(head)
             self._scenes[key] = Scene.create(
                 self.scene_tokens(), q=self.q[layer, head], k=self.k[layer, kv], v=self.v[layer, kv],
-                mask=self.mask, scale=True, query=0, stage="weights",
+                mask=self.mask, scale=True,
                 title=f"{self.label} layer {layer} head {head}",
                 description=(f"{self.model}, layer {layer}, head {head} (counted from 0, as in transformers) "
                              f"on “{_short(self.text, 80)}”: the head's own queries, keys and values "
                              f"(d_k = {self.head_dim}); its softmax weights are the model's."),
             )
-        scene = self._scenes[key]
-        if (query, stage) != (0, "weights"):
-            scene = scene.with_query(query).with_stage(stage)
-        return scene
+        return self._scenes[key]

@@ -179,6 +179,11 @@ def _window_scene(window) -> Scene:
     return window.session.scene
 
 
+def _window_query(window) -> int:
+    """The window's selected query (the row the figure names and outlines)."""
+    return window.session.query
+
+
 def _window_theme(window) -> str:
     """The theme of the window's Appearance (the light one for a window without one)."""
     theme = getattr(getattr(getattr(window, "appearance", None), "theme", None), "name", "light")
@@ -386,7 +391,7 @@ class ExportDialog(QDialog):
         def get(key: str, default=None):
             return default if st is None else st.value(key, default)
 
-        self._select(self.stage_combo, self.scene.stage)
+        self._select(self.stage_combo, self.window_.session.stage)
         self._select(self.theme_combo, _window_theme(self.window_))
         self._select(self.colormap_combo, _window_colormap(self.window_))
         first = _figure_suffixes()[0]
@@ -460,6 +465,7 @@ class ExportDialog(QDialog):
         """The figure options the widgets describe (validated)."""
         return FigureOptions(
             stage=self.stage_combo.currentData(),
+            query=_window_query(self.window_),
             theme=self.theme_combo.currentData(),
             colormap=self.colormap_combo.currentData(),
             background=self.background_combo.currentData(),
@@ -767,7 +773,7 @@ def export_heatmap(window) -> ExportDialog:
 
 def current_figure_options(window) -> FigureOptions:
     """The figure of what the window shows: its stage, theme and colormap."""
-    return FigureOptions(stage=window.session.scene.stage, theme=_window_theme(window),
+    return FigureOptions(stage=window.session.stage, query=window.session.query, theme=_window_theme(window),
                          colormap=_window_colormap(window)).validated()
 
 
@@ -775,7 +781,7 @@ def copy_heatmap(window, width: int = DEFAULT_WIDTH) -> QImage:
     """Copy heatmap (Ctrl+Shift+C): the current stage's figure, ``width`` px wide, on the clipboard."""
     image = figure_image(window.session.scene, current_figure_options(window), width)
     QApplication.clipboard().setImage(image)
-    _status(window, f"Copied the {window.session.scene.stage} heatmap ({image.width()} × {image.height()} px)")
+    _status(window, f"Copied the {window.session.stage} heatmap ({image.width()} × {image.height()} px)")
     return image
 
 
@@ -786,10 +792,10 @@ def export_numbers(window, path: str | os.PathLike | None = None) -> Path | None
     one-line warning was shown and nothing was written).
     """
     settings = _settings(window)
-    scene = window.session.scene
+    scene, stage = window.session.scene, window.session.stage
     if path is None:
         first = _number_formats()[0].suffix
-        name = default_file_name(scene, window.session.path, scene.stage, first)
+        name = default_file_name(scene, window.session.path, stage, first)
         chosen, chosen_filter = QFileDialog.getSaveFileName(
             window, "Export numbers", str(Path(last_folder(settings)) / name), number_filter())
         if not chosen:
@@ -804,12 +810,12 @@ def export_numbers(window, path: str | os.PathLike | None = None) -> Path | None
         if fmt is None or fmt.kind != "numbers":
             uses = [f"{f.suffix} ({'all stages' if f.every_stage else 'this stage'})" for f in _number_formats()]
             raise ValueError(f"cannot export numbers to {p}: use {formats.spelled(uses)}")
-        export_file(scene, p, options=FigureOptions(stage=scene.stage))
+        export_file(scene, p, options=FigureOptions(stage=stage, query=window.session.query))
     except (OSError, ValueError) as exc:
         QMessageBox.warning(window, "Export numbers", _one_line(exc))
         return None
     _remember_folder(settings, p)
-    what = "all stages" if fmt.every_stage else f"the {scene.stage} stage"
+    what = "all stages" if fmt.every_stage else f"the {stage} stage"
     _status(window, f"Exported {what} to {p}")
     return p
 

@@ -213,7 +213,6 @@ class HeadsView(FollowsAppearance, QWidget):
         self.heads_spin.blockSignals(True)
         self.heads_spin.setValue(self._heads)
         self.heads_spin.blockSignals(False)
-        self._query = scene.query
         if self.isVisible():
             self._compute()
         else:  # a hidden dock does no work on every edit
@@ -311,6 +310,7 @@ class HeadsView(FollowsAppearance, QWidget):
             except ValueError as exc:  # e.g. 3 heads typed for d_k = 8: say why, keep showing the last split
                 self._error = str(exc)
         self._stale = False
+        selected = self._selected
         if self._result is not None:
             self._selected = min(self._selected, self._result.h - 1)
         r = self._result
@@ -320,6 +320,8 @@ class HeadsView(FollowsAppearance, QWidget):
             self._draw_all()
         else:
             self._rebuild()
+        if self._selected != selected:  # fewer heads than the selected one: the last is selected now
+            self.head_selected.emit(self._selected)
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)

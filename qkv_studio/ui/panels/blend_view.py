@@ -208,7 +208,7 @@ class BlendView(FollowsAppearance, QWidget):
         self._drawn = True
         s = self._session.scene
         r = self._session.result
-        qi = s.query
+        qi = self._session.query
         w = r.weights[qi]
         best = int(np.argmax(w))
         t = self._theme
@@ -342,7 +342,7 @@ class BlendView(FollowsAppearance, QWidget):
         t = self._theme
         v = s.qkv()[2]
         v2 = v[:, :2] if v.shape[1] >= 2 else np.column_stack([v[:, 0], np.zeros(s.n)])
-        out = r.output[s.query]
+        out = r.output[self._session.query]
         out2 = out[:2] if out.shape[0] >= 2 else np.array([out[0], 0.0])
         style = (t.value_color, t.output_color, t.text, t.line_scale, self._font_scale)
         restyle = style != self._values_style

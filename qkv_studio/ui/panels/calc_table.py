@@ -177,7 +177,7 @@ class CalcModel(QAbstractTableModel):
     def _cell_text(self, j: int, col: str) -> str:
         s = self._session.scene
         r = self._session.result
-        qi = s.query
+        qi = self._session.query
         if col == "token":
             return s.token_label(j)
         _, k, v = s.qkv()

@@ -151,12 +151,12 @@ class TokensPanel(QWidget):
         i = s.n + 1
         while f"token{i}" in existing:
             i += 1
-        if self._session.insert_token(s.query + 1, f"token{i}"):
-            self._session.set_query(min(s.query + 1, self._session.scene.n - 1))
+        if self._session.insert_token(self._session.query + 1, f"token{i}"):
+            self._session.set_query(min(self._session.query + 1, self._session.scene.n - 1))
 
     def _move(self, delta: int) -> None:
         s = self._session.scene
-        src = s.query
+        src = self._session.query
         dst = src + delta
         if 0 <= dst < s.n and self._session.move_token(src, dst):
             self._session.set_query(dst)

@@ -386,7 +386,7 @@ class VectorPlane(FollowsAppearance, QWidget):
             basis, _, v_basis = self._bases
             with np.errstate(over="ignore", invalid="ignore"):  # (finite, if off the plane, near 1e308)
                 self._keys = _finite(k @ basis)
-                self._query_vec = _finite(q[scene.query:scene.query + 1] @ basis)
+                self._query_vec = _finite(q[self._session.query:self._session.query + 1] @ basis)
                 self._values = _finite(v @ v_basis) if v_basis is not None else _first2(v)
         else:
             self._bases = None
@@ -396,7 +396,7 @@ class VectorPlane(FollowsAppearance, QWidget):
                 self._keys = _first2(k)
             if self._read_from[1] is not v:
                 self._values = _first2(v)
-            self._query_vec = _first2(q[scene.query:scene.query + 1])
+            self._query_vec = _first2(q[self._session.query:self._session.query + 1])
         self._read_from = (k, v) if self._bases is None else (None, None)
         # (last: showing the box re-lays out the plane, which may draw — with the vectors now read)
         self.pca_box.setVisible(scene.d_k > 2)  # nothing to project in two dimensions: no clutter
@@ -436,7 +436,7 @@ class VectorPlane(FollowsAppearance, QWidget):
             hint = "drag an arrow head to edit that vector"
         best = self._shown_best()
         if best is not None and best < scene.n:
-            q_name, k_name = (_html_escape(scene.token_label(i)) for i in (scene.query, best))
+            q_name, k_name = (_html_escape(scene.token_label(i)) for i in (self._session.query, best))
             weight = f" (w&nbsp;=&nbsp;{self._best_weight:.2f})" if self._reveals("weights") else ""
             # (its own line, the weight kept with its number — "w", as on the heatmap: wrapped anywhere, "(weight" and "0.54)"
             # stood on two lines; the hint follows on the next)
@@ -579,7 +579,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         _, k_arr, v_arr = scene.qkv()
         best = self._shown_best()
         sig = (self._query_vec.tobytes(), self._output.tobytes() if show_out else None, best, show_v,
-               scene.tokens, scene.query, self._px(17), t, self._font_scale, tuple(f"{p:.3g}" for p in px))
+               scene.tokens, self._session.query, self._px(17), t, self._font_scale, tuple(f"{p:.3g}" for p in px))
         last = self._labels_sig
         if last is not None and last[0] == sig and last[1] is k_arr and last[2] is v_arr:
             return

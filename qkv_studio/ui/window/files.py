@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
+from qkv_studio.core import SessionFileError, list_presets, preset_document, read_session, write_session
 from qkv_studio.core.text import elide_words
-from qkv_studio.core import SessionFileError, list_presets, load_preset, read_session, write_session
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -97,7 +97,8 @@ class Files:
     def open_preset(self, name: str) -> None:
         if self.confirm_discard():
             self._window.lecture.leave()
-            self._window.session.load(load_preset(name), "")
+            scene, view = preset_document(name)
+            self._window.session.load(scene, "", view)
 
     def open_dialog(self) -> None:
         if not self.confirm_discard():
@@ -111,12 +112,12 @@ class Files:
         if ask and not self.confirm_discard():
             return False
         try:
-            scene = read_session(path)
+            scene, view = read_session(path)
         except SessionFileError as exc:
             QMessageBox.warning(self._window, APP_NAME, f"Could not open the file.\n\n{exc}")
             return False
         self._window.lecture.leave()
-        self._window.session.load(scene, os.path.abspath(path))
+        self._window.session.load(scene, os.path.abspath(path), view)
         self._remember(os.path.abspath(path))
         return True
 
@@ -137,7 +138,7 @@ class Files:
         """Save the scene to ``path``; a failure is reported and the work stays open."""
         w = self._window
         try:
-            write_session(w.session.scene, path)
+            write_session(path, w.session.scene, w.session.view)
         except SessionFileError as exc:
             QMessageBox.warning(w, APP_NAME, f"Could not save.\n\n{exc}\n\nYour work is still open.")
             return False

@@ -72,7 +72,7 @@ class Lecture:
             return
         self.index = index
         scene = self.deck.scenes[index]
-        w.session.load(scene._evolve(stage=stage), self.deck.path_of(index))
+        w.session.load(scene, self.deck.path_of(index), self.deck.view_of(index).with_stage(stage))
         w.statusBar().showMessage(f"Deck: scene {index + 1} of {len(self.deck)}", 4000)
         w.stepper.set_deck_position(index, len(self.deck))
 

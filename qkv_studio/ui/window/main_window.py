@@ -17,7 +17,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
 from qkv_studio import _resume_gc
-from qkv_studio.core import Scene
+from qkv_studio.core import Scene, View
 from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.state.appearance import MAX_SCALE, Appearance
 from qkv_studio.state.session import Session
@@ -51,10 +51,10 @@ class MainWindow(QMainWindow):
     _key_router: KeyRouter | None = None  # (changeEvent runs while the window is being built)
     _key_router_installed = False
 
-    def __init__(self, scene: Scene, path: str = "", *, use_settings: bool = True) -> None:
+    def __init__(self, scene: Scene, path: str = "", *, use_settings: bool = True, view: View | None = None) -> None:
         _resume_gc(freeze=True)  # the start-up imports are done (see qkv_studio/__init__.py)
         super().__init__()
-        self.session = Session(scene, path, self)
+        self.session = Session(scene, path, self, view=view)
         self.settings_store = WindowSettings(use_settings)
         self.appearance = Appearance(parent=self)  # theme, colour map, scale: every panel binds to it
         self._zoom = 1.0

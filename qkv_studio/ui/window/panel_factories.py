@@ -90,6 +90,9 @@ def heads(window: "MainWindow") -> QWidget:
     s.scene_changed.connect(lambda: sync_heads(window, panel))
     s.query_changed.connect(panel.set_query)
     sync_heads(window, panel)
+    panel.select_head(s.head)
+    panel.head_selected.connect(s.set_head)  # the selected head is the Session's view, like the query
+    s.head_changed.connect(panel.select_head)
     return panel
 
 

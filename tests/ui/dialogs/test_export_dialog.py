@@ -1,5 +1,6 @@
 """File → Export heatmap…, Copy heatmap and Export numbers…, driven without exec()."""
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from qkv_studio.ui.dialogs.export_dialog import (
     export_options_from_dialog,
 )
 from qkv_studio.ui.window.main_window import MainWindow
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +36,7 @@ def _fresh_settings():
 @pytest.fixture
 def window(qtbot, lesson_scene):
     # use_settings=True: conftest points QSettings at a fresh folder for every test.
-    w = MainWindow(lesson_scene)
+    w = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(w)
     return w
 
@@ -59,7 +61,8 @@ def warnings(monkeypatch):
 
 
 def _natural(window, **changes):
-    opts = FigureOptions(stage=window.session.stage, theme=window.appearance.theme.name, colormap=window.appearance.colormap, **changes)
+    opts = FigureOptions(stage=window.session.stage, query=window.session.query, theme=window.appearance.theme.name,
+                         colormap=window.appearance.colormap, **changes)
     s = figure_size(window.session.scene, opts)
     return round(s.width()), round(s.height())
 
@@ -334,7 +337,9 @@ def test_export_numbers_writes_the_current_stage_as_csv_and_all_as_json(window, 
     text = (tmp_path / "n.csv").read_text(encoding="utf-8")
     assert text == stage_csv(scene, "scaled") and text != stage_csv(scene, "weights")
     assert export_numbers(window, tmp_path / "all.json") == tmp_path / "all.json"
-    assert (tmp_path / "all.json").read_text(encoding="utf-8") == json_text(scene)
+    want = json_text(scene, query=window.session.query, stage="scaled")
+    assert (tmp_path / "all.json").read_text(encoding="utf-8") == want
+    assert json.loads(want)["query"]["index"] == window.session.query == 2
 
 
 def test_export_numbers_asks_for_a_file_and_adds_the_ending(window, tmp_path, monkeypatch):
@@ -348,7 +353,8 @@ def test_export_numbers_asks_for_a_file_and_adds_the_ending(window, tmp_path, mo
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake))
     assert export_numbers(window) == tmp_path / "numbers.json"
     assert Path(asked[0]) == tmp_path / "the-lessons-example-weights.csv"
-    assert (tmp_path / "numbers.json").read_text(encoding="utf-8") == json_text(window.session.scene)
+    s = window.session
+    assert (tmp_path / "numbers.json").read_text(encoding="utf-8") == json_text(s.scene, query=s.query, stage=s.stage)
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: ("", "")))
     assert export_numbers(window) is None

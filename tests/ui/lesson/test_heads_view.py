@@ -229,10 +229,10 @@ def test_in_the_window_the_spin_box_edits_the_scene_with_undo(qtbot, window):
 
 
 def test_in_the_window_a_new_scene_brings_its_heads(qtbot, window, tmp_path):
-    from qkv_studio.core import write_session
+    from qkv_studio.core import View, write_session
 
     path = tmp_path / "four.qkv.json"
-    write_session(load_preset("multihead").with_heads(4).with_wo(None), path)
+    write_session(path, load_preset("multihead").with_heads(4).with_wo(None), View(query=2))
     assert window.open_path(str(path), ask=False)
     heads = window.heads
     assert heads.heads() == heads.heads_spin.value() == 4 and heads.result().wo is None
@@ -250,3 +250,23 @@ def test_in_the_window_a_direct_scene_with_heads_is_split_too(qtbot, window):
     assert heads.heads() == 4 and heads.result().h == 4
     np.testing.assert_allclose(heads.result().output, projection_of(direct).with_heads(4).multihead().output,
                                atol=1e-12)
+
+
+def test_in_the_window_the_selected_head_is_the_sessions_view(qtbot, window):
+    """Like the query, the selected head lives in the Session's View: the panel shows it and sets it."""
+    s, heads = window.session, window.heads
+    scene = s.scene
+    assert s.head == heads.selected() == 0
+    with qtbot.waitSignal(s.head_changed, timeout=1000) as sig:
+        heads.select_head(1)
+    assert sig.args == [1] and s.head == 1 and s.view.head == 1
+    assert s.scene is scene and s.undo_stack.count() == 0  # navigation: no new Scene, no undo step
+    s.set_head(0)
+    assert heads.selected() == 0
+    s.set_head(1)
+    assert heads.selected() == 1
+    heads.heads_spin.setValue(1)  # one head: head 1 is gone, the Session follows what is shown
+    qtbot.waitUntil(lambda: heads.heads() == 1, timeout=2000)
+    assert heads.selected() == 0 and s.head == 0
+    s.load(load_preset("multihead"))  # another scene: the default view, head 0
+    assert s.head == 0

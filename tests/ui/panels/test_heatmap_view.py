@@ -5,17 +5,18 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
 
-from qkv_studio.core import Scene, load_preset
+from qkv_studio.core import Scene, View, load_preset
 from qkv_studio.render.colormaps import scale_for
 from qkv_studio.render.theme import get_theme
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.heatmap_view import HeatmapView, format_value
 from qkv_studio.state.appearance import Appearance
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def session():
-    return Session(load_preset("lesson"))
+    return Session(load_preset("lesson"), view=LESSON_VIEW)
 
 
 def _show(qtbot, session, size=(1000, 800)):
@@ -293,8 +294,8 @@ def test_1024_tokens_render_without_per_cell_items(qtbot):
     rng = np.random.default_rng(0)
     n = 1024
     scene = Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 8)), k=rng.normal(size=(n, 8)),
-                         v=rng.normal(size=(n, 4)), query=5)
-    session = Session(scene)
+                         v=rng.normal(size=(n, 4)))
+    session = Session(scene, view=View(query=5))
     view = _show(qtbot, session)
     assert view.displayed_matrix().shape == (n, n)
     assert view.image_item.image.shape == (n, n, 4)

@@ -8,11 +8,12 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 from qkv_studio.core import Scene
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.matrix_editor import MatrixEditor
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def session(qtbot, lesson_scene):
-    return Session(lesson_scene)
+    return Session(lesson_scene, view=LESSON_VIEW)
 
 
 @pytest.fixture
@@ -138,7 +139,7 @@ def test_the_window_editors_are_as_tall_as_their_rows_and_no_taller(qtbot, show_
     row from the back of a hall); a new token and a message make room again."""
     from qkv_studio.ui.widgets.frame_throttle import flush_pending
 
-    window = show_window(lesson_scene, (1920, 1080))
+    window = show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)
     flush_pending()
     for name in "QKV":
         table = window.editors[name].table

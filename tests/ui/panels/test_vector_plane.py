@@ -12,11 +12,12 @@ from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
 from qkv_studio.ui.panels.vector_plane import VectorPlane
 from qkv_studio.state.appearance import Appearance
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def session():
-    return Session(load_preset("lesson"))
+    return Session(load_preset("lesson"), view=LESSON_VIEW)
 
 
 def _show(qtbot, session, size=(900, 700)):
@@ -176,7 +177,7 @@ def test_model_to_widget_updates_never_edit(qtbot, session):
 def test_projection_mode_is_read_only(qtbot):
     rng = np.random.default_rng(1)
     scene = Scene.create(["a", "b", "c"], x=rng.normal(size=(3, 4)), wq=rng.normal(size=(4, 3)),
-                         wk=rng.normal(size=(4, 3)), wv=rng.normal(size=(4, 2)), query=0)
+                         wk=rng.normal(size=(4, 3)), wv=rng.normal(size=(4, 2)))
     session = Session(scene)
     plane = _show(qtbot, session)
     assert plane.read_only()
@@ -203,7 +204,7 @@ def test_many_tokens_use_one_item_per_set(qtbot):
 
 
 def test_one_dimensional_keys_lie_on_the_horizontal_axis(qtbot):
-    scene = Scene.create(["a", "b"], q=[[1.0], [2.0]], k=[[1.0], [-1.0]], v=[[1.0], [0.0]], query=0)
+    scene = Scene.create(["a", "b"], q=[[1.0], [2.0]], k=[[1.0], [-1.0]], v=[[1.0], [0.0]])
     session = Session(scene)
     plane = _show(qtbot, session)
     assert "dₖ = 1" in plane.plot.getAxis("left").labelText
@@ -251,7 +252,7 @@ def test_pca_view_projects_q_and_k_and_cannot_be_dragged(qtbot):
 
 
 def test_pca_is_offered_only_above_two_dimensions(qtbot):
-    session = Session(load_preset("lesson"))
+    session = Session(load_preset("lesson"), view=LESSON_VIEW)
     plane = _show(qtbot, session)
     assert plane.pca_box.isHidden()  # nothing to project: not shown
     plane.set_pca(True)

@@ -9,6 +9,7 @@ from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.calc_table import CalcTable
 from qkv_studio.ui.widgets.formatting import fmt
 from qkv_studio.ui.widgets.frame_throttle import FRAME_MS, FrameThrottle, flush_pending
+from tests.views import LESSON_VIEW
 
 
 def test_requests_merge_into_one_call_a_frame_later(qtbot):
@@ -51,7 +52,7 @@ def test_flush_pending_runs_what_waits_and_cancel_drops_it(qtbot):
 
 
 def test_an_edit_shows_in_the_table_at_once_and_in_the_blend_a_frame_later(qtbot, lesson_scene):
-    session = Session(lesson_scene)
+    session = Session(lesson_scene, view=LESSON_VIEW)
     table, blend = CalcTable(session), BlendView(session)
     for w in (table, blend):
         qtbot.addWidget(w)
@@ -70,7 +71,7 @@ def test_a_drag_shows_in_the_heatmap_at_once_and_in_the_table_and_editors_a_fram
     from qkv_studio.ui.panels.heatmap_view import HeatmapView
     from qkv_studio.ui.panels.matrix_editor import MatrixEditor
 
-    session = Session(lesson_scene)
+    session = Session(lesson_scene, view=LESSON_VIEW)
     heatmap, table, editor = HeatmapView(session), CalcTable(session), MatrixEditor(session, "Q")
     for w in (heatmap, table, editor):
         qtbot.addWidget(w)

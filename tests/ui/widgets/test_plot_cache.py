@@ -5,6 +5,7 @@ import pytest
 from PySide6.QtGui import QFont
 
 from qkv_studio.ui.widgets.plot_cache import LegendBar, RememberingAxis
+from tests.views import LESSON_VIEW
 
 
 def _paint(widget, axis, qtbot) -> None:
@@ -117,7 +118,7 @@ def test_an_axis_keeps_only_a_few_pictures(qtbot):
 
 
 def test_the_window_plots_show_only_their_own_axes_and_they_remember(qtbot, lesson_scene, show_window):
-    window = show_window(lesson_scene, (1600, 950))
+    window = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
 
     def shown(plot) -> set[str]:
         return {side for side, axis in plot.axes.items() if axis["item"].isVisible()}

@@ -10,11 +10,12 @@ from PySide6.QtGui import QKeySequence
 from qkv_studio.ui.window import actions
 from qkv_studio.ui.window.actions import Action, Separator
 from qkv_studio.ui.window.keys import LECTURE_KEYS
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def window(show_window, lesson_scene):
-    return show_window(lesson_scene)
+    return show_window(lesson_scene, view=LESSON_VIEW)
 
 
 def _keys(row: Action) -> list[str]:
@@ -56,7 +57,7 @@ def test_a_new_row_is_a_menu_entry_with_its_shortcut(qtbot, monkeypatch, lesson_
              Action("probe", "&Probe", lambda w, on: calls.append((w, on)), "&Attention", ("Ctrl+Shift+J",),
                     checkable=True, tip="A row added by a test"))
     monkeypatch.setattr(actions, "MENU", actions.MENU + extra)
-    w = MainWindow(lesson_scene, use_settings=False)
+    w = MainWindow(lesson_scene, use_settings=False, view=LESSON_VIEW)
     qtbot.addWidget(w)
     assert w.menu_by_title["&Attention"].actions()[-1] is w.act_probe
     assert w.act_probe.shortcut().toString() == "Ctrl+Shift+J" and w.act_probe.statusTip() == "A row added by a test"

@@ -9,11 +9,12 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMessa
 
 from qkv_studio.core import Scene, load_preset, read_session
 from qkv_studio.ui.window.main_window import MainWindow
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def window(show_window, lesson_scene):
-    return show_window(lesson_scene, (1600, 950))
+    return show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
 
 
 def test_opens_on_the_lesson_with_its_numbers(window):
@@ -116,7 +117,7 @@ def test_title_shows_file_and_modified_mark(qtbot, window, tmp_path):
     assert window._write(str(path))
     assert window.windowTitle().startswith("mine.qkv.json")
     assert not window.isWindowModified()
-    assert read_session(path).v[0, 0] == 2.0
+    assert read_session(path).scene.v[0, 0] == 2.0
 
 
 def test_open_refuses_a_bad_file_and_keeps_the_work(qtbot, window, tmp_path, monkeypatch):
@@ -158,7 +159,7 @@ def test_1024_tokens_open_and_edit(qtbot):
     rng = np.random.default_rng(1)
     n = 1024
     scene = Scene.create([f"w{i}" for i in range(n)], q=rng.normal(size=(n, 64)), k=rng.normal(size=(n, 64)),
-                         v=rng.normal(size=(n, 16)), query=0, stage="weights")
+                         v=rng.normal(size=(n, 16)))
     w = MainWindow(scene, use_settings=False)
     qtbot.addWidget(w)
     w.show()
@@ -171,13 +172,13 @@ def test_1024_tokens_open_and_edit(qtbot):
 
 
 def test_settings_remember_theme_and_layout(qtbot, lesson_scene):
-    a = MainWindow(lesson_scene)
+    a = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(a)
     a.show()
     a.apply_theme("dark")
     a.dock_plane.hide()
     a.close()
-    b = MainWindow(lesson_scene)
+    b = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(b)
     b.show()
     assert b.theme_actions["dark"].isChecked()
@@ -222,7 +223,7 @@ def test_the_current_stage_button_shows_its_whole_label_in_a_small_window(show_w
     from PySide6.QtGui import QFontMetrics
     from PySide6.QtWidgets import QStyle, QStyleOptionButton
 
-    window = show_window(lesson_scene, (1280, 720))
+    window = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
     window.apply_theme(theme)
     QApplication.processEvents()
     # its filled box had wide padding: "softmax" showed as "oftma" at 1280 × 720
@@ -252,7 +253,7 @@ def test_the_docks_are_laid_out_before_the_first_show_so_each_plot_is_sized_once
                 self.sizes.setdefault(obj.objectName(), []).append(event.size().toTuple())
             return False
 
-    window = MainWindow(lesson_scene, use_settings=False)
+    window = MainWindow(lesson_scene, use_settings=False, view=LESSON_VIEW)
     qtbot.addWidget(window)
     window.resize(1920, 1080)
     watch = Resizes()

@@ -5,6 +5,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
+from qkv_studio.core import View
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.calc_table import CalcTable
@@ -12,11 +13,12 @@ from qkv_studio.ui.widgets.frame_throttle import flush_pending
 from qkv_studio.ui.panels.stage_stepper import StageStepper
 from qkv_studio.ui.panels.tokens_panel import TokensPanel
 from qkv_studio.state.appearance import Appearance
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def session(qtbot, lesson_scene):
-    return Session(lesson_scene)
+    return Session(lesson_scene, view=LESSON_VIEW)
 
 
 def shown(qtbot, w, size=(700, 500)):
@@ -190,7 +192,7 @@ def test_calc_table_keeps_its_scroll_bar_through_the_stages_when_the_last_one_ne
 
     rng = np.random.default_rng(2)
     wide = Session(Scene.create(list("abcd"), q=rng.normal(size=(4, 8)), k=rng.normal(size=(4, 8)),
-                                v=rng.normal(size=(4, 8)), stage="scores"))
+                                v=rng.normal(size=(4, 8))), view=View(stage="scores"))
     table = CalcTable(wide)
     qtbot.addWidget(table)
     table.resize(520, 300)
@@ -281,7 +283,7 @@ def test_blend_names_among_the_vectors_grow_less_than_the_rest(qtbot, session):
 
 
 def test_calculation_columns_keep_their_widths_and_the_dock_fits_a_short_table(qtbot, lesson_scene, show_window):
-    window = show_window(lesson_scene, (1920, 1080))
+    window = show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)
     window.layout_docks()
     qtbot.wait(50)
     table, header = window.calc, window.calc.horizontalHeader()
@@ -303,7 +305,7 @@ def test_calculation_columns_keep_their_widths_and_the_dock_fits_a_short_table(q
 def test_token_list_and_editor_titles_follow_the_theme_legibly(qtbot, lesson_scene, show_window):
     from PySide6.QtGui import QPalette
 
-    window = show_window(lesson_scene, (1600, 950))
+    window = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
     view = window.tokens_panel.view
     query_row = window.editors["Q"].model.index(window.session.query, 0).data(Qt.ItemDataRole.BackgroundRole)
     for theme in ("light", "dark", "projector"):

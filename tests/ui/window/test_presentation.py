@@ -9,15 +9,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
-from qkv_studio.core import STAGES, load_preset
+from qkv_studio.core import STAGES, View, load_preset
 from qkv_studio.render.colormaps import SEQUENTIAL
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.window.main_window import MainWindow
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def window(show_window, lesson_scene):
-    return show_window(lesson_scene, (1920, 1080))
+    return show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)
 
 
 def test_f5_enters_and_esc_leaves(qtbot, window):
@@ -125,12 +126,14 @@ def test_a_deck_steps_across_scenes(qtbot, window, tmp_path):
     assert window.open_deck(str(deck), ask=False)
     s = window.session
     assert s.stage == STAGES[0] and s.scene.tokens[:2] == ("the", "cat")
+    assert s.query == 2  # each scene opens on its file's query (the lesson's "sat"), at the deck's stage
     for _ in range(len(STAGES) - 1):
         window.next_step()
     assert s.stage == STAGES[-1]
     assert window.stepper.next_button.isEnabled() and "scene" in window.stepper.next_button.text()
     window.next_step()
     assert s.scene.mask == "causal" and s.stage == STAGES[0] and window.deck_index == 1
+    assert s.query == 4 and window.lecture.deck.views[1] == View(4, "weights")
     window.back_step()
     assert s.scene.tokens[:2] == ("the", "cat") and s.stage == STAGES[-1]
 
@@ -152,7 +155,7 @@ def test_zoom_scales_fonts(qtbot, window):
 
 
 def test_settings_written_by_one_window_are_read_by_the_next(qtbot, lesson_scene):
-    a = MainWindow(lesson_scene)
+    a = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(a)
     a.show()
     a.apply_theme("projector")
@@ -160,7 +163,7 @@ def test_settings_written_by_one_window_are_read_by_the_next(qtbot, lesson_scene
     a.set_zoom(1.5)
     a.set_animate(False)
     a.close()
-    b = MainWindow(lesson_scene)
+    b = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(b)
     b.show()
     QApplication.processEvents()

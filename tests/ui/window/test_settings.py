@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QByteArray, QSettings
 
 from qkv_studio.ui.window.settings import MAX_RECENT, Remembered, WindowSettings, check
+from tests.views import LESSON_VIEW
 
 
 def test_missing_values_are_the_defaults():
@@ -70,7 +71,7 @@ def test_a_window_opens_on_damaged_settings(qtbot, lesson_scene):
                        "colormap": "rainbow", "animate": "false", "recent_files": 5}.items():
         st.setValue(key, value)
     st.sync()
-    window = MainWindow(lesson_scene)
+    window = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)

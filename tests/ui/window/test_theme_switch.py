@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from qkv_studio.core import load_preset
 from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.ui.window.style import theme_palette
+from tests.views import LESSON_VIEW, view_of
 
 ROLES = (QPalette.ColorRole.Window, QPalette.ColorRole.WindowText, QPalette.ColorRole.Base,
          QPalette.ColorRole.AlternateBase, QPalette.ColorRole.Text, QPalette.ColorRole.Button,
@@ -46,7 +47,7 @@ def _owner(w: QWidget) -> str:
 
 
 def _open_everything(show_window, qtbot):
-    window = show_window(load_preset("multihead"), (1600, 950))
+    window = show_window(load_preset("multihead"), (1600, 950), view=view_of("multihead"))
     for dock in (window.dock_explorer, window.dock_heads, window.dock_model):
         window.show_panel(dock)
         dock.setFloating(True)  # (tabbed, only one of them would be visible)
@@ -164,7 +165,7 @@ def test_a_theme_switch_leaves_no_colour_of_the_old_theme(qtbot, show_window):
 
 @pytest.mark.qt_log_ignore("does not support raise")
 def test_panels_built_later_are_drawn_in_the_current_theme(qtbot, show_window):
-    window = show_window(load_preset("multihead"), (1600, 950))
+    window = show_window(load_preset("multihead"), (1600, 950), view=view_of("multihead"))
     window.apply_theme("dark")
     window.apply_colormap("magma")
     window.set_zoom(1.5)
@@ -180,7 +181,7 @@ def test_panels_built_later_are_drawn_in_the_current_theme(qtbot, show_window):
 def test_editors_built_later_follow_the_theme_and_scale(qtbot, show_window, lesson_scene):
     from qkv_studio.ui.widgets.table_style import GridColorStyle, row_height
 
-    window = show_window(lesson_scene, (1600, 950))
+    window = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
     window.apply_theme("projector")
     window.set_zoom(1.5)
     window.act_projection.trigger()  # projection mode: its four editors are built now
@@ -198,7 +199,7 @@ def test_editors_built_later_follow_the_theme_and_scale(qtbot, show_window, less
 def test_presentation_at_the_largest_zoom_stays_within_the_scale(qtbot, show_window, lesson_scene):
     from qkv_studio.state.appearance import MAX_SCALE
 
-    window = show_window(lesson_scene, (1920, 1080))  # (a slide of the 1080-px reference: screen scale 1)
+    window = show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)  # (a slide of the 1080-px reference: screen scale 1)
     window.set_zoom(4.0)
     window.set_presentation(True, fullscreen=False)  # (×2.2 would be 8.8)
     assert window.appearance.font_scale == MAX_SCALE

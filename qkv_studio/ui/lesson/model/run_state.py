@@ -25,6 +25,7 @@ from qkv_studio.core.models import (
     AttentionModel, ModelInputError, ModelRun, ModelUnavailable, get_model, models,
 )
 from qkv_studio.core.scene import Scene
+from qkv_studio.core.view import View
 from qkv_studio.state.session import Session
 
 Change = Literal["model", "run", "head"]
@@ -208,18 +209,15 @@ class ModelRunState:
         head = self._run.head_scene(self._layer, self._head)
         s = self._session.scene
         copy = Scene.create(head.tokens, q=head.q, k=head.k, v=head.v, mask=head.mask, scale=True,
-                            query=s.query if s.n == head.n else 0, stage=s.stage,
                             title=f"{head.title} (your copy)",
                             description=head.description + " Copied for editing: change any number.")
-        return self._session.replace_scene(copy, edit_text(self._model))
+        return self._session.replace_scene(copy, edit_text(self._model), query=0 if s.n != head.n else None)
 
     def _show(self, scene: Scene) -> bool:
         """Show a head in the session like a preset (clean history); ask first if edits would be lost."""
         if self._session.modified and self._confirm is not None and not self._confirm():
             return False
-        current = self._session.scene
-        query = current.query if current.n == scene.n else 0
-        scene = scene.with_query(query).with_stage(current.stage)
-        self._session.load(scene, "")
+        query = self._session.query if self._session.scene.n == scene.n else 0
+        self._session.load(scene, "", View(query, self._session.stage))
         self._shown = scene
         return True

