@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE.parent))
 
 TARGETS = {"gif": 5.0, "pptx": 3.0}
 SIZE = (1280, 720)
+QUERY = 2  # the lesson's query, "sat" (as the preset opens)
 FPS, HOLD, MORPH = 30, 1.0, 0.5
 
 
@@ -44,7 +45,7 @@ def ours(suffix: str, folder: Path) -> Path:
 
     out = folder / f"ours{suffix}"
     width = SIZE[0] if suffix != ".pptx" else (1600 if SIZE[0] >= 1280 else SIZE[0])
-    export_file(load_preset("lesson"), out, width=width, motion=MotionOptions(fps=FPS, hold=HOLD, morph=MORPH))
+    export_file(load_preset("lesson"), out, width=width, query=QUERY, motion=MotionOptions(fps=FPS, hold=HOLD, morph=MORPH))
     return out
 
 
@@ -91,7 +92,7 @@ def matplotlib_gif(folder: Path) -> Path:
         for i in range(n):
             for j in range(n):
                 texts[i][j].set_text(f"{values[i, j]:.2f}")
-        title.set_text(f"{f.stage} · query “{scene.token_label(scene.query)}”")
+        title.set_text(f"{f.stage} · query “{scene.token_label(QUERY)}”")
         return [image, title, *[t for row in texts for t in row]]
 
     out = folder / "matplotlib.gif"

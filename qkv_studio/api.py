@@ -35,6 +35,7 @@ import sys
 from typing import Iterable
 
 from qkv_studio.core.scene import Scene, SceneError
+from qkv_studio.core.view import View
 from qkv_studio.export.script import export  # noqa: F401 - part of the API
 
 
@@ -88,7 +89,7 @@ def will_block(block: bool | None = None) -> bool:
 
 
 def _scene_from(scene: Scene | None, args: dict) -> Scene:
-    """The scene ``show`` opens: ``scene`` (with ``mask``, ``scale``, ``query`` given applied) or the arrays'."""
+    """The scene ``show`` opens: ``scene`` (with ``mask`` and ``scale`` given applied) or the arrays'."""
     if scene is None:
         return Scene.from_arrays(**args)
     if any(args[name] is not None for name in ("q", "k", "v", "tokens", "x", "wq", "wk", "wv")):
@@ -97,8 +98,6 @@ def _scene_from(scene: Scene | None, args: dict) -> Scene:
         scene = scene.with_mask(args["mask"])
     if not args["scale"]:
         scene = scene.with_scale(False)
-    if args["query"] != 0:
-        scene = scene.with_query(scene.find_token(args["query"]))
     return scene
 
 
@@ -117,21 +116,23 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
     :class:`SceneError` with one line for bad arrays, before any window opens.
     """
     source, doc = None, ""
+    file_view = View()
     if isinstance(q, Scene) and scene is None:
         q, scene = None, q
     elif isinstance(q, (str, os.PathLike)) and scene is None:
-        scene, source = _open_file(q)
+        scene, file_view, source = _open_file(q)
         doc = "" if source is not None else os.fspath(q)  # (Save writes back to a session file, never to .npz)
         q = None
     scene = _scene_from(scene, dict(q=q, k=k, v=v, tokens=tokens, x=x, wq=wq, wk=wk, wv=wv, mask=mask,
-                                    scale=scale, title=title, query=query))
+                                    scale=scale, title=title))
+    view = file_view if query == 0 else View(query=scene.find_token(query))
     from qkv_studio.app import ensure_qapp
 
     app = ensure_qapp()
     blocking = will_block(block)
     from qkv_studio.ui.window.main_window import MainWindow
 
-    window = MainWindow(scene, doc)
+    window = MainWindow(scene, doc, view=view)
     _windows.append(window)
     window.installEventFilter(_closing_watcher(window))  # (a child of the window: it lives as long)
     window.show()
@@ -141,7 +142,7 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
         from qkv_studio.app import _show_model_head
 
         window.show_panel(window.dock_model)
-        _show_model_head(window, scene, source.name, source.text, 0, 0)
+        _show_model_head(window, scene, view, source.name, source.text, 0, 0)
     if presentation:
         window.set_presentation(True)
     if blocking:
@@ -150,15 +151,16 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
 
 
 def _open_file(path: str | os.PathLike):
-    """(scene, its Q/K/V file model or None) for a file ``show`` was given; raises SessionFileError."""
+    """(scene, its view, its Q/K/V file model or None) for a file ``show`` was given; raises SessionFileError."""
     from qkv_studio.core.models.qkv_file import is_qkv_file, read_qkv_file, register
 
     if is_qkv_file(path):
         source = register(read_qkv_file(path))
-        return source.run().head_scene(0, 0), source
+        return source.run().head_scene(0, 0), View(), source
     from qkv_studio.core.sessionfile import read_session
 
-    return read_session(path), None
+    doc = read_session(path)
+    return doc.scene, doc.view, None
 
 
 def _forget(window) -> None:

@@ -58,7 +58,7 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
     reliability.attach(window)
     if model is not None:
         window.show_panel(window.dock_model)
-        _show_model_head(window, scene, *model)
+        _show_model_head(window, scene, view or View(), *model)
     if recovered is not None:
         reliability.restore(window, recovered)
     window.show()

@@ -43,8 +43,10 @@ def test_from_arrays_takes_numpy_lists_and_array_likes_alike():
 
 
 def test_from_arrays_options_mask_scale_title_query():
-    s = Scene.from_arrays(Q, K, V, TOKENS, mask="causal", scale=False, title="Mine", query="sat")
-    assert s.mask == "causal" and s.scale is False and s.title == "Mine" and s.query == 2
+    s = Scene.from_arrays(Q, K, V, TOKENS, mask="causal", scale=False, title="Mine")
+    assert s.mask == "causal" and s.scale is False and s.title == "Mine"
+    with pytest.raises(TypeError):  # a Scene is content only: the query is the view's (show(..., query=...))
+        Scene.from_arrays(Q, K, V, TOKENS, query="sat")
     assert s.result().weights[0, 1] == 0.0
     m = np.zeros((4, 4), bool)
     m[:, 3] = True
@@ -95,7 +97,7 @@ def test_bad_arrays_raise_one_line_scene_errors(kwargs, words):
 def test_save_writes_a_session_file_that_reads_back(tmp_path):
     s = Scene.from_arrays(Q, K, V, TOKENS, mask="causal", title="Saved")
     s.save(tmp_path / "s.qkv.json")
-    assert read_session(tmp_path / "s.qkv.json").same_as(s)
+    assert read_session(tmp_path / "s.qkv.json").scene.same_as(s)
 
 
 # ---- lazy names -----------------------------------------------------------------------------------

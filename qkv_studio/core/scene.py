@@ -173,8 +173,8 @@ class Scene:
 
     @classmethod
     def from_arrays(cls, q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None, wq=None, wk=None,
-                    wv=None, mask=None, scale: bool = True, title: str | None = None, query: int | str = 0,
-                    stage: str = "weights", description: str = "") -> "Scene":
+                    wv=None, mask=None, scale: bool = True, title: str | None = None,
+                    description: str = "") -> "Scene":
         """A scene from arrays you already hold (a notebook's NumPy, a model's captured queries and keys).
 
         Either ``q``, ``k``, ``v`` (direct mode) or ``x``, ``wq``, ``wk``, ``wv`` (projection mode: Q = X·W^Q
@@ -182,7 +182,8 @@ class Scene:
         ``__array__`` (a torch tensor after ``.detach().cpu()``).  ``q``/``k``/``v`` are (n, d) or
         (heads, n, d): several heads are laid side by side as the scene's ``heads`` (``head_scene(h)`` gives
         one back).  ``tokens`` default to ``t0 … t{n-1}``; ``mask`` is None/"none", "causal" or an n×n
-        boolean matrix (True = blocked); ``query`` an index or a token's name.
+        boolean matrix (True = blocked).  A Scene is content only: the query and stage to look at it
+        with are a :class:`~qkv_studio.core.view.View` (``show(..., query=...)``, ``save(path, view)``).
 
         Raises :class:`SceneError` with one line (a shape mismatch names both shapes).
         """
@@ -231,18 +232,17 @@ class Scene:
             if m.dtype != bool and not np.isin(m, (0, 1)).all():
                 raise SceneError("mask", "a mask must hold true (blocked) / false values only")
             mask = m.astype(bool)
-        scene = cls.create(tokens, **arrays, mask=mask,
-                           scale=scale, stage=stage, title=title or "", description=description, heads=heads)
-        if query != 0:
-            scene = scene.with_query(scene.find_token(query))
-        return scene
+        return cls.create(tokens, **arrays, mask=mask, scale=scale, title=title or "", description=description,
+                          heads=heads)
 
-    def save(self, path) -> None:
-        """Write this scene as a session file (``*.qkv.json``), atomically; the app and the command line
-        open it.  Raises OSError with a one-line message when the file cannot be written."""
+    def save(self, path, view=None) -> None:
+        """Write this scene as a session file (``*.qkv.json``), atomically, looked at with ``view`` (a
+        :class:`~qkv_studio.core.view.View`; default: the first query, the weights); the app and the
+        command line open it.  Raises OSError with a one-line message when the file cannot be written."""
         from qkv_studio.core.sessionfile import write_session  # (the file format builds on this module)
+        from qkv_studio.core.view import View
 
-        write_session(self, path)
+        write_session(path, self, View() if view is None else view)
 
     def _evolve(self, **changes) -> "Scene":
         """A validated copy with some fields replaced (keeping the derived values it can, see :meth:`_copy`).

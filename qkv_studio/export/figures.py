@@ -91,7 +91,7 @@ def figure_image(scene: Scene, options: FigureOptions | None = None, width: int 
 def alt_text(scene: Scene, options: FigureOptions) -> Description:
     """The figure's description for readers who cannot see it (title and text), from its numbers."""
     # (the renderer draws the scene's query: the description names the same one)
-    return describe(scene, options.stage, scene.query, heading=options.heading)
+    return describe(scene, options.stage, options.query, heading=options.heading)
 
 
 def document_text(scene: Scene, options: FigureOptions) -> tuple[str, str]:

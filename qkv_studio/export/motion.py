@@ -63,11 +63,6 @@ def frame_size(width: int, suffix: str = ".mp4") -> tuple[int, int]:
     return w, h - h % 2
 
 
-def _scene_at(scene: Scene, query: int) -> Scene:
-    """The scene as the renderer draws it with ``query`` selected (it draws the scene's query)."""
-    return scene if scene.query == query else scene.with_query(query)
-
-
 def _frame_options(options: FigureOptions, stage: str) -> FigureOptions:
     # (a video frame is opaque: a transparent figure is drawn on its theme's background)
     background = "theme" if options.background == "transparent" else options.background
@@ -119,7 +114,7 @@ def render_pictures(scene: Scene, options: FigureOptions, motion: MotionOptions,
     ensure_app()
     motion = motion.validated()
     size = frame_size(width, suffix)
-    painter = _Painter(_scene_at(scene, query), options, size)
+    painter = _Painter(scene, replace(options, query=query), size)
     out: list[Picture] = []
     for frame in timeline(motion):
         img = painter.draw(frame)

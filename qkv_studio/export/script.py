@@ -12,6 +12,7 @@ from typing import Any
 
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.sessionfile import atomic_write
+from qkv_studio.core.view import View
 from qkv_studio.export import formats
 
 
@@ -37,20 +38,21 @@ def export(scene: Scene, path: str | os.PathLike, *, stage: str | None = None, q
     fmt = formats.get(out.suffix.lower())
     if fmt is None:
         raise ValueError(f"cannot write {str(out)!r}: the name must end in {formats.spelled(formats.suffixes())}")
+    view = View()
     if stage is not None:
-        scene = scene.with_stage(stage)
+        view = view.with_stage(stage).check(scene)
     if query is not None:
-        scene = scene.with_query(scene.find_token(query))
+        view = view.with_query(scene.find_token(query))
     if mask is not None:
         scene = scene.with_mask(mask)
     if scale is not None:
         scene = scene.with_scale(scale)
     if fmt.kind == "numbers" and not fmt.needs_qt:  # as the command line writes them: Qt is never loaded
-        atomic_write(out, fmt.write(formats.ExportJob(scene=scene, stage=scene.stage)))
+        atomic_write(out, fmt.write(formats.ExportJob(scene=scene, stage=view.stage, query=view.query)))
         return out
     from qkv_studio.export.files import export_file
     from qkv_studio.render.figure import FigureOptions
 
     export_file(scene, out, width=width, theme=theme, colormap=colormap,
-                options=FigureOptions(stage=scene.stage, heading=heading))
+                options=FigureOptions(stage=view.stage, query=view.query, heading=heading))
     return out

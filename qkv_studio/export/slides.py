@@ -64,11 +64,6 @@ def _check_stages(stages) -> tuple[str, ...]:
     return stages
 
 
-def _scene_at(scene: Scene, query: int) -> Scene:
-    """The scene as the renderer draws it with ``query`` selected (it draws the scene's query)."""
-    return scene if scene.query == query else scene.with_query(query)
-
-
 def slide_title(stage: str, index: int, total: int) -> str:
     """``3 / 5 · Weights (softmax)``."""
     return f"{index} / {total} · {stage_spec(stage).export_label}"
@@ -77,7 +72,6 @@ def slide_title(stage: str, index: int, total: int) -> str:
 def slide_notes(scene: Scene, stage: str, query: int) -> str:
     """The speaker notes of a stage's slide: its caption with the query's numbers, the formula, in words."""
     spec = stage_spec(stage)
-    scene = _scene_at(scene, query)
     caption = _plain(spec.caption(scene, scene.result(), query))
     words = FORMULA_WORDS.get(stage, _plain(spec.formula))
     return f"{caption}\n\nFormula: {_plain(spec.formula)}\n\nIn words: {words}"
@@ -92,13 +86,13 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
 
     ensure_app()
     stages = _check_stages(stages)
-    shown = _scene_at(scene, query)
+    shown = scene
     prs = Presentation()
     prs.slide_width, prs.slide_height = Emu(12192000), Emu(6858000)  # 13.333 × 7.5 in
     emu_per_pt = 12700
     blank = prs.slide_layouts[6]
     for k, stage in enumerate(stages, 1):
-        opts = replace(options, stage=stage).validated()
+        opts = replace(options, stage=stage, query=query).validated()
         slide = prs.slides.add_slide(blank)
         box = slide.shapes.add_textbox(Pt(_MARGIN_PT), Pt(8), Pt(SLIDE_PT[0] - 2 * _MARGIN_PT), Pt(_TITLE_PT - 12))
         box.text_frame.text = slide_title(stage, k, len(stages))
@@ -141,7 +135,7 @@ def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, q
 
     ensure_app()
     stages = _check_stages(stages)
-    shown = _scene_at(scene, query)
+    shown = scene
     data = QByteArray()
     buf = QBuffer(data)
     buf.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -164,7 +158,7 @@ def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, q
         for k, stage in enumerate(stages, 1):
             if k > 1:
                 writer.newPage()
-            opts = replace(options, stage=stage).validated()
+            opts = replace(options, stage=stage, query=query).validated()
             if opts.background == "transparent":  # (a PDF page is opaque)
                 opts = replace(opts, background="white")
             painter.fillRect(QRectF(0, 0, full.width(), full.height()), background_color(opts))
@@ -196,7 +190,7 @@ def export_slides_pdf(scene: Scene, path: str | os.PathLike, *, options=None, st
         raise ValueError(f"cannot write slides to {path}: the name must end in .pdf")
     opts = resolve_options(scene, options)
     try:
-        data = slides_pdf_bytes(scene, opts, stages, query=scene.query if query is None else query)
+        data = slides_pdf_bytes(scene, opts, stages, query=opts.query if query is None else query)
     except OSError as exc:
         raise OSError(f"cannot write {path}: {reason(exc)}") from exc
     write_atomic(path, data)

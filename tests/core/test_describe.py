@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.views import LESSON_VIEW
+from qkv_studio.core import preset_document
 from qkv_studio.core import STAGES, load_preset
 from qkv_studio.core.describe import TOP_KEYS, describe
 
@@ -23,7 +25,7 @@ def test_the_lesson_weights_read_as_the_issue_asks(lesson_scene):
 
 
 def test_the_query_is_the_one_given_not_the_scenes(lesson_scene):
-    assert lesson_scene.query == 2
+    assert LESSON_VIEW.query == 2  # (the lesson opens on 'sat')
     d = describe(lesson_scene, "weights", 0)
     w = lesson_scene.result().weights[0]
     assert "the query 'the' puts" in d.text
@@ -76,18 +78,18 @@ def test_a_row_with_every_key_blocked_says_so():
 
 
 def test_many_tokens_are_summarised():
-    scene = load_preset("long")
+    scene, view = preset_document("long")
     assert scene.n > 20
-    d = describe(scene, "weights", scene.query)
+    d = describe(scene, "weights", view.query)
     assert f"for {scene.n} tokens (" in d.text and ", …, " in d.text.split(")")[0]
     row = d.text.split("puts ", 1)[1].split(";")[0]
     assert len(re.findall(r" on '", row)) == TOP_KEYS
-    w = scene.result().weights[scene.query]
+    w = scene.result().weights[view.query]
     rest = np.sort(w)[:-TOP_KEYS].sum()
     assert f"its other {scene.n - TOP_KEYS} keys share {rest:.2f}" in d.text
     assert len(d.text) < 900
-    scores = describe(scene, "scores", scene.query).text
-    s = scene.result().scores[scene.query]
+    scores = describe(scene, "scores", view.query).text
+    s = scene.result().scores[view.query]
     lo = np.sort(s)[:-TOP_KEYS]
     assert f"its other {scene.n - TOP_KEYS} keys score" in scores
     assert f"{lo.min():.3g}".replace("-", "−") in scores

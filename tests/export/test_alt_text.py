@@ -12,6 +12,7 @@ from PIL import Image
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from tests.views import LESSON_VIEW
 from qkv_studio.core.describe import describe
 from qkv_studio.export.files import export_file
 from qkv_studio.export.png import itxt
@@ -29,7 +30,7 @@ def _app(qapp):
 
 
 def test_the_png_holds_title_and_description_in_itxt_chunks(lesson_scene, tmp_path):
-    export_file(lesson_scene, tmp_path / "w.png", width=400)
+    export_file(lesson_scene, tmp_path / "w.png", width=400, options=FigureOptions(query=2))
     with Image.open(tmp_path / "w.png") as im:
         im.load()
         assert im.text["Description"].startswith(LESSON_WEIGHTS)
@@ -48,8 +49,8 @@ def test_a_png_text_chunk_is_utf8_and_its_keyword_is_checked():
 
 
 def test_the_svg_holds_the_title_and_the_description(lesson_scene, tmp_path):
-    scene = lesson_scene.with_stage("scores")
-    export_file(scene, tmp_path / "s.svg")
+    scene = lesson_scene
+    export_file(scene, tmp_path / "s.svg", options=FigureOptions(stage="scores", query=2))
     root = ET.parse(tmp_path / "s.svg").getroot()
     assert root.find(f"{SVG}title").text == "raw scores Q·Kᵀ · query “sat” · dₖ = 2"
     desc = root.find(f"{SVG}desc").text
@@ -58,7 +59,7 @@ def test_the_svg_holds_the_title_and_the_description(lesson_scene, tmp_path):
 
 
 def test_the_pdf_has_the_title_and_the_description_in_its_metadata(lesson_scene, tmp_path):
-    export_file(lesson_scene, tmp_path / "w.pdf", options=FigureOptions(stage="output"))
+    export_file(lesson_scene, tmp_path / "w.pdf", options=FigureOptions(stage="output", query=2))
     info = subprocess.run(["pdfinfo", str(tmp_path / "w.pdf")], capture_output=True, text=True, check=True).stdout
     assert re.search(r"^Title:\s+softmax weights → blend · query “sat” · dₖ = 2$", info, re.M)
     assert re.search(r"^Creator:\s+QKV Studio$", info, re.M)
@@ -85,7 +86,7 @@ def test_the_dialog_shows_the_description_and_copies_it(qtbot, lesson_scene):
     from qkv_studio.ui.window.main_window import MainWindow
 
     QSettings().clear()
-    w = MainWindow(lesson_scene, use_settings=False)
+    w = MainWindow(lesson_scene, use_settings=False, view=LESSON_VIEW)
     qtbot.addWidget(w)
     dlg = ExportDialog(w, use_settings=False)
     qtbot.addWidget(dlg)
@@ -107,7 +108,7 @@ def test_the_dialog_offers_the_animations_and_the_deck_and_writes_them(qtbot, le
     from qkv_studio.ui.window.main_window import MainWindow
 
     QSettings().clear()
-    w = MainWindow(lesson_scene, use_settings=False)
+    w = MainWindow(lesson_scene, use_settings=False, view=LESSON_VIEW)
     qtbot.addWidget(w)
     dlg = ExportDialog(w, use_settings=False)
     qtbot.addWidget(dlg)

@@ -45,7 +45,7 @@ def _frame_at(path, ms: int) -> tuple[np.ndarray, int]:
 
 def _still(scene, stage: str, tmp_path) -> tuple[np.ndarray, tuple[int, int, int, int]]:
     """The stage's still PNG export at the width its figure has in a frame, and where it sits."""
-    opts = FigureOptions(stage=stage).validated()
+    opts = FigureOptions(stage=stage, query=2).validated()  # (the lesson's query, "sat")
     rect = motion.figure_rect(scene, opts, motion.frame_size(WIDTH))
     path = tmp_path / f"still-{stage}.png"
     export_file(scene, path, width=rect[2], options=opts)
@@ -109,7 +109,7 @@ def test_a_morph_frame_mixes_the_two_stages_colours_and_numbers_as_the_window_do
 # ---- GIF -------------------------------------------------------------------------------------------------
 def test_the_gif_has_every_stage_for_its_hold_and_its_last_frame_is_the_still(lesson_scene, tmp_path):
     out = tmp_path / "stages.gif"
-    export_file(lesson_scene, out, width=WIDTH)
+    export_file(lesson_scene, out, width=WIDTH, query=2)
     with Image.open(out) as im:
         assert im.format == "GIF" and im.size == (640, 360) and im.is_animated
         assert im.info["loop"] == 0
@@ -142,8 +142,8 @@ def test_a_query_given_explicitly_is_the_one_drawn_and_described(lesson_scene, t
     with Image.open(tmp_path / "q.apng") as im:
         assert "the query 'the' puts" in im.text["Description"]
     frame, _ = _frame_at(tmp_path / "q.apng", 10)
-    opts = FigureOptions(stage="weights").validated()
-    scene0 = lesson_scene.with_query(0)
+    opts = FigureOptions(stage="weights", query=0).validated()
+    scene0 = lesson_scene
     x, y, w, h = motion.figure_rect(scene0, opts, motion.frame_size(WIDTH))
     export_file(scene0, tmp_path / "s.png", width=w, options=opts)
     with Image.open(tmp_path / "s.png") as im:

@@ -31,7 +31,7 @@ def _pictures(slide):
 
 def test_the_pptx_has_a_slide_per_stage_with_picture_title_notes_and_description(lesson_scene, tmp_path):
     out = tmp_path / "lecture.pptx"
-    export_file(lesson_scene, out, width=1200)
+    export_file(lesson_scene, out, width=1200, query=2)
     prs = Presentation(str(out))
     assert (prs.slide_width, prs.slide_height) == (Emu(12192000), Emu(6858000))  # 16:9
     assert len(prs.slides) == len(STAGES)
@@ -73,7 +73,7 @@ def _pages(path) -> int:
 
 
 def test_the_slides_pdf_has_one_vector_page_per_stage(lesson_scene, tmp_path):
-    out = export_slides_pdf(lesson_scene, tmp_path / "slides.pdf", options=FigureOptions(theme="dark"))
+    out = export_slides_pdf(lesson_scene, tmp_path / "slides.pdf", options=FigureOptions(theme="dark", query=2))
     assert _pages(out) == len(STAGES)
     info = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True, check=True).stdout
     assert re.search(r"^Page size:\s+960 x 540 pts", info, re.M)

@@ -597,11 +597,11 @@ class VectorPlane(FollowsAppearance, QWidget):
                 entries.append((*self._values[j], f"v {names[j]}", t.value_color, False))
         # The query after the keys: it moves on every edit, and a label it joins or leaves must not
         # shift every other label onto another item (each new text is laid out again, ~0.3 ms).
-        entries.append((*self._query_vec[0], f"q {names[scene.query]}", t.query_color, True))
+        entries.append((*self._query_vec[0], f"q {names[self._session.query]}", t.query_color, True))
         if show_out:  # last, so that its coming and going leaves the other labels' items alone
             entries.append((*self._output[0], "output (blend)", t.output_color, True))
         size = self._px(17)
-        groups, anchors = _merge_close_labels(entries, px, size, lead=f"q {names[scene.query]}")
+        groups, anchors = _merge_close_labels(entries, px, size, lead=f"q {names[self._session.query]}")
         texts = []
         while len(self._labels) < len(groups):
             fill = QColor(t.background)
