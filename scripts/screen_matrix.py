@@ -29,12 +29,13 @@ MATRIX = [(1024, 768, 1), (1280, 720, 1), (1280, 800, 1), (1366, 768, 1), (1920,
 CHILD = r"""
 import json, sys
 from qkv_studio.app import ensure_qapp
-from qkv_studio.core import load_preset
+from qkv_studio.core import preset_document
 app = ensure_qapp()
 from PySide6.QtWidgets import QApplication
 from qkv_studio.ui.window.main_window import MainWindow
 preset, presentation, out = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
-w = MainWindow(load_preset(preset), "", use_settings=False)
+doc = preset_document(preset)  # as --preset opens it, with its own query and stage
+w = MainWindow(doc.scene, "", use_settings=False, view=doc.view)
 w.show()
 for _ in range(5):
     app.processEvents()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from tests.views import LESSON_VIEW
 from qkv_studio.core import STAGES, load_preset
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.blend_view import BlendView
@@ -21,7 +22,7 @@ _NUMBER = re.compile(r"\d\.\d")  # a weight or an output component written out (
 
 @pytest.fixture
 def session():
-    return Session(load_preset("lesson"))
+    return Session(load_preset("lesson"), view=LESSON_VIEW)
 
 
 def _shown(qtbot, widget, size=(800, 500)):
@@ -132,7 +133,7 @@ def test_showing_all_stages_at_once_shows_everything_at_every_stage(qtbot, sessi
 def test_the_view_menu_option_is_remembered_and_drives_both_views(qtbot, lesson_scene):
     from qkv_studio.ui.window.main_window import MainWindow
 
-    first = MainWindow(lesson_scene)
+    first = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(first)
     assert first.act_show_all_stages.isCheckable() and not first.act_show_all_stages.isChecked()
     assert first.act_show_all_stages in first.menu_by_title["&View"].actions()
@@ -149,7 +150,7 @@ def test_the_view_menu_option_is_remembered_and_drives_both_views(qtbot, lesson_
     assert model.shown_columns() == model.columns()  # the calculation table's every column too
     hidden = [c for c in range(len(model.columns())) if first.calc.isColumnHidden(c)]
     assert hidden == []
-    second = MainWindow(load_preset("lesson"))  # (settings on: it reads what the first one stored)
+    second = MainWindow(load_preset("lesson"), view=LESSON_VIEW)  # (settings on: it reads what the first one stored)
     qtbot.addWidget(second)
     assert second.act_show_all_stages.isChecked()
     second.session.set_stage("vectors")

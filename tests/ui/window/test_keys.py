@@ -13,12 +13,13 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QLineEdit
 
+from tests.views import LESSON_VIEW
 from qkv_studio.core import STAGES
 
 
 @pytest.fixture
 def window(show_window, lesson_scene, qtbot):
-    w = show_window(lesson_scene, (1600, 950))
+    w = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
     qtbot.waitUntil(w.isActiveWindow, timeout=2000)
     return w
 
@@ -313,7 +314,7 @@ def test_the_shortcut_list_is_opaque(qtbot, window, theme):
 
 
 def test_the_shortcut_list_fits_the_window_even_in_presentation_type(qtbot, show_window, lesson_scene):
-    window = show_window(lesson_scene, (1280, 720))
+    window = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
     window.set_presentation(True, fullscreen=False)
     window.show_shortcuts()
     overlay = window.shortcuts_overlay

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 CHILD = r"""
 import json, sys
 from qkv_studio.app import ensure_qapp
-from qkv_studio.core import load_preset
+from qkv_studio.core import preset_document
 app = ensure_qapp()
 from PySide6.QtCore import QRect
 from PySide6.QtGui import QFontMetrics
@@ -77,7 +77,8 @@ def facts(w, mode):
     return out
 
 preset, out_dir = sys.argv[1], sys.argv[2]
-w = MainWindow(load_preset(preset), "", use_settings=False)
+_doc = preset_document(preset)  # (as --preset opens it: the preset's own query and stage)
+w = MainWindow(_doc.scene, "", use_settings=False, view=_doc.view)
 w.show()
 settle()
 w.session.flush()
@@ -134,7 +135,9 @@ def test_the_window_and_its_slides_fit_the_screen(tmp_path, width, height, dpr):
         assert not r["cut_labels"], f"{where}: cut captions {r['cut_labels']}"
         assert not r["overlaps"], f"{where}: overlapping docks {r['overlaps']}"
     normal = results[0]
-    assert normal["heatmap_share"] >= 0.30, normal
+    # (≥ 29 % of a 1024×768 window: the lesson's caption — five lines there since the captions say what
+    # the numbers are — takes the rest of the centre column; the heatmap stays the largest panel)
+    assert normal["heatmap_share"] >= 0.28, normal
     assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
     slides = {r["stage"]: r for r in results[1:5]}
     for stage in ("scores", "weights"):

@@ -7,6 +7,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
+from tests.views import LESSON_VIEW
+from qkv_studio.core import View
 from qkv_studio.core import Scene, list_presets, read_session, write_session
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.widgets.formatting import fmt_fixed
@@ -15,7 +17,7 @@ from qkv_studio.ui.widgets.formatting import fmt_fixed
 def _pick_scene(stage="weights") -> Scene:
     """“cat” takes all the weight: 1.00 / 0.00 / 0.00, and the output [1, 6e-22] in floats."""
     return Scene.create(["cat", "mat", "sat"], q=[[70, 0], [0, 1], [1, 1]], k=[[1, 0], [0, 1], [0, 1]],
-                        v=[[1, 0], [0, 1], [0, 1]], query=0, stage=stage)
+                        v=[[1, 0], [0, 1], [0, 1]])
 
 
 def _settle(qtbot, window):
@@ -27,7 +29,7 @@ def _settle(qtbot, window):
 # ---- item 5: a pick is not called a blend; blends are rounded as the cells show them -------------------
 
 def test_a_pick_is_called_a_pick_and_the_blend_reads_as_the_cells(qtbot, show_window):
-    window = show_window(_pick_scene())
+    window = show_window(_pick_scene(), view=View(0, "weights"))
     _settle(qtbot, window)
     text = window.stepper.caption.text()
     assert "Almost a pick" in text and "“cat” takes 1.00" in text
@@ -45,7 +47,7 @@ def test_a_pick_is_called_a_pick_and_the_blend_reads_as_the_cells(qtbot, show_wi
 
 
 def test_a_near_tie_a_leader_and_a_masked_row_are_told_apart(qtbot, show_window, lesson_scene):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     s = window.session
     s.set_query(0)  # 0.29 / 0.29 / 0.29 / 0.14
     _settle(qtbot, window)
@@ -82,7 +84,7 @@ def test_labels_of_coinciding_and_close_arrows_do_not_overprint(qtbot, show_wind
 # ---- item 6: the explorer's numbers say where they come from ------------------------------------------
 
 def test_the_explorer_labels_its_mean_and_its_one_query(qtbot, show_window, lesson_scene):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     explorer = window.explorer
     window.show_panel(window.dock_explorer)
     explorer.set_scaled(False)
@@ -108,7 +110,7 @@ def test_the_explorer_labels_its_mean_and_its_one_query(qtbot, show_window, less
 
 def test_a_presets_description_is_shown_as_its_own_and_dropped_once_false(qtbot, show_window, lesson_scene,
                                                                            tmp_path):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     window.open_preset("lesson")
     _settle(qtbot, window)
     tip = window.stepper.caption.toolTip()
@@ -122,8 +124,8 @@ def test_a_presets_description_is_shown_as_its_own_and_dropped_once_false(qtbot,
     assert f"{fmt_fixed(float(w[top]))} on “{s.scene.token_label(top)}”" in window.stepper.caption.text()
     assert "0.54 on “cat”" not in window.stepper.caption.text()
     path = tmp_path / "edited.qkv.json"
-    write_session(s.scene, path)
-    assert "0.54 on cat" not in path.read_text() and read_session(path).description == ""
+    write_session(path, s.scene, s.view)
+    assert "0.54 on cat" not in path.read_text() and read_session(path).scene.description == ""
     s.undo_stack.undo()  # the preset's numbers again: its description is true again
     _settle(qtbot, window)
     assert "0.54 on cat" in window.stepper.caption.toolTip()
@@ -147,7 +149,7 @@ def test_a_long_list_of_weights_ends_in_one_full_stop(qtbot, show_window):
 
 
 def test_preset_menu_cuts_descriptions_at_a_word_and_tips_the_whole(qtbot, show_window, lesson_scene):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     window.preset_menu.aboutToShow.emit()
     described = {p.name: p.description for p in list_presets()}
     actions = window.preset_menu.actions()
@@ -171,7 +173,7 @@ def _all_actions(menu):
 
 
 def test_one_w_notation_in_menus_and_editors(qtbot, show_window, lesson_scene):
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     for top in window.menuBar().actions():
         for act in _all_actions(top.menu()):
             for text in (act.text(), act.statusTip(), act.toolTip()):
@@ -200,7 +202,7 @@ def test_the_quiz_marks_right_and_wrong_in_good_and_bad(qtbot, show_window, less
     t = THEMES[theme]
     for colour in (t.good, t.bad):
         assert _contrast(colour, t.background) >= 4.5 and _contrast(colour, t.panel) >= 4.5
-    window = show_window(lesson_scene)
+    window = show_window(lesson_scene, view=LESSON_VIEW)
     window.apply_theme(theme)
     window.show_quiz()
     quiz = window._quiz
@@ -227,4 +229,7 @@ def test_an_exported_figures_description_ends_its_token_list_in_one_full_stop(tm
     out = tmp_path / "long.svg"
     export_file(scene, out, options=FigureOptions())
     text = out.read_text(encoding="utf-8")
-    assert "t63 … (70 in all). Made with QKV Studio." in text and "…." not in text
+    import re
+    desc = re.search(r"<desc>(.*?)</desc>", text, re.S).group(1)
+    assert "for 70 tokens (t0, t1, t2, t3, t4, …, t68, t69)" in desc  # (the alt text: the first and the last)
+    assert desc.endswith(".") and not desc.endswith("..") and "…." not in text and ". ." not in desc
