@@ -277,5 +277,5 @@ def test_pca_2d_signs_are_stable_and_edge_cases_work():
 
 @needs_model
 def test_without_threadpoolctl_a_run_still_works(model, monkeypatch):
-    monkeypatch.setattr(minilm_module, "_BLAS_CONTROLLER", False)
+    monkeypatch.setattr("qkv_studio.core.models.blas._CONTROLLER", False)
     assert model.run("no thread limits").n == 5

@@ -27,7 +27,6 @@ them it raises :class:`ModelUnavailable` saying how to install them.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import math
@@ -37,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from qkv_studio.core.models.blas import one_blas_thread
 from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, causal_blocked
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -132,20 +132,8 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 # a lot when the cores are busy (measured on 2 busy cores: a 20-token run took 600 ms median with
 # OpenBLAS's 2 threads, 80 ms with one).  With threadpoolctl installed (the optional "model" extra), a
 # run uses one BLAS thread; without it, BLAS keeps its default.
-_BLAS_CONTROLLER = None  # threadpoolctl's controller, False when threadpoolctl is not installed
 
 
-def _one_blas_thread():
-    global _BLAS_CONTROLLER
-    if _BLAS_CONTROLLER is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-            _BLAS_CONTROLLER = ThreadpoolController()
-        except Exception:  # noqa: BLE001 - not installed, or it could not inspect the libraries
-            _BLAS_CONTROLLER = False
-    if not _BLAS_CONTROLLER:
-        return contextlib.nullcontext()
-    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
 
 
 # ---- finding and loading the model ---------------------------------------------------------------------
@@ -278,7 +266,7 @@ class MiniLM:
     def run(self, text: str) -> "ModelRun":
         """Tokenize ``text`` and run every layer, keeping each head's Q, K, V and attention weights."""
         enc = self.tokenize(text)
-        with _one_blas_thread():
+        with one_blas_thread():
             return self._forward(text, enc)
 
     def _forward(self, text: str, enc) -> "ModelRun":
@@ -348,7 +336,7 @@ def _read_model(folder: Path, precision: str) -> MiniLM:
     max_tokens = min(MAX_TOKENS, int(config.get("max_position_embeddings", MAX_TOKENS)))
     tokenizer.no_padding()  # the shipped tokenizer.json pads every sentence to 128
     tokenizer.enable_truncation(max_length=max_tokens)
-    _one_blas_thread()  # inspect the BLAS libraries now rather than in the first run
+    one_blas_thread()  # inspect the BLAS libraries now rather than in the first run
     return MiniLM(folder, config, tokenizer, tensors, precision=precision)
 
 

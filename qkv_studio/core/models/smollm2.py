@@ -36,7 +36,6 @@ earlier key, which come from the cache), and each step gives the longer :class:`
 
 from __future__ import annotations
 
-import contextlib
 import importlib.metadata
 import importlib.util
 import json
@@ -49,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from qkv_studio.core.models import weights_cache
+from qkv_studio.core.models.blas import one_blas_thread
 from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, causal_blocked
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
@@ -121,20 +121,8 @@ def build_tokenizer_json(tokens: Sequence[str], merges: Sequence[str], token_typ
 
 
 # ---- BLAS threads (as for MiniLM: one thread is faster on small matrices on busy cores) -----------------------
-_BLAS_CONTROLLER = None
 
 
-def _one_blas_thread():
-    global _BLAS_CONTROLLER
-    if _BLAS_CONTROLLER is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-            _BLAS_CONTROLLER = ThreadpoolController()
-        except Exception:  # noqa: BLE001 - not installed, or it could not inspect the libraries
-            _BLAS_CONTROLLER = False
-    if not _BLAS_CONTROLLER:
-        return contextlib.nullcontext()
-    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
 
 
 # ---- finding the GGUF file ----------------------------------------------------------------------------------
@@ -441,14 +429,14 @@ class SmolLM2:
     def forward(self, ids) -> tuple[ModelRun, np.ndarray]:
         """Every layer and head on the token ids, and the logits of the token after the last."""
         ids = self._check_ids(ids)
-        with _one_blas_thread():
+        with one_blas_thread():
             rows = self._rows(ids, 0, None)
         return self._run_from_rows(ids, rows), rows.logits
 
     def run(self, text: str) -> ModelRun:
         """Tokenize ``text`` and run every block, keeping each head's q, k (after RoPE), v and weights."""
         ids = self.encode(text)
-        with _one_blas_thread():
+        with one_blas_thread():
             rows = self._rows(ids, 0, None, logits=False)
         return self._run_from_rows(ids, rows, text)
 
@@ -554,7 +542,7 @@ class Generation:
             raise ModelInputError(f"{MAX_TOKENS} tokens at most")
         ids = np.append(run.ids, np.int64(token))
         past = [(run.k[i], run.v[i]) for i in range(run.n_layers)]
-        with _one_blas_thread():
+        with one_blas_thread():
             rows = model._rows(ids[-1:], run.n, past)
         n = run.n + 1
         q = np.concatenate([run.q, np.stack(rows.q)], axis=2)
@@ -605,7 +593,7 @@ def load_smollm2(path: str | Path | None = None, *, progress: Callable[[float, s
                 import tokenizers  # noqa: F401
             except ImportError as exc:
                 raise ModelUnavailable(f"cannot import {exc.name or exc}: {INSTALL_HINT}") from None
-            _one_blas_thread()
+            one_blas_thread()
             _CACHE[key] = SmolLM2(arrays, texts, key)
         return _CACHE[key]
 
