@@ -13,6 +13,7 @@ from dataclasses import fields
 
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
@@ -80,7 +81,14 @@ def _walk(window, old: Theme, new: Theme) -> list[str]:
             check(where, found)
 
     windows = {window, window._quiz} | {d for d in (window.dock_explorer, window.dock_heads, window.dock_model)}
-    for w in QApplication.allWidgets():
+    # Only this window's own widgets: QApplication.allWidgets() also hands back widgets of earlier tests
+    # that are being deleted, and touching one of those aborted a run once.
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    ours: dict[int, QWidget] = {}
+    for top in (x for x in windows if x is not None):
+        for w in [top, *top.findChildren(QWidget)]:
+            ours.setdefault(id(w), w)
+    for w in ours.values():
         if not w.isVisible() or w.window() not in windows:
             continue
         where = _owner(w)
