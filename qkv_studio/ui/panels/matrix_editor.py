@@ -180,7 +180,18 @@ class MatrixModel(QAbstractTableModel):
             self.rejected.emit(f"paste into {self.name}: a {block.shape[0]}×{block.shape[1]} block does not fit at "
                                f"row {r0 + 1}, column {c0 + 1} of a {rows_n}×{cols_n} matrix")
             return False
-        return self._session.set_block(self.name, r0, c0, block)
+        # The scene itself may refuse the block (X·W beyond a double): the Session says why on its message
+        # signal (the status bar); the editor shows it beside the table too, as for any refused paste.
+        said: list[str] = []
+        hear = said.append
+        self._session.message.connect(hear)
+        try:
+            ok = self._session.set_block(self.name, r0, c0, block)
+        finally:
+            self._session.message.disconnect(hear)
+        if not ok and said:
+            self.rejected.emit(f"paste into {self.name}: {said[-1]}")
+        return ok
 
     def _where(self, index) -> str:
         row = self._session.scene.token_label(index.row()) if self._per_token() else f"row {index.row() + 1}"

@@ -154,3 +154,20 @@ def test_the_window_editors_are_as_tall_as_their_rows_and_no_taller(qtbot, show_
     q.show_message("not a number: 'abc' in Q[the, 1]")
     qtbot.waitUntil(lambda: q.maximumHeight() > tall, timeout=2000)
     assert q.maximumHeight() - tall >= q.message.sizeHint().height()
+
+
+def test_a_paste_the_scene_refuses_says_why_beside_the_table(qtbot):
+    # Projection mode: a block whose X·W is beyond a double is refused by the scene itself; the editor
+    # shows the reason as it does for a block it refuses (found by `make soak`, seed 1, action 8716).
+    scene = Scene.create(["a", "b"], x=[[1.0, 1.0], [1.0, 1.0]], wq=[[1.0], [1.0]], wk=[[1.0], [1.0]],
+                         wv=[[1.0], [1.0]])
+    s = Session(scene)
+    w = MatrixEditor(s, "X")
+    qtbot.addWidget(w)
+    w.show()
+    before = s.scene
+    assert not w.model.paste(w.model.index(0, 0), "1e308\t1e308\n")
+    assert s.scene is before
+    assert w.message.isVisible() and "paste into X" in w.message.text()
+    assert w.model.paste(w.model.index(0, 0), "2\t3\n")  # a good block still goes in
+    assert s.scene.matrix("X")[0].tolist() == [2.0, 3.0]
