@@ -474,6 +474,21 @@ class HeatmapView(FollowsAppearance, QWidget):
 
     def _on_geometry(self, *args) -> None:
         self._update_ticks()
+        self._fit_side_titles()
+
+    def _fit_side_titles(self) -> None:
+        """The vertical titles (the query axis's, the legend's) whole or short, never cut: on a short
+        slide "attending from (query)" is taller than the rows it stands beside."""
+        font = QFont()
+        font.setPixelSize(self._px(15))
+        fm = QFontMetricsF(font)
+        room = self.plot.vb.rect().height() * self.graphics.transform().m22()
+        left = "attending from (query)" if fm.horizontalAdvance("attending from (query)") <= room else "query"
+        if left != getattr(self, "_left_title", "attending from (query)"):
+            self._left_title = left
+            self.plot.getAxis("left").setLabel(left, color=self._theme.text, **{"font-size": f"{self._px(15)}px"})
+        self._style_bar_label()
+
 
     def _on_click(self, ev) -> None:
         if ev.button() != Qt.MouseButton.LeftButton or ev.double() or self._matrix is None:
@@ -603,7 +618,8 @@ class HeatmapView(FollowsAppearance, QWidget):
         tick_font.setPixelSize(self._px(17))
         label_css = {"color": t.text, "font-size": f"{self._px(15)}px"}
         width = max(1.0, self._font_scale * t.line_scale)
-        for name, text in (("left", "attending from (query)"), ("top", "attending to (key)")):
+        left_title = getattr(self, "_left_title", "attending from (query)")
+        for name, text in (("left", left_title), ("top", "attending to (key)")):
             ax = self.plot.getAxis(name)
             ax.setStyle(tickFont=tick_font, tickTextOffset=int(6 * self._font_scale))
             ax.setPen(pg.mkPen(None))  # no axis line: the matrix edge is the frame
@@ -643,10 +659,16 @@ class HeatmapView(FollowsAppearance, QWidget):
         if self._scale is None:
             return
         css = {"color": self._theme.text, "font-size": f"{self._px(15)}px"}
-        key = (self._scale.label, tuple(css.items()))
+        label = self._scale.label
+        font = QFont()
+        font.setPixelSize(self._px(15))
+        room = self.plot.vb.rect().height() * self.graphics.transform().m22()
+        if room > 0 and QFontMetricsF(font).horizontalAdvance(label) > room:
+            label = label.split(" (")[0]  # "softmax weight (0–1)" → "softmax weight": the ticks say 0–1
+        key = (label, tuple(css.items()))
         if key != getattr(self, "_bar_label", None):  # a relabelled axis redraws itself: only on change
             self._bar_label = key
-            self.color_bar.getAxis("left").setLabel(self._scale.label, **css)
+            self.color_bar.getAxis("left").setLabel(label, **css)
 
     def _update_title(self) -> None:
         if self._matrix is None:
@@ -729,6 +751,14 @@ class HeatmapView(FollowsAppearance, QWidget):
         px = vb.rect().width() * self.graphics.transform().m11() / span if span > 0 else 0.0
         return px if px > 0 and math.isfinite(px) else 0.0
 
+    def _cell_h_px(self) -> float:
+        """A cell's height in screen pixels (rows are stretched to the plot's height, not square)."""
+        vb = self.plot.vb
+        _, (y0, y1) = vb.state["viewRange"]
+        span = y1 - y0
+        px = vb.rect().height() * self.graphics.transform().m22() / span if span > 0 else 0.0
+        return px if px > 0 and math.isfinite(px) else 0.0
+
     def _text_plan(self) -> dict:
         """Which cells get text at the current size, with which font and colour."""
         plan: dict = {"rows": range(0), "cols": range(0), "cell_px": 0.0, "font": None, "cells": [], "sums": []}
@@ -769,7 +799,9 @@ class HeatmapView(FollowsAppearance, QWidget):
         font.setPixelSize(100)
         font.setWeight(QFont.Weight.DemiBold)
         w100 = QFontMetricsF(font).horizontalAdvance(longest + " ") or 1.0
-        size = min(0.86 * cell_px * 100.0 / w100, 0.36 * cell_px, 64.0 * self._font_scale)
+        # (and no taller than the row: on a short slide the rows are much flatter than the cells are wide)
+        size = min(0.86 * cell_px * 100.0 / w100, 0.36 * cell_px, 0.62 * self._cell_h_px(),
+                   64.0 * self._font_scale)
         if size < MIN_TEXT_PX:
             return plan
         font.setPixelSize(int(size))

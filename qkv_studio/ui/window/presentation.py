@@ -166,7 +166,11 @@ class Presentation:
             chrome = max(0, w.dock_calc.height() - w.calc.height())
             rows = w.calc.content_height() + chrome + 10
             # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
-            w.resizeDocks([below], [rows if rows <= height * 0.36 else int(height * 0.25)], Qt.Vertical)
+            # (on a short slide — a 1366×768 projector or a HiDPI laptop's 540 logical px — the table
+            # yields first: it scrolls, the heatmap keeps its rows tall enough for their numbers)
+            limit = 0.36 if height >= 720 else 0.22
+            w.resizeDocks([below], [rows if rows <= height * limit else int(height * min(limit, 0.25))],
+                          Qt.Vertical)
         else:
             w.resizeDocks([below], [max(1, height - stepper)], Qt.Vertical)
         if side is not None:

@@ -504,3 +504,25 @@ def test_the_colours_follow_row_edits_that_another_view_read_first(qtbot, sessio
             m = session.result.stage(stage)
             np.testing.assert_array_equal(view.displayed_matrix(), m)
             np.testing.assert_array_equal(view.image_item.image, scale_for(stage, m).rgba(m))
+
+
+def test_on_a_flat_short_slide_numbers_fit_their_rows_and_side_titles_stay_whole(qtbot, session):
+    # A HiDPI laptop's presentation (960×540 logical px, large type): rows much flatter than wide.
+    look = Appearance()
+    look.set_font_scale(2.0)
+    view = HeatmapView(session, appearance=look)
+    qtbot.addWidget(view)
+    view.resize(1400, 330)
+    view.show()
+    qtbot.waitExposed(view)
+    session.flush()
+    qtbot.waitUntil(lambda: view._text_plan()["font"] is not None, timeout=2000)
+    plan = view._text_plan()
+    from PySide6.QtGui import QFontMetricsF
+
+    assert QFontMetricsF(plan["font"]).height() <= view._cell_h_px()  # each number inside its own row
+    assert len(plan["cells"]) == 16  # and every cell still shows its number
+    qtbot.waitUntil(lambda: view.plot.getAxis("left").labelText == "query", timeout=2000)
+    assert view.color_bar.getAxis("left").labelText == "softmax weight"  # the ticks still say 0 … 1
+    view.resize(1400, 900)  # room again: the whole titles come back
+    qtbot.waitUntil(lambda: view.plot.getAxis("left").labelText == "attending from (query)", timeout=2000)
