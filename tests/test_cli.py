@@ -351,10 +351,10 @@ def test_screenshot_panels_are_repeatable_and_in_order(tmp_path, capsys, fake_ap
 
 
 def test_screenshot_of_the_real_model_passes_text_layer_and_head(tmp_path, capsys, fake_app, monkeypatch):
-    import qkv_studio.cli as cli
+    import qkv_studio.cli.inputs as cli_inputs
 
     head = load_preset("lesson")  # stands in for the model's head: no model is loaded here
-    monkeypatch.setattr(cli, "_model_scene", lambda args: head)
+    monkeypatch.setattr(cli_inputs, "_model_scene", lambda args: head)
     code, _, err = run(capsys, "screenshot", "--model", "minilm", "--text", "The cat sat.", "--layer", "2",
                        "--head", "5", "--stage", "scores", "-o", str(tmp_path / "s.png"))
     assert (code, err) == (0, "")
@@ -501,9 +501,9 @@ def test_an_exported_heads_figure_names_the_head_in_its_title(tmp_path, capsys, 
 
 
 def test_a_model_figure_names_the_layer_and_head(tmp_path, capsys, qapp, monkeypatch):
-    import qkv_studio.cli as cli
+    import qkv_studio.cli.inputs as cli_inputs
 
-    monkeypatch.setattr(cli, "_model_scene", lambda args: load_preset("lesson"))  # no model loaded here
+    monkeypatch.setattr(cli_inputs, "_model_scene", lambda args: load_preset("lesson"))  # no model loaded here
     out = tmp_path / "m.svg"
     assert run(capsys, "export", "--model", "minilm", "--text", "hi", "--layer", "2", "--head", "5",
                "-o", str(out))[0] == 0

@@ -9,7 +9,7 @@ import sys
 import pytest
 from PySide6.QtWidgets import QDockWidget, QLabel, QWidget
 
-from qkv_studio import cli
+from qkv_studio.cli import options as cli_options
 from qkv_studio.core import load_preset
 from qkv_studio.ui import registry
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
@@ -18,7 +18,7 @@ from tests.views import LESSON_VIEW
 
 
 def _panel_choices() -> list[str]:
-    parser = cli._screenshot_parser()
+    parser = cli_options._screenshot_parser()
     (action,) = [a for a in parser._actions if a.dest == "panel"]
     return list(action.choices)
 
@@ -37,7 +37,7 @@ def test_importing_the_registry_loads_no_qt():
 
 def test_the_cli_panel_choices_are_the_registry_s():
     assert _panel_choices() == list(registry.cli_names()) == ["explorer", "heads", "model", "quiz"]
-    assert cli.PANELS == registry.cli_names()
+    assert cli_options.PANELS == registry.cli_names()
 
 
 def test_the_view_and_help_menus_list_every_registered_panel(show_window, lesson_scene):

@@ -1,0 +1,124 @@
+"""The commands: open the window, ``export``, ``screenshot``, ``presets``; each parses, reads, writes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from qkv_studio.cli.errors import CliError, _os_message
+from qkv_studio.cli.inputs import _check_deck, _is_qkv_file, _load, _prepare
+from qkv_studio.cli.options import _export_parser, _motion_job, _presets_parser, _screenshot_parser, _window_parser
+from qkv_studio.cli.outputs import _check_output, _run_foreign
+from qkv_studio.core.presets import list_presets
+from qkv_studio.core.sessionfile import atomic_write
+from qkv_studio.core.view import View
+from qkv_studio.export import formats
+
+
+# ---- commands ------------------------------------------------------------------------------------------
+def cmd_window(argv: list[str]) -> int:
+    args = _window_parser().parse_args(argv)
+    model = None
+    if _is_qkv_file(args):  # q, k, v from a model: the Real model panel pages through its layers and heads
+        from qkv_studio.core.models.qkv_file import read_qkv_file, register
+
+        source = register(read_qkv_file(args.file))
+        scene, view, path, model = source.run().head_scene(0, 0), View(), "", (source.name, source.text, 0, 0)
+    else:
+        scene, view, path = _load(args)
+    if args.deck is not None:
+        _check_deck(args.deck)
+    from qkv_studio.platform_check import check
+
+    problem = check()  # Qt's own message for missing X11 libraries names no fix
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 1
+    try:
+        from qkv_studio.app import run_gui
+    except ImportError as exc:
+        raise CliError(f"the window cannot start: {exc}", 1) from None
+    extra = {} if model is None else {"model": model}
+    return int(run_gui(scene, path, presentation=args.presentation, deck=args.deck, view=view, **extra) or 0)
+
+
+def _cmd_export(argv: list[str]) -> int:
+    args = _export_parser().parse_args(argv)
+    out = _check_output(args.output, formats.suffixes(), (args.file,))
+    scene, view, _, head = _prepare(args)
+    fmt = formats.get(out.suffix)
+    extra = _motion_job(args, fmt)
+    if fmt.kind == "numbers" and not fmt.needs_qt:  # written here, so Qt is never loaded
+        data = fmt.write(formats.ExportJob(scene=scene, stage=view.stage, query=view.query, head=head))
+        try:
+            atomic_write(out, data)
+        except OSError as exc:
+            raise CliError(f"cannot write {args.output!r}: {_os_message(exc)}") from None
+        return 0
+    try:
+        from qkv_studio.export.files import export_file
+    except ImportError:
+        raise CliError("image export is not available yet") from None
+    from qkv_studio.render.figure import FigureOptions
+
+    options = FigureOptions(stage=view.stage, query=view.query, heading=_figure_heading(args, head))
+    if args.slides:
+        from qkv_studio.export.figures import resolve_options
+        from qkv_studio.export.slides import export_slides_pdf
+
+        slide_options = resolve_options(scene, options, theme=args.theme, colormap=args.colormap)
+        _run_foreign(lambda: export_slides_pdf(scene, out, options=slide_options, **extra), out, "export")
+        return 0
+    _run_foreign(lambda: export_file(scene, str(out), width=args.width, theme=args.theme,
+                                     colormap=args.colormap, options=options, **extra), out, "export")
+    return 0
+
+
+def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> str:
+    """What an exported figure is of, when it is one head: "head 1 (of heads 0–1)" or the model's."""
+    if getattr(args, "model", None):
+        from qkv_studio.core.models import get_model
+
+        layer = 0 if args.layer is None else args.layer
+        return f"{get_model(args.model).title} layer {layer} head {0 if args.head is None else args.head}"
+    if getattr(args, "qkv_head", None) is not None:
+        source, layer, head_index = args.qkv_head
+        return f"{source.title} layer {layer} head {head_index}"
+    if head is not None:
+        return f"head {head[0]} (of heads 0–{head[1] - 1})"
+    return ""
+
+
+def _cmd_screenshot(argv: list[str]) -> int:
+    args = _screenshot_parser().parse_args(argv)
+    out = _check_output(args.output, (".png",), (args.file,))
+    scene, view, _, _ = _prepare(args)
+    model = None
+    if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
+        model = (args.model, args.text, 0 if args.layer is None else args.layer,
+                 0 if args.head is None else args.head)
+    elif getattr(args, "qkv_head", None) is not None:  # a Q/K/V file: the model panel shows it as a model
+        from qkv_studio.core.models.qkv_file import register
+
+        source, layer, head_index = args.qkv_head
+        model = (register(source).name, source.text, layer, head_index)
+    try:
+        from qkv_studio.app import screenshot
+    except ImportError:
+        raise CliError("screenshots are not available yet") from None
+    _run_foreign(lambda: screenshot(scene, str(out), size=args.size, presentation=args.presentation,
+                                    theme=args.theme, panels=tuple(args.panel or ()), model=model, view=view),
+                 out, "screenshot")
+    return 0
+
+
+def _cmd_presets(argv: list[str]) -> int:
+    _presets_parser().parse_args(argv)
+    presets = list_presets()
+    width = max((len(p.name) for p in presets), default=0)
+    for p in presets:
+        print(f"{p.name:<{width}}  {p.description}")
+    return 0
+
+
+DISPATCH = {"export": _cmd_export, "screenshot": _cmd_screenshot, "presets": _cmd_presets}
