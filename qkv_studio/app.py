@@ -112,7 +112,9 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     if model is not None:
         _show_model_head(window, scene, view or View(), *model)
     for spec in specs:
-        if not spec.docked:
+        if spec.kind == "centre":
+            window.panel_host.show_centre(spec.name)
+        elif not spec.docked:
             _open_dialog(window, spec.name)
     for _ in range(5):
         app.processEvents()

@@ -673,3 +673,42 @@ def test_generate_is_refused_clearly(tmp_path, capsys, monkeypatch):
     assert "--generate N" in out_text and "models that generate: smollm2" in " ".join(out_text.split())
     code, out_text, _ = run(capsys, "screenshot", "--help")
     assert "--generate" not in out_text  # the window generates with its Next token button instead
+
+
+# ---- --without-projections (Q = K = V = X) ---------------------------------------------------------------
+def test_export_without_projections_holds_x_dot_x_numbers(tmp_path, capsys):
+    out = tmp_path / "bare.json"
+    code, _, err = run(capsys, "export", "--preset", "projection", "--without-projections", "-o", str(out))
+    assert (code, err) == (0, "")
+    data = json.loads(out.read_text())
+    x = load_preset("projection").x
+    np.testing.assert_allclose(np.array(data["scores"]), x @ x.T)
+    assert np.array_equal(np.array(data["Q"]), x) and np.array_equal(np.array(data["K"]), x)
+
+
+def test_export_without_projections_draws_both_figures_in_one_image(tmp_path, capsys):
+    from PySide6.QtGui import QImage
+
+    single, pair = tmp_path / "one.png", tmp_path / "two.png"
+    assert run(capsys, "export", "--preset", "projection", "-o", str(single), "--width", "800")[0] == 0
+    assert run(capsys, "export", "--preset", "projection", "--without-projections", "-o", str(pair),
+               "--width", "800")[0] == 0
+    a, b = QImage(str(single)), QImage(str(pair))
+    assert a.width() == b.width() == 800
+    assert b.height() < a.height()  # two figures side by side in the same width: a wider, flatter picture
+
+
+def test_without_projections_needs_an_x(tmp_path, capsys):
+    out = tmp_path / "x.png"
+    code, out_text, err = run(capsys, "export", "--preset", "lesson", "--without-projections", "-o", str(out))
+    assert_one_line_error(code, out_text, err, "--without-projections", "projection mode")
+    assert not out.exists()
+
+
+def test_screenshot_without_projections_opens_the_comparison(tmp_path, capsys, fake_app):
+    code, _, err = run(capsys, "screenshot", "--preset", "projection", "--without-projections",
+                       "-o", str(tmp_path / "s.png"))
+    assert (code, err) == (0, "")
+    (_, scene, *_), = fake_app.calls
+    assert scene.same_as(load_preset("projection"))  # the window shows the scene; the panel shows both
+    assert fake_app.extra == [dict(panels=("unprojected",), model=None)]

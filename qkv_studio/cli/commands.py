@@ -62,6 +62,13 @@ def _cmd_export(argv: list[str]) -> int:
     from qkv_studio.render.figure import FigureOptions
 
     options = FigureOptions(stage=view.stage, query=view.query, heading=_figure_heading(args, head))
+    if getattr(args, "with_projections", None) is not None and fmt.kind == "figure":
+        from dataclasses import replace
+
+        from qkv_studio.core.unprojected import WITH_HEADING, WITHOUT_HEADING
+
+        options = replace(options, heading=WITHOUT_HEADING, compare_with=args.with_projections,
+                          compare_heading=options.heading or WITH_HEADING)
     if args.slides:
         from qkv_studio.export.figures import resolve_options
         from qkv_studio.export.slides import export_slides_pdf
@@ -93,6 +100,10 @@ def _cmd_screenshot(argv: list[str]) -> int:
     args = _screenshot_parser().parse_args(argv)
     out = _check_output(args.output, (".png",), (args.file,))
     scene, view, _, _ = _prepare(args)
+    panels = tuple(args.panel or ())
+    if getattr(args, "with_projections", None) is not None:  # the window shows the scene, the panel both
+        scene = args.with_projections
+        panels = panels if "unprojected" in panels else panels + ("unprojected",)
     model = None
     if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
         model = (args.model, args.text, 0 if args.layer is None else args.layer,
@@ -107,7 +118,7 @@ def _cmd_screenshot(argv: list[str]) -> int:
     except ImportError:
         raise CliError("screenshots are not available yet") from None
     _run_foreign(lambda: screenshot(scene, str(out), size=args.size, presentation=args.presentation,
-                                    theme=args.theme, panels=tuple(args.panel or ()), model=model, view=view),
+                                    theme=args.theme, panels=panels, model=model, view=view),
                  out, "screenshot")
     return 0
 

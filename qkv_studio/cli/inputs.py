@@ -43,6 +43,7 @@ def _model_scene(args: argparse.Namespace) -> Scene:
         if steps is not None and not _generates(model):
             raise CliError(f"--generate needs a model that generates (a causal one); {model.name} does not")
         run = model.run(args.text) if steps is None else model.generate(args.text, steps)
+        args.model_run = run  # (--without-projections takes the layer's input from it)
         return run.head_scene(0 if args.layer is None else args.layer, 0 if args.head is None else args.head)
     except (ModelInputError, ModelUnavailable) as exc:
         raise CliError(str(exc)) from None
@@ -76,7 +77,28 @@ def _prepare(args: argparse.Namespace) -> tuple[Scene, View, str, tuple[int, int
         scene = scene.with_mask(args.mask)
     if args.unscaled:
         scene = scene.with_scale(False)
+    if getattr(args, "without_projections", False):
+        args.with_projections = scene
+        scene = _unprojected(args, scene)
     return scene, view, path, head
+
+
+def _unprojected(args: argparse.Namespace, scene: Scene) -> Scene:
+    """--without-projections: Q = K = V = X of a projection-mode scene, or of --model's layer input."""
+    from qkv_studio.core.unprojected import NEEDS_PROJECTION, without_projections
+
+    run = getattr(args, "model_run", None)
+    if run is not None:
+        from qkv_studio.core.models import ModelInputError
+
+        try:
+            bare = run.unprojected_scene(0 if args.layer is None else args.layer)
+        except ModelInputError as exc:
+            raise CliError(f"--without-projections: {exc}") from None
+        return bare.with_scale(scene.scale) if bare.scale != scene.scale else bare
+    if scene.mode != "projection":
+        raise CliError(f"--without-projections {NEEDS_PROJECTION}; this scene gives Q, K and V directly")
+    return without_projections(scene)
 
 
 def _check_text(option: str, text: str) -> None:

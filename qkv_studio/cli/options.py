@@ -122,6 +122,10 @@ def _add_scene_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--query", metavar="TOKEN|INDEX", help="the query token, by name or 0-based index")
     p.add_argument("--mask", choices=("none", "causal"), help="replace the scene's mask")
     p.add_argument("--unscaled", action="store_true", help="skip the division by √d_k")
+    p.add_argument("--without-projections", action="store_true",
+                   help="Q = K = V = X: the embeddings dotted directly (a projection-mode scene such as --preset "
+                        "projection, or --model's layer input); numbers are that scene's, an image shows it "
+                        "beside the learned projections")
 
 
 def _window_parser() -> _Parser:

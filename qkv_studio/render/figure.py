@@ -95,6 +95,11 @@ class FigureOptions:
     colormap: str = DEFAULT_SEQUENTIAL
     font_scale: float = 1.0
     heading: str = ""  # what the figure is of, before the title: "head 1 (of heads 0–1)", a model's layer and head
+    #: fixed colour levels (lo, hi) instead of the stage's own (figures side by side share one scale)
+    levels: tuple[float, float] | None = None
+    #: a second scene drawn to the right of this one on the same levels (see :mod:`qkv_studio.render.pair`)
+    compare_with: Scene | None = None
+    compare_heading: str = ""
 
     def validated(self) -> "FigureOptions":
         """Self, or ValueError naming the bad option."""
@@ -111,6 +116,9 @@ class FigureOptions:
             raise ValueError(f"unknown colormap {self.colormap!r} (use {', '.join(SEQUENTIAL)})")
         if not (isinstance(self.font_scale, (int, float)) and 0.25 <= self.font_scale <= 4):
             raise ValueError(f"font scale must be between 0.25 and 4, got {self.font_scale!r}")
+        if self.levels is not None and not (len(self.levels) == 2 and all(map(math.isfinite, self.levels))
+                                            and self.levels[0] < self.levels[1]):
+            raise ValueError(f"colour levels must be two finite numbers, low < high, got {self.levels!r}")
         return self
 
 
@@ -373,6 +381,8 @@ def stage_scale(scene: Scene, options: FigureOptions) -> ColorScale:
     """The colour scale the figure (and the window) uses for this stage."""
     matrix = scene.result().stage(options.stage)
     sc = scale_for(options.stage, matrix, options.colormap)
+    if options.levels is not None:
+        sc = replace(sc, lo=float(options.levels[0]), hi=float(options.levels[1]))
     legend = stage_spec(options.stage).words(scene.scale).legend
     return sc if legend == sc.label else replace(sc, label=legend)
 
@@ -602,6 +612,10 @@ def figure_layout(scene: Scene, options: FigureOptions, size: QSizeF | None = No
 
 def figure_size(scene: Scene, options: FigureOptions) -> QSizeF:
     """Natural size of the figure at scale 1 (logical px; 0.75 pt each in a PDF)."""
+    if options.compare_with is not None:
+        from qkv_studio.render.pair import pair_size
+
+        return pair_size(scene, options)
     return QSizeF(_layout(scene, options).logical_size)
 
 
@@ -749,8 +763,12 @@ def paint_figure(painter: QPainter, rect: QRectF, scene: Scene, options: FigureO
 
     The background is *not* filled here unless ``options.background`` asks for one (then ``rect`` is
     filled).  With ``morph``, a frame of the stage morph (see :class:`Morph`).  Returns the layout
-    used, mapped into ``rect``.
+    used, mapped into ``rect`` (of the left figure when ``options.compare_with`` draws two).
     """
+    if options.compare_with is not None:
+        from qkv_studio.render.pair import paint_pair
+
+        return paint_pair(painter, rect, scene, options)
     lay = _layout(scene, options, morph)
     lay.transform = _fit(lay.logical_size, QRectF(rect))
     bg = background_color(options)

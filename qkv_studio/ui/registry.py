@@ -40,7 +40,9 @@ class PanelSpec:
     show/hide toggle.  ``menu`` is the menu bar's menu the entry goes in (made if no other has it).  ``menu_text`` empty: no action of its own; ``cli_name`` None: not a ``--panel`` choice.
     ``focus`` names an attribute of the panel that takes the keyboard focus when the menu opens it;
     ``on_show`` (a factory-like path or callable, called as ``on_show(window)``) runs each time its
-    menu entry brings the panel forward.
+    menu entry brings the panel forward.  ``kind="centre"`` is a view shown in the window's centre in
+    place of the heatmap (a comparison that needs the room, on the projector too): its menu entry is a
+    checkable toggle, and turning it off (or the heatmap's own View → Heatmap) brings the heatmap back.
     """
 
     name: str
@@ -52,7 +54,7 @@ class PanelSpec:
     shortcut: str = ""
     tip: str = ""
     cli_name: str | None = None
-    kind: Literal["dock", "dialog"] = "dock"
+    kind: Literal["dock", "dialog", "centre"] = "dock"
     lazy: bool = True
     attribute: str = ""
     focus: str = ""
@@ -61,8 +63,8 @@ class PanelSpec:
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
             raise ValueError(f"panel name {self.name!r} is not an identifier")
-        if self.kind == "dialog" and not self.lazy:
-            raise ValueError(f"panel {self.name!r}: a dialog is built when first opened (lazy)")
+        if self.kind in ("dialog", "centre") and not self.lazy:
+            raise ValueError(f"panel {self.name!r}: a {self.kind} panel is built when first opened (lazy)")
 
     @property
     def attr(self) -> str:
@@ -107,6 +109,11 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("model", "Real model", f"{_WIRING}:model", menu_text="&Real model…",
               shortcut="Ctrl+Shift+M", tip="A real transformer's heads on any sentence, offline",
               cli_name="model", focus="sentence"),
+    # The lesson's "why three projections?": the scene with Q = K = V = X beside the learned projections.
+    PanelSpec("unprojected", "Without projections", f"{_WIRING}:unprojected", menu="&Attention",
+              menu_text="&Without projections", shortcut="Ctrl+Shift+W",
+              tip="The embeddings dotted directly (Q = K = V = X) beside the learned projections: why three?",
+              cli_name="unprojected", kind="centre"),
     # A dialog of the Help menu: non-modal and kept, so answers survive closing it.
     PanelSpec("quiz", "Check yourself", f"{_WIRING}:quiz", menu="&Help", menu_text="&Check yourself…",
               tip="The lesson's three questions with feedback, and the pipeline card", cli_name="quiz",

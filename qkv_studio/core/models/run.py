@@ -153,3 +153,16 @@ class ModelRun:
                              f"(d_k = {self.head_dim}); its softmax weights are the model's."),
             )
         return self._scenes[key]
+
+    def unprojected_scene(self, layer: int) -> Scene:
+        """The layer's input X as the scene without projections (Q = K = V = X, ÷√d on, the run's mask):
+        what attention would be if the embeddings were dotted directly (the lesson's "why three
+        projections?").  Needs the run's ``hidden`` states; a model that does not keep them says so."""
+        from qkv_studio.core.unprojected import from_embeddings
+
+        layer, _ = self.check(layer, 0)
+        if self.hidden is None:
+            raise ModelInputError(f"{self.model} does not keep its layers' inputs, so “without projections” "
+                             "cannot be shown for it")
+        return from_embeddings(self.scene_tokens(), self.hidden[layer], mask=self.mask, scale=True,
+                               title=f"{self.label} layer {layer} input")

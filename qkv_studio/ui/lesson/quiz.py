@@ -110,6 +110,27 @@ QUESTIONS: tuple[Question, ...] = (
                    "values are what gets handed over."),
         ),
     ),
+    # The lesson's first "Ask your teacher" question (Attention → Without projections shows the answer).
+    Question(
+        "Ask your teacher: why three separate projections, instead of dotting the embeddings directly (Q = K = V = X)?",
+        (
+            Option("To make the computation faster", False,
+                   "The projections add work (three matrix products); they are there for what they let attention "
+                   "express, not for speed. Attention → Without projections shows what is lost without them."),
+            Option("With X·Xᵀ each token matches itself best and a→b scores the same as b→a", True,
+                   "x·x = |x|² makes the diagonal strong and x<sub>a</sub>·x<sub>b</sub> = x<sub>b</sub>·x<sub>a</sub> "
+                   "makes the grid symmetric, so a token can only look for what it is itself. Separate W<sup>Q</sup> "
+                   "and W<sup>K</sup> let what a token looks for differ from how it advertises itself (a verb "
+                   "looking for its subject), and W<sup>V</sup> what it hands over. See it with the scene's own "
+                   "numbers: Attention → Without projections (Ctrl+Shift+W)."),
+            Option("Because the softmax needs three inputs", False,
+                   "The softmax takes one row of scores at a time. The three projections give each token three "
+                   "different roles: what it looks for (Q), how it is found (K) and what it hands over (V)."),
+            Option("It makes no difference: the weights come out the same", False,
+                   "They do not: without projections the scores are X·Xᵀ, symmetric with a strong diagonal. "
+                   "Compare both side by side: Attention → Without projections."),
+        ),
+    ),
 )
 
 RECALL_PROMPT = ("Recall the full scaled dot-product attention pipeline: the formula and what each of the four "

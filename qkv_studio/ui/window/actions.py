@@ -169,6 +169,7 @@ MENU: tuple[Row, ...] = (
            tip="Edit the embeddings X and the three learned projection matrices; Q, K, V are derived from them"),
     Action("randomise", "&Randomise the projection matrices", _randomise, A, ("Ctrl+R",),
            tip="Seeded random learned matrices (switches to projection mode)"),
+    Group(A, menus.panels),  # (Without projections: the registry's panels of this menu)
 
     Group(V, menus.core_docks),
     Separator(V),

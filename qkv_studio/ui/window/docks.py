@@ -118,6 +118,9 @@ class PanelHost:
         """Bring a panel to the front (a dialog: build, restyle and show it)."""
         spec = self.spec_of(dock_or_name)
         w = self._window
+        if spec.kind == "centre":
+            self.show_centre(spec.name)
+            return
         if not spec.docked:
             dialog = self.panel(spec.name)
             _style(dialog, w, colormap=False)
@@ -129,6 +132,35 @@ class PanelHost:
         dock.raise_()
         if spec.on_show is not None:
             registry.resolve(spec.on_show)(w)
+
+    # ---- the centre: the heatmap, or a centre panel in its place -----------------------------------
+    def show_centre(self, name: str | None) -> None:
+        """Show the centre panel ``name`` in place of the heatmap (None: the heatmap again); its menu
+        entry's check follows."""
+        w = self._window
+        stack = w.centre_stack
+        if name is None:
+            stack.setCurrentWidget(w.heatmap)
+        else:
+            panel = self.panel(name)
+            if stack.indexOf(panel) < 0:
+                _style(panel, w, colormap=True)
+                stack.addWidget(panel)
+            stack.setCurrentWidget(panel)
+            if self._specs[name].on_show is not None:
+                registry.resolve(self._specs[name].on_show)(w)
+        for spec in self._specs.values():
+            act = getattr(w, f"act_{spec.name}", None)
+            if spec.kind == "centre" and act is not None:
+                act.setChecked(spec.name == name)
+
+    def centre(self) -> str | None:
+        """The centre panel shown in place of the heatmap, or None when the heatmap shows."""
+        current = self._window.centre_stack.currentWidget()
+        for name, panel in self._built.items():
+            if panel is current and self._specs[name].kind == "centre":
+                return name
+        return None
 
     def open(self, name: str) -> None:
         """The panel's menu entry: bring it forward and give the keyboard to its ``focus`` widget."""

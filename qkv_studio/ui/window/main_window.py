@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
 from qkv_studio import _resume_gc
 from qkv_studio.core import Scene, View
@@ -102,7 +102,10 @@ class MainWindow(QMainWindow):
         lay = QVBoxLayout(centre)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.stepper)
-        lay.addWidget(self.heatmap, 1)
+        # The heatmap, or a centre panel of the registry in its place (e.g. Attention → Without projections)
+        self.centre_stack = QStackedWidget()
+        self.centre_stack.addWidget(self.heatmap)
+        lay.addWidget(self.centre_stack, 1)
         self.setCentralWidget(centre)
         self.panel_host.build_docks()  # (the core docks and the View menu's, see qkv_studio.ui.registry)
 

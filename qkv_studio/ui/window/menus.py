@@ -48,8 +48,14 @@ def core_docks(window: "MainWindow", menu: QMenu) -> None:
 def _panel_action(window: "MainWindow", spec: PanelSpec) -> QAction:
     from qkv_studio.ui.window.actions import make_action
 
-    act = make_action(window, spec.menu_text, lambda w, _=False, name=spec.name: w.open_panel(name),
-                      (spec.shortcut,) if spec.shortcut else (), tip=spec.tip)
+    keys = (spec.shortcut,) if spec.shortcut else ()
+    if spec.kind == "centre":  # a toggle: the panel in the centre, or the heatmap back
+        act = make_action(window, spec.menu_text,
+                          lambda w, on=False, name=spec.name: w.panel_host.show_centre(name if on else None),
+                          keys, checkable=True, tip=spec.tip)
+    else:
+        act = make_action(window, spec.menu_text, lambda w, _=False, name=spec.name: w.open_panel(name),
+                          keys, tip=spec.tip)
     setattr(window, f"act_{spec.name}", act)
     return act
 

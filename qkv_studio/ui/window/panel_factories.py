@@ -130,6 +130,19 @@ def model(window: "MainWindow") -> QWidget:
     return panel
 
 
+def unprojected(window: "MainWindow") -> QWidget:
+    from qkv_studio.ui.lesson.unprojected_view import UnprojectedView
+
+    def model_source():
+        """The model panel's run and layer while the window shows its head (its X is the layer's input)."""
+        panel = window.built_panel("model")
+        if panel is not None and panel.run is not None and panel.showing_model_head():
+            return panel.run, panel.layer
+        return None
+
+    return UnprojectedView(window.session, model_source=model_source, appearance=window.appearance)
+
+
 def quiz(window: "MainWindow") -> QWidget:
     from qkv_studio.ui.lesson.quiz import QuizDialog
 

@@ -146,7 +146,7 @@ class Presentation:
         main = None if view == "heatmap" else w.dock(view)
         below = w.dock_calc if main is None else main
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
-        w.heatmap.setVisible(main is None)
+        w.centre_stack.setVisible(main is None)
         for dock in (w.dock_editors, w.dock_calc, w.dock_blend, w.dock_plane):
             if dock is not below and dock is not side:
                 dock.hide()
@@ -202,7 +202,7 @@ class Presentation:
             if bar is not None:
                 bar.deleteLater()
         self._bare_docks.clear()
-        w.heatmap.show()
+        w.centre_stack.show()
         self._slide_view = None
         self._side = False
 

@@ -1,4 +1,4 @@
-"""Check yourself: the lesson's three questions answered with qtbot; feedback and score."""
+"""Check yourself: the lesson's three questions and its first "Ask your teacher" answered with qtbot; feedback and score."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.lesson.quiz import QUESTIONS, RECALL_FORMULA, QuizDialog
 from qkv_studio.state.appearance import Appearance
 
-RIGHT = [2, 1, 0]  # the right option of each question
+RIGHT = [2, 1, 0, 1]  # the right option of each question
 
 
 @pytest.fixture
@@ -36,17 +36,19 @@ def test_the_lessons_three_questions():
         assert all(o.why for o in q.options)
     assert QUESTIONS[0].options[RIGHT[0]].text.startswith("The value vectors")
     assert "variance fix, not a cosmetic one" in QUESTIONS[1].options[RIGHT[1]].why
+    assert "three separate projections" in prompts[3]
+    assert all("Without projections" in o.why for o in QUESTIONS[3].options if o.correct or "faster" in o.text)
 
 
-def test_all_right_scores_three(qtbot, quiz):
+def test_all_right_scores_four(qtbot, quiz):
     assert quiz.score() == 0 and quiz.answered() == 0
-    assert "0 of 3" in quiz.score_label.text()
+    assert "0 of 4" in quiz.score_label.text()
     for q, right in enumerate(RIGHT):
         click(qtbot, quiz, q, right)
         fb = quiz.questions[q].feedback
         assert fb.isVisible() and "✓ Right." in fb.text()
-    assert quiz.score() == 3 and quiz.answered() == 3
-    assert "Score: 3 of 3" in quiz.score_label.text() and "all right" in quiz.score_label.text()
+    assert quiz.score() == 4 and quiz.answered() == 4
+    assert "Score: 4 of 4" in quiz.score_label.text() and "all right" in quiz.score_label.text()
 
 
 def test_a_wrong_answer_says_why_not_and_counts_as_first_answer(qtbot, quiz):
@@ -62,7 +64,9 @@ def test_a_wrong_answer_says_why_not_and_counts_as_first_answer(qtbot, quiz):
     click(qtbot, quiz, 2, 1)  # softmax before scaling
     assert "before the softmax" in quiz.questions[2].feedback.text()
     assert quiz.score() == 0 and quiz.answered() == 3
-    assert "Score: 0 of 3" in quiz.score_label.text()
+    assert "Score: 0 of 4" in quiz.score_label.text()
+    click(qtbot, quiz, 3, 3)  # "no difference"
+    assert "symmetric with a strong diagonal" in quiz.questions[3].feedback.text()
 
 
 def test_clicking_an_answers_text_picks_it(qtbot, quiz):
