@@ -150,7 +150,7 @@ def suffix_problem(text: str, offered: tuple[str, ...]) -> str:
 
 
 def target_path(text: str, folder: str, suffix: str, offered: tuple[str, ...]) -> Path | None:
-    """The file a typed name means (None when empty): a relative name in ``folder``, the format's
+    """The file a typed name means (None when empty or only a folder): a relative name in ``folder``, the format's
     ``suffix`` in place of an offered one, added to a name without one; an unknown ending is kept (see
     :func:`suffix_problem`)."""
     text = text.strip()
@@ -159,9 +159,11 @@ def target_path(text: str, folder: str, suffix: str, offered: tuple[str, ...]) -
     p = Path(os.path.expanduser(text))
     if not p.is_absolute():
         p = Path(folder) / p
+    if not p.name or text.endswith(("/", os.sep)):  # (a folder, not a file: "/" while typing "/home/…")
+        return None
     typed = typed_suffix(text)
     if typed in offered:
         return p.with_suffix(suffix)
     if typed:
         return p
-    return p.with_name(p.name + suffix) if p.name else p
+    return p.with_name(p.name + suffix)
