@@ -3,13 +3,13 @@
 Public API::
 
     export_file(scene, path, *, width=None, theme=None, colormap=None, options=None,
-                query=None, stages=None, motion=None, picture="figure", slide=None) -> None
+                query=None, stages=None, motion=None, picture=None, slide=None) -> None
     export_bytes(scene, suffix, options, width, *, query=None, stages=None, motion=None,
-                 picture="figure", slide=None) -> bytes
+                 picture=None, slide=None) -> bytes
 
 ``picture`` is what the file shows (:data:`qkv_studio.export.formats.PICTURES`): the heatmap figure, the
 presentation ``slide`` (painted by ``slide``, a :class:`qkv_studio.export.slide.SlidePainter`) or
-``slides``, a page per stage.
+``slides``, a page per stage; None (the default) the format's own (a ``.pptx`` is slides already).
 
 The format follows the path's suffix (the registry :mod:`qkv_studio.export.formats`).  Every file is
 produced in memory first and then written atomically (:mod:`qkv_studio.export.atomic`): on any
@@ -42,7 +42,7 @@ def unknown_format(path: str | os.PathLike, suffix: str, kind: formats.Kind | No
 
 def export_bytes(scene: Scene, suffix: str, options: FigureOptions, width: int, *, query: int | None = None,
                  stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None,
-                 picture: str = "figure", slide: SlidePainter | None = None) -> bytes:
+                 picture: str | None = None, slide: SlidePainter | None = None) -> bytes:
     """The contents of an export file of the given suffix (``.png`` … ``.json``): the registry's writer
     for it, given ``options`` (validated) and the PNG ``width`` (an animation's frame width); an
     animation's or a deck's ``stages`` and ``motion``; ValueError for an unknown suffix."""
@@ -62,7 +62,7 @@ def export_bytes(scene: Scene, suffix: str, options: FigureOptions, width: int, 
 def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = None, theme: str | None = None,
                 colormap: str | None = None, options: FigureOptions | None = None, query: int | None = None,
                 stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None,
-                picture: str = "figure", slide: SlidePainter | None = None) -> None:
+                picture: str | None = None, slide: SlidePainter | None = None) -> None:
     """Write the figure or the numbers to ``path``; the format follows its suffix.
 
     ``.png`` is ``width`` pixels wide (default 1600; height follows); ``.svg``/``.pdf`` are vector

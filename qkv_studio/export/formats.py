@@ -268,8 +268,11 @@ def pictures(fmt: ExportFormat) -> tuple[str, ...]:
     return ("figure",) + (("slide",) if fmt.slide else ()) + (("slides",) if fmt.slides else ())
 
 
-def writer(fmt: ExportFormat, picture: str = "figure") -> Callable[[ExportJob], bytes]:
-    """The function that writes ``picture`` in ``fmt``; ValueError naming the formats that have it."""
+def writer(fmt: ExportFormat, picture: str | None = None) -> Callable[[ExportJob], bytes]:
+    """The function that writes ``picture`` in ``fmt`` (None: the format's own, ``write``); ValueError
+    naming the formats that have it."""
+    if picture is None:
+        return fmt.write
     if picture not in pictures(fmt) and not (picture == "figure" and fmt.kind == "numbers"):
         having = [f.suffix for f in formats() if picture in pictures(f)]
         what = PICTURES.get(picture, picture).lower()
