@@ -83,11 +83,35 @@ def figure_rect(scene: Scene, options: FigureOptions, size: tuple[int, int]) -> 
     return (fw - w) // 2, (fh - h) // 2, w, h
 
 
+def generation_rects(scene: Scene, options: FigureOptions, size: tuple[int, int], generated: int
+                     ) -> dict[int, tuple[int, int, int, int]]:
+    """Where each step of a generation goes in a frame, by its number of tokens: every step at one scale
+    (the largest at which each fits) from one top-left corner, so the grid stays put and grows by a row
+    and a column a step (each rect of exactly the size a PNG export ``w`` px wide has)."""
+    fw, fh = size
+    steps = {m: generation_step(scene, options, m, generated) for m in range(scene.n - generated, scene.n + 1)}
+    naturals = {m: figure_size(s, o) for m, (s, o) in steps.items()}
+    most_w = max(n.width() for n in naturals.values())
+    most_h = max(n.height() for n in naturals.values())
+    k = min(fw / most_w, fh / most_h)
+    x0, y0 = int((fw - most_w * k) // 2), int((fh - most_h * k) // 2)
+    rects = {}
+    for m, natural in naturals.items():
+        w = max(16, min(fw - x0, int(natural.width() * k)))
+        h = max(1, round(w * natural.height() / natural.width()))
+        while w > 16 and h > fh - y0:
+            w -= 1
+            h = max(1, round(w * natural.height() / natural.width()))
+        rects[m] = (x0, y0, w, h)
+    return rects
+
+
 class _Painter:
     """Draws the pictures of one animation (the stills once each)."""
 
     def __init__(self, scene: Scene, options: FigureOptions, size: tuple[int, int], generated: int = 0) -> None:
         self.scene, self.options, self.size, self.generated = scene, options, size, generated
+        self._steps = {} if not generated else generation_rects(scene, options, size, generated)
 
     def draw(self, frame: Frame) -> QImage:
         opts = _frame_options(self.options, frame.stage)
@@ -100,7 +124,7 @@ class _Painter:
             raise ValueError(f"cannot allocate a {w}×{h} frame")
         bg = background_color(opts)
         img.fill(bg if bg.alpha() == 255 else QColor("#ffffff"))
-        x, y, fw, fh = figure_rect(scene, opts, self.size)
+        x, y, fw, fh = self._steps.get(frame.tokens) or figure_rect(scene, opts, self.size)
         painter = QPainter(img)
         try:
             painter.translate(x, y)

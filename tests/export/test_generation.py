@@ -84,6 +84,9 @@ def test_cli_animates_the_generation_row_by_row(toygen, tmp_path):
     # Each step is the still figure of the first tokens, the newest token's row outlined, the step named.
     scene = toygen.generate("the cat sat", 3).head_scene(1, 2)
     heading = "Toy generating LM layer 1 head 2"  # (the command line names the model by its title)
+    rects = motion.generation_rects(scene, FigureOptions(heading=heading, query=2).validated(),
+                                    motion.frame_size(WIDTH), 3)
+    assert len({r[:2] for r in rects.values()}) == 1  # one top-left corner: the grid grows in place
     for k, frame in enumerate(frames):
         step, opts = motion.generation_step(scene, FigureOptions(heading=heading).validated(), 3 + k, 3)
         assert opts.query == 2 + k and step.n == 3 + k
@@ -91,7 +94,7 @@ def test_cli_animates_the_generation_row_by_row(toygen, tmp_path):
         # (the step names the token as the figure labels it: the second "the" is "the·2")
         assert opts.heading == heading + " · " + ("the prompt" if k == 0 else
                                                   f"step {k} of 3: + “{step.token_label(2 + k)}”")
-        x, y, w, h = motion.figure_rect(step, opts, motion.frame_size(WIDTH))
+        x, y, w, h = rects[3 + k]
         still_path = tmp_path / f"still-{k}.png"
         export_file(step, still_path, width=w, options=opts)
         with Image.open(still_path) as im:
