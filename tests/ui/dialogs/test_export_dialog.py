@@ -531,3 +531,19 @@ def test_the_slides_pdf_and_the_pptx_deck_are_exported_from_the_dialog(qtbot, wi
     assert d.export_to(tmp_path / "deck.pptx") == [tmp_path / "deck.pptx"]
     assert len(Presentation(str(tmp_path / "deck.pptx")).slides) == 5
     d.reject()
+
+
+def test_file_export_in_the_window_offers_the_slide_and_writes_it(qtbot, window, tmp_path, monkeypatch):
+    asked = _answer(monkeypatch, QMessageBox.Yes)
+    window.act_export.trigger()
+    d = window._export_dialog
+    qtbot.waitUntil(d.isVisible, timeout=5000)
+    assert d.can_compose_slides and "slide" in _pictures(d)
+    d.picture_combo.setCurrentIndex(d.picture_combo.findData("slide"))
+    d.width_spin.setValue(960)
+    (tmp_path / "slide.png").write_bytes(b"old")
+    _type(qtbot, d.path_edit, str(tmp_path / "slide.png"))
+    d.export_button.click()
+    assert len(asked) == 1  # replacing the old file was confirmed
+    assert QImage(str(tmp_path / "slide.png")).size() == QSize(960, 540)
+    assert window.session.stage == "weights" and not window.presentation.on  # the lecturer's window is untouched
