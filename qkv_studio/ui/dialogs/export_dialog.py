@@ -284,8 +284,13 @@ class ExportDialog(QDialog):
 
     def _update_path_note(self) -> None:
         problem = self.path_problem()
+        if problem == self.path_note.text():
+            return
         self.path_note.setText(problem)
         self.path_note.setVisible(bool(problem))
+        if problem and self.isVisible():  # (an open dialog grows to hold the note's lines)
+            self.layout().activate()
+            self.resize(self.size().expandedTo(self.sizeHint()))
 
     def _fix_background(self) -> None:
         """Transparent only for formats that keep it (PNG, SVG; a PDF page is opaque): else disabled."""

@@ -145,8 +145,7 @@ def suffix_problem(text: str, offered: tuple[str, ...]) -> str:
     suffix = typed_suffix(text)
     if not suffix or suffix in offered:
         return ""
-    return (f"{Path(text.strip()).name} ends in {suffix!r}, which is not a format the export writes: "
-            f"use {formats.spelled(list(offered))}")
+    return f"{suffix!r} is not a format the export writes: use {formats.spelled(list(offered))}"
 
 
 def target_path(text: str, folder: str, suffix: str, offered: tuple[str, ...]) -> Path | None:
