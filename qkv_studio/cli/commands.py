@@ -76,9 +76,36 @@ def _cmd_export(argv: list[str]) -> int:
         slide_options = resolve_options(scene, options, theme=args.theme, colormap=args.colormap)
         _run_foreign(lambda: export_slides_pdf(scene, out, options=slide_options, **extra), out, "export")
         return 0
+    if args.slide:
+        _run_foreign(lambda: _export_slide(scene, view, out, args, options), out, "export")
+        return 0
     _run_foreign(lambda: export_file(scene, str(out), width=args.width, theme=args.theme,
                                      colormap=args.colormap, options=options, **extra), out, "export")
     return 0
+
+
+def _export_slide(scene, view: View, out, args: argparse.Namespace, options) -> None:
+    """``--slide``: the window's presentation slide of the view, composed offscreen at --width × 9/16."""
+    import os
+
+    from qkv_studio.app import _quiet_harmless_qt_messages, ensure_qapp
+    from qkv_studio.cli.options import SLIDE_WIDTH
+    from qkv_studio.ui.window.slide_picture import SlideComposer
+
+    ensure_qapp(offscreen_if_headless=True)
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
+        _quiet_harmless_qt_messages()  # (as a screenshot does: the offscreen platform's size hints)
+    width = args.width or SLIDE_WIDTH
+    composer = SlideComposer()
+    try:
+        slide = composer.compose(scene, view, size=(width, round(width * 9 / 16)), theme=args.theme,
+                                 colormap=args.colormap)
+        from qkv_studio.export.files import export_file
+
+        export_file(scene, str(out), theme=args.theme, colormap=args.colormap, options=options, picture="slide",
+                    slide=slide)
+    finally:
+        composer.close()
 
 
 def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> str:

@@ -45,6 +45,12 @@ DEFAULT_SIZE = (1600, 900)
 PANELS = panel_registry.cli_names()  # (the panel registry imports no Qt)
 
 
+SLIDE_WIDTH = 1920  # --slide: a 1920×1080 slide unless --width says otherwise
+
+
+ANIMATIONS = ("stages", "generation")  # --animate
+
+
 MAX_GENERATE = 256  # --generate N: at ~0.1 s a token, a bound well before it feels like a hang
 
 
@@ -252,6 +258,14 @@ def _add_motion_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--stages", type=_stages, metavar="A,B,…",
                    help=f"which stages, in order (default all: {','.join(STAGES)})")
     g.add_argument("--slides", action="store_true", help="with -o NAME.pdf: a multi-page PDF, one slide per stage")
+    slide = "/".join(f.suffix for f in formats.formats() if "slide" in formats.pictures(f))
+    g.add_argument("--slide", action="store_true",
+                   help=f"with -o NAME{slide.replace('/', '|')}: the presentation slide as the audience sees it "
+                        "(stage bar, formula, caption, the stage's view and the table) instead of the bare "
+                        f"figure; --width sets the slide's width (default {SLIDE_WIDTH}), 16:9")
+    g.add_argument("--animate", choices=ANIMATIONS, default=None,
+                   help="what an animation shows: the stages one after another (default), or 'generation': "
+                        "with --model and --generate N, each generated token's row appearing, step by step")
 
 
 def _motion_job(args: argparse.Namespace, fmt: formats.ExportFormat) -> dict:
@@ -263,6 +277,22 @@ def _motion_job(args: argparse.Namespace, fmt: formats.ExportFormat) -> dict:
                        f"({formats.spelled(formats.suffixes('animation'))}), not {fmt.suffix}")
     if args.slides and fmt.suffix != ".pdf":
         raise CliError(f"--slides writes a multi-page PDF: the output must end in .pdf, not {fmt.suffix}")
+    if args.slide and args.slides:
+        raise CliError("give --slide (the slide of one stage) or --slides (a page per stage), not both")
+    if args.slide and "slide" not in formats.pictures(fmt):
+        having = [f.suffix for f in formats.formats() if "slide" in formats.pictures(f)]
+        raise CliError(f"--slide writes a picture of the slide: the output must end in {formats.spelled(having)}, "
+                       f"not {fmt.suffix}")
+    if args.slide and args.stages is not None:
+        raise CliError("--stages is for animations and decks; the slide shows one stage (--stage)")
+    generation = args.animate == "generation"
+    if args.animate is not None and fmt.kind != "animation":
+        raise CliError(f"--animate is for animations ({formats.spelled(formats.suffixes('animation'))}), "
+                       f"not {fmt.suffix}")
+    if generation and not getattr(args, "generate", None):
+        raise CliError("--animate generation needs --model with --text and --generate N (N ≥ 1): the steps to show")
+    if generation and args.stages is not None:
+        raise CliError("--animate generation shows one stage (--stage) at every step, not --stages")
     if args.stages is not None and fmt.kind not in ("animation", "deck") and not args.slides:
         raise CliError(f"--stages is for animations and decks "
                        f"({formats.spelled(formats.suffixes('animation') + formats.suffixes('deck'))}), "
@@ -273,7 +303,7 @@ def _motion_job(args: argparse.Namespace, fmt: formats.ExportFormat) -> dict:
 
     defaults = MotionOptions()
     motion = MotionOptions(fps=args.fps or defaults.fps, hold=defaults.hold if args.hold is None else args.hold,
-                           loop=not args.no_loop)
+                           loop=not args.no_loop, generated=args.generate if generation else 0)
     return {"stages": args.stages, "motion": motion}
 
 

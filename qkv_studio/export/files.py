@@ -3,8 +3,13 @@
 Public API::
 
     export_file(scene, path, *, width=None, theme=None, colormap=None, options=None,
-                query=None, stages=None, motion=None) -> None
-    export_bytes(scene, suffix, options, width, *, query=None, stages=None, motion=None) -> bytes
+                query=None, stages=None, motion=None, picture=None, slide=None) -> None
+    export_bytes(scene, suffix, options, width, *, query=None, stages=None, motion=None,
+                 picture=None, slide=None) -> bytes
+
+``picture`` is what the file shows (:data:`qkv_studio.export.formats.PICTURES`): the heatmap figure, the
+presentation ``slide`` (painted by ``slide``, a :class:`qkv_studio.export.slide.SlidePainter`) or
+``slides``, a page per stage; None (the default) the format's own (a ``.pptx`` is slides already).
 
 The format follows the path's suffix (the registry :mod:`qkv_studio.export.formats`).  Every file is
 produced in memory first and then written atomically (:mod:`qkv_studio.export.atomic`): on any
@@ -24,6 +29,7 @@ from qkv_studio.export import formats
 from qkv_studio.export.atomic import reason, write_atomic
 
 if TYPE_CHECKING:
+    from qkv_studio.export.slide import SlidePainter
     from qkv_studio.export.timeline import MotionOptions
     from qkv_studio.render.figure import FigureOptions
 
@@ -35,32 +41,36 @@ def unknown_format(path: str | os.PathLike, suffix: str, kind: formats.Kind | No
 
 
 def export_bytes(scene: Scene, suffix: str, options: FigureOptions, width: int, *, query: int | None = None,
-                 stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None) -> bytes:
+                 stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None,
+                 picture: str | None = None, slide: SlidePainter | None = None) -> bytes:
     """The contents of an export file of the given suffix (``.png`` … ``.json``): the registry's writer
     for it, given ``options`` (validated) and the PNG ``width`` (an animation's frame width); an
     animation's or a deck's ``stages`` and ``motion``; ValueError for an unknown suffix."""
     fmt = formats.get(suffix)
     if fmt is None:
         raise ValueError(f"unknown format {suffix or '(no suffix)'!r}: use {', '.join(formats.suffixes())}")
+    write = formats.writer(fmt, picture)
     if fmt.needs_qt:
         from qkv_studio.export.figures import ensure_app
 
         ensure_app()
-    return fmt.write(formats.ExportJob(scene=scene, stage=options.stage, options=options, width=width,
-                                       query=options.query if query is None else query, stages=stages,
-                                       motion=motion))
+    return write(formats.ExportJob(scene=scene, stage=options.stage, options=options, width=width,
+                                   query=options.query if query is None else query, stages=stages,
+                                   motion=motion, slide=slide))
 
 
 def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = None, theme: str | None = None,
                 colormap: str | None = None, options: FigureOptions | None = None, query: int | None = None,
-                stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None) -> None:
+                stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None,
+                picture: str | None = None, slide: SlidePainter | None = None) -> None:
     """Write the figure or the numbers to ``path``; the format follows its suffix.
 
     ``.png`` is ``width`` pixels wide (default 1600; height follows); ``.svg``/``.pdf`` are vector
     (``width`` is ignored); ``.csv`` is the options' stage, ``.json`` every stage (with the
     options' query and stage as the view); ``.gif``/``.apng``/``.mp4`` the ``stages`` moving as
     ``motion`` says, in 16:9 frames ``width`` px wide.  ``theme`` (default light) and ``colormap``
-    override those of ``options``.
+    override those of ``options``.  ``picture="slide"`` writes the presentation slide ``slide`` paints
+    (``.png``/``.svg``/``.pdf``), ``picture="slides"`` a page per stage (``.pdf``, ``.pptx``).
     Raises ValueError (bad option, unknown suffix) or OSError ("cannot write PATH: reason"); either
     way no file, partial or temporary, is left behind.
     """
@@ -68,12 +78,18 @@ def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = No
 
     path = Path(path)
     suffix = path.suffix.lower()
-    if formats.get(suffix) is None:
+    fmt = formats.get(suffix)
+    if fmt is None:
         raise ValueError(unknown_format(path, suffix))
+    try:
+        formats.writer(fmt, picture)
+    except ValueError as exc:
+        raise ValueError(f"cannot export to {path}: {exc}") from None
     opts = resolve_options(scene, options, theme=theme, colormap=colormap)
     px = check_width(width)
     try:
-        data = export_bytes(scene, suffix, opts, px, query=query, stages=stages, motion=motion)
+        data = export_bytes(scene, suffix, opts, px, query=query, stages=stages, motion=motion, picture=picture,
+                            slide=slide)
     except OSError as exc:
         raise OSError(f"cannot write {path}: {reason(exc)}") from exc
     write_atomic(path, data)

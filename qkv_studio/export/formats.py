@@ -19,7 +19,10 @@ atomically and words the message), and add one entry to ``_BUILT_IN`` below, e.g
 
     ExportFormat(".tsv", "TSV — current stage", "numbers", _tsv, needs_qt=False)
 
-then a test in ``tests/export/`` that writes one.  Kinds: ``figure`` (one stage's heatmap),
+then a test in ``tests/export/`` that writes one.  A format may also write two other pictures of the
+lesson: ``slide`` (the presentation slide as the audience sees it, painted by ``job.slide``: the
+command line's ``--slide``) and ``slides`` (a page per stage: ``--slides``); the export dialog offers
+them in its *Picture* box for the formats that have them.  Kinds: ``figure`` (one stage's heatmap),
 ``numbers``, ``animation`` (the stage sequence moving: ``job.motion``, ``job.stages``) and ``deck``
 (a slide per stage: ``job.stages``).  (:func:`register` adds one at run time; tests use it
 with a monkeypatched :data:`REGISTRY`.)
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 if TYPE_CHECKING:
     from qkv_studio.core import Scene
+    from qkv_studio.export.slide import SlidePainter
     from qkv_studio.export.timeline import MotionOptions
     from qkv_studio.render.figure import FigureOptions
 
@@ -52,7 +56,8 @@ class ExportJob:
     validated :class:`qkv_studio.render.figure.FigureOptions` for a figure and None for numbers;
     ``width`` is a raster figure's width in pixels; ``head`` is (index counted from 0, number of
     heads) when the scene is one head of a multi-head scene.  ``stages`` are the stages of an animation or a deck, in order (None: the
-    format's default), ``motion`` how an animation moves (None: the defaults).
+    format's default), ``motion`` how an animation moves (None: the defaults).  ``slide`` paints the
+    presentation slide (for a format's ``slide`` writer: :class:`qkv_studio.export.slide.SlidePainter`).
     """
 
     scene: Scene
@@ -63,6 +68,7 @@ class ExportJob:
     head: tuple[int, int] | None = None
     stages: tuple[str, ...] | None = None
     motion: MotionOptions | None = None
+    slide: SlidePainter | None = None
 
     @property
     def selected_query(self) -> int:
@@ -90,7 +96,9 @@ class ExportFormat:
     writes it without loading Qt).  For figures, ``size`` says how its size is given and
     ``transparent`` whether it can keep a transparent background (a PDF page is opaque).
     ``every_stage`` marks a numbers file that holds all stages rather than the current one.
-    ``kind="animation"`` and ``"deck"`` files hold several stages too (``job.stages``).
+    ``kind="animation"`` and ``"deck"`` files hold several stages too (``job.stages``).  ``slide`` and
+    ``slides`` are the format's writers of the presentation slide and of a page per stage (None: the
+    format has none).
     """
 
     suffix: str
@@ -101,6 +109,8 @@ class ExportFormat:
     size: Size = "pixels"
     transparent: bool = True
     every_stage: bool = False
+    slide: Callable[[ExportJob], bytes] | None = None
+    slides: Callable[[ExportJob], bytes] | None = None
 
     def __post_init__(self) -> None:
         if not (self.suffix.startswith(".") and len(self.suffix) > 1 and self.suffix == self.suffix.lower()
@@ -141,6 +151,23 @@ def _pdf(job: ExportJob) -> bytes:
     return pdf_bytes(job.scene, job.options)
 
 
+def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
+    def write(job: ExportJob) -> bytes:
+        from qkv_studio.export.slide import slide_bytes
+
+        if job.slide is None:
+            raise ValueError("a slide export needs the slide to paint (the window's presentation)")
+        return slide_bytes(suffix, job.slide, job.scene, job.options)
+
+    return write
+
+
+def _slides_pdf(job: ExportJob) -> bytes:
+    from qkv_studio.export.slides import slides_pdf_bytes
+
+    return slides_pdf_bytes(job.scene, job.options, job.stages, query=job.selected_query)
+
+
 def _animation(suffix: str) -> Callable[[ExportJob], bytes]:
     def write(job: ExportJob) -> bytes:
         from qkv_studio.export import motion
@@ -170,9 +197,10 @@ def _json(job: ExportJob) -> bytes:
 
 
 _BUILT_IN = (
-    ExportFormat(".png", "PNG image", "figure", _png, needs_qt=True, size="pixels"),
-    ExportFormat(".svg", "SVG (vector)", "figure", _svg, needs_qt=True, size="scalable"),
-    ExportFormat(".pdf", "PDF (vector)", "figure", _pdf, needs_qt=True, size="page", transparent=False),
+    ExportFormat(".png", "PNG image", "figure", _png, needs_qt=True, size="pixels", slide=_slide(".png")),
+    ExportFormat(".svg", "SVG (vector)", "figure", _svg, needs_qt=True, size="scalable", slide=_slide(".svg")),
+    ExportFormat(".pdf", "PDF (vector)", "figure", _pdf, needs_qt=True, size="page", transparent=False,
+                 slide=_slide(".pdf"), slides=_slides_pdf),
     ExportFormat(".csv", "CSV — current stage", "numbers", _csv, needs_qt=False),
     ExportFormat(".json", "JSON — all stages", "numbers", _json, needs_qt=False, every_stage=True),
     ExportFormat(".gif", "GIF animation of the stages", "animation", _animation(".gif"), needs_qt=True,
@@ -181,7 +209,8 @@ _BUILT_IN = (
                  transparent=False),
     ExportFormat(".mp4", "MP4 video (H.264) of the stages", "animation", _animation(".mp4"), needs_qt=True,
                  transparent=False),
-    ExportFormat(".pptx", "PowerPoint deck, a slide per stage", "deck", _pptx, needs_qt=True, transparent=False),
+    ExportFormat(".pptx", "PowerPoint deck, a slide per stage", "deck", _pptx, needs_qt=True, transparent=False,
+                 slides=_pptx),
 )
 
 #: suffix → format, in the order the formats are offered.  Read it through the functions below.
@@ -217,3 +246,39 @@ def spelled(names: tuple[str, ...] | list[str], last: str = "or") -> str:
     if len(names) <= 1:
         return "".join(names)
     return f"{', '.join(names[:-1])} {last} {names[-1]}"
+
+
+#: What an export file can show, as the export dialog's *Picture* box names it: the heatmap figure (for an
+#: animation: the figure moving), the presentation slide as the audience sees it, or a slide per stage.
+PICTURES: dict[str, str] = {
+    "figure": "The heatmap figure",
+    "slide": "The slide as the audience sees it",
+    "slides": "Slides, a page per stage",
+}
+
+
+def pictures(fmt: ExportFormat) -> tuple[str, ...]:
+    """The pictures (keys of :data:`PICTURES`) a format writes, the first its own."""
+    if fmt.kind == "deck":
+        return ("slides",)
+    if fmt.kind == "animation":
+        return ("figure",)
+    if fmt.kind != "figure":
+        return ()
+    return ("figure",) + (("slide",) if fmt.slide else ()) + (("slides",) if fmt.slides else ())
+
+
+def writer(fmt: ExportFormat, picture: str | None = None) -> Callable[[ExportJob], bytes]:
+    """The function that writes ``picture`` in ``fmt`` (None: the format's own, ``write``); ValueError
+    naming the formats that have it."""
+    if picture is None:
+        return fmt.write
+    if picture not in pictures(fmt) and not (picture == "figure" and fmt.kind == "numbers"):
+        having = [f.suffix for f in formats() if picture in pictures(f)]
+        what = PICTURES.get(picture, picture).lower()
+        raise ValueError(f"{fmt.suffix} cannot hold {what}: use {spelled(having) or 'another picture'}")
+    if picture == "slide":
+        return fmt.slide
+    if picture == "slides":
+        return fmt.slides or fmt.write
+    return fmt.write

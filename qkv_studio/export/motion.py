@@ -15,7 +15,9 @@ Public API::
 Consecutive pictures that are the same image (vectors and scores draw the same matrix under the same
 title) are one picture lasting both holds.  GIF and APNG store each picture once with its duration;
 the MP4 repeats it at the constant frame rate players expect (H.264 in yuv420p with ``+faststart``,
-which PowerPoint, Keynote and browsers play).  The alt text of the stages goes into the GIF comment,
+which PowerPoint, Keynote and browsers play).  A generation (``motion.generated``) shows the scene's
+first tokens growing by one each step (the newest token's row outlined as the query, the step named in
+the title).  The alt text of the stages goes into the GIF comment,
 the APNG's ``iTXt`` Description and the MP4's ``comment`` tag.
 """
 
@@ -31,7 +33,7 @@ from PySide6.QtGui import QColor, QImage, QPainter
 
 from qkv_studio.core import Scene
 from qkv_studio.core.describe import describe
-from qkv_studio.export.timeline import Frame, MotionOptions, frame_durations_ms, timeline
+from qkv_studio.export.timeline import Frame, MotionOptions, frame_durations_ms, generation_timeline, timeline
 from qkv_studio.render.figure import FigureOptions, Morph, background_color, figure_size, paint_figure
 
 ASPECT = (16, 9)
@@ -81,29 +83,75 @@ def figure_rect(scene: Scene, options: FigureOptions, size: tuple[int, int]) -> 
     return (fw - w) // 2, (fh - h) // 2, w, h
 
 
+def generation_rects(scene: Scene, options: FigureOptions, size: tuple[int, int], generated: int
+                     ) -> dict[int, tuple[int, int, int, int]]:
+    """Where each step of a generation goes in a frame, by its number of tokens: every step at one scale
+    (the largest at which each fits) from one top-left corner, so the grid stays put and grows by a row
+    and a column a step (each rect of exactly the size a PNG export ``w`` px wide has)."""
+    fw, fh = size
+    steps = {m: generation_step(scene, options, m, generated) for m in range(scene.n - generated, scene.n + 1)}
+    naturals = {m: figure_size(s, o) for m, (s, o) in steps.items()}
+    most_w = max(n.width() for n in naturals.values())
+    most_h = max(n.height() for n in naturals.values())
+    k = min(fw / most_w, fh / most_h)
+    x0, y0 = int((fw - most_w * k) // 2), int((fh - most_h * k) // 2)
+    rects = {}
+    for m, natural in naturals.items():
+        w = max(16, min(fw - x0, int(natural.width() * k)))
+        h = max(1, round(w * natural.height() / natural.width()))
+        while w > 16 and h > fh - y0:
+            w -= 1
+            h = max(1, round(w * natural.height() / natural.width()))
+        rects[m] = (x0, y0, w, h)
+    return rects
+
+
 class _Painter:
     """Draws the pictures of one animation (the stills once each)."""
 
-    def __init__(self, scene: Scene, options: FigureOptions, size: tuple[int, int]) -> None:
-        self.scene, self.options, self.size = scene, options, size
+    def __init__(self, scene: Scene, options: FigureOptions, size: tuple[int, int], generated: int = 0) -> None:
+        self.scene, self.options, self.size, self.generated = scene, options, size, generated
+        self._steps = {} if not generated else generation_rects(scene, options, size, generated)
 
     def draw(self, frame: Frame) -> QImage:
         opts = _frame_options(self.options, frame.stage)
+        scene = self.scene
+        if frame.tokens is not None:  # a generation's step: the first tokens, the newest one's row outlined
+            scene, opts = generation_step(scene, opts, frame.tokens, self.generated)
         w, h = self.size
         img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
         if img.isNull():
             raise ValueError(f"cannot allocate a {w}×{h} frame")
         bg = background_color(opts)
         img.fill(bg if bg.alpha() == 255 else QColor("#ffffff"))
-        x, y, fw, fh = figure_rect(self.scene, opts, self.size)
+        x, y, fw, fh = self._steps.get(frame.tokens) or figure_rect(scene, opts, self.size)
         painter = QPainter(img)
         try:
             painter.translate(x, y)
             morph = None if frame.still else Morph(frame.source, frame.t)
-            paint_figure(painter, QRectF(0, 0, fw, fh), self.scene, opts, morph)
+            paint_figure(painter, QRectF(0, 0, fw, fh), scene, opts, morph)
         finally:
             painter.end()
         return img
+
+
+def prefix(scene: Scene, tokens: int) -> Scene:
+    """The scene's first ``tokens`` tokens (a causal head's rows for them are the same as in the whole)."""
+    while scene.n > tokens:
+        scene = scene.remove_token(scene.n - 1)
+    return scene
+
+
+def generation_step(scene: Scene, options: FigureOptions, tokens: int, generated: int
+                    ) -> tuple[Scene, FigureOptions]:
+    """A generation's step of ``tokens`` tokens (of which the scene's last ``generated`` were generated):
+    its scene, and options outlining the newest token's row with the step in the title ("step 2 of 3:
+    + “on”"; the prompt alone is step 0)."""
+    step = prefix(scene, tokens)
+    k = tokens - (scene.n - generated)
+    what = "the prompt" if k == 0 else f"step {k} of {generated}: + “{step.token_label(tokens - 1)}”"
+    heading = f"{options.heading} · {what}" if options.heading else what
+    return step, replace(options, query=tokens - 1, heading=heading).validated()
 
 
 def render_pictures(scene: Scene, options: FigureOptions, motion: MotionOptions, width: int, *, query: int,
@@ -114,9 +162,10 @@ def render_pictures(scene: Scene, options: FigureOptions, motion: MotionOptions,
     ensure_app()
     motion = motion.validated()
     size = frame_size(width, suffix)
-    painter = _Painter(scene, replace(options, query=query), size)
+    painter = _Painter(scene, replace(options, query=query), size, motion.generated)
+    frames = generation_timeline(motion, options.stage, scene.n) if motion.generated else timeline(motion)
     out: list[Picture] = []
-    for frame in timeline(motion):
+    for frame in frames:
         img = painter.draw(frame)
         last = out[-1] if out else None
         if last is not None and last.still and frame.still and last.image == img:
@@ -128,7 +177,14 @@ def render_pictures(scene: Scene, options: FigureOptions, motion: MotionOptions,
 
 
 def description(scene: Scene, options: FigureOptions, motion: MotionOptions, *, query: int) -> str:
-    """The animation's alt text: each stage's, in order."""
+    """The animation's alt text: each stage's, in order (a generation: the prompt's, then each step's)."""
+    if motion.generated:
+        first = scene.n - motion.generated
+        steps = [generation_step(scene, replace(options, heading=""), m, motion.generated)
+                 for m in range(first, scene.n + 1)]
+        texts = [describe(s, o.stage, o.query, heading=o.heading).text for s, o in steps]
+        return (f"Generation, one token at a time ({motion.generated} generated after {first} of the prompt): "
+                + " Then: ".join(texts))
     return " Then: ".join(describe(scene, s, query, heading=options.heading).text for s in motion.stages)
 
 

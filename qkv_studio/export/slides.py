@@ -91,6 +91,7 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
     prs.slide_width, prs.slide_height = Emu(12192000), Emu(6858000)  # 13.333 × 7.5 in
     emu_per_pt = 12700
     blank = prs.slide_layouts[6]
+    descriptions: dict[tuple[str, str], str] = {}
     for k, stage in enumerate(stages, 1):
         opts = replace(options, stage=stage, query=query).validated()
         slide = prs.slides.add_slide(blank)
@@ -112,8 +113,8 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
                                        Emu(round(w * emu_per_pt)), Emu(round(h * emu_per_pt)))
         desc = describe(shown, stage, query, heading=opts.heading)
         pic.name = f"{stage} heatmap"
-        # (python-pptx has no property for a picture's alt text: it is the cNvPr element's descr attribute)
-        pic._element.nvPicPr.cNvPr.set("descr", desc.text)
+        # (python-pptx has no property for a picture's alt text: pptx_alt writes it into the saved file)
+        descriptions[(str(slide.part.partname), pic.name)] = desc.text
         slide.notes_slide.notes_text_frame.text = slide_notes(shown, stage, query)
     props = prs.core_properties
     props.title = f"{scene.title or 'Self-attention'}: the stages of attention"
@@ -122,7 +123,9 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
     props.author = "QKV Studio"
     buf = io.BytesIO()
     prs.save(buf)
-    return buf.getvalue()
+    from qkv_studio.export.pptx_alt import set_descriptions
+
+    return set_descriptions(buf.getvalue(), descriptions)
 
 
 def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, query: int) -> bytes:

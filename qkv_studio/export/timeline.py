@@ -8,9 +8,16 @@ does the animation: the title changes at once.
 
 Public API::
 
-    MotionOptions(fps=30, hold=1.0, morph=0.5, loop=True, stages=STAGES).validated()
+    MotionOptions(fps=30, hold=1.0, morph=0.5, loop=True, stages=STAGES, generated=0).validated()
     timeline(motion) -> list[Frame]          # one entry per distinct picture, with its length in frames
+    generation_timeline(motion, stage, n) -> list[Frame]
     frame_durations_ms(frames, fps, tick_ms) -> list[int]
+
+A causal model's generation (``generated`` > 0: the last ``generated`` tokens of the scene were generated
+one at a time) animates differently: one stage, first for the prompt alone, then with each generated
+token's row (and column) added, each step held (:func:`generation_timeline`).  A causal head's earlier
+rows do not change when a token is appended (that is why a KV cache works), so step k is exactly the
+first tokens of the final scene.
 
 A held stage is one :class:`Frame` lasting ``round(hold · fps)`` video frames: a GIF or APNG stores it
 once with that duration, an MP4 repeats it (a constant frame rate is what players expect).
@@ -32,13 +39,15 @@ MORPH_RANGE = (0.0, 10.0)
 @dataclass(frozen=True)
 class MotionOptions:
     """How an animated export moves: frames per second, seconds each stage is held, seconds of each
-    morph, whether it loops (GIF/APNG; an MP4's player decides) and which stages, in order."""
+    morph, whether it loops (GIF/APNG; an MP4's player decides) and which stages, in order; or, with
+    ``generated`` > 0, the generation of the scene's last ``generated`` tokens, a step each."""
 
     fps: int = 30
     hold: float = 1.0
     morph: float = 0.5
     loop: bool = True
     stages: tuple[str, ...] = STAGES
+    generated: int = 0
 
     def validated(self) -> "MotionOptions":
         """Self (stages as a tuple), or ValueError naming the bad option."""
@@ -49,6 +58,8 @@ class MotionOptions:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or not lo_ <= value <= hi_:
                 raise ValueError(f"{name} must be {lo_:g}–{hi_:g} seconds, not {value!r}")
+        if isinstance(self.generated, bool) or not isinstance(self.generated, int) or self.generated < 0:
+            raise ValueError(f"the generated tokens are a whole number ≥ 0, not {self.generated!r}")
         stages = tuple(self.stages)
         if not stages:
             raise ValueError(f"give at least one stage (of {', '.join(STAGES)})")
@@ -62,12 +73,14 @@ class MotionOptions:
 @dataclass(frozen=True)
 class Frame:
     """One picture of the animation: ``stage``'s figure, or (``source`` set) a morph frame from
-    ``source`` at mix ``t`` (eased); it lasts ``count`` video frames."""
+    ``source`` at mix ``t`` (eased); it lasts ``count`` video frames.  ``tokens`` (a generation's step)
+    shows only the scene's first ``tokens`` tokens."""
 
     stage: str
     count: int = 1
     source: str | None = None
     t: float = 1.0
+    tokens: int | None = None  # a generation step: the first ``tokens`` tokens of the scene (None: all)
 
     @property
     def still(self) -> bool:
@@ -98,6 +111,18 @@ def timeline(motion: MotionOptions) -> list[Frame]:
         frames.append(Frame(stage, hold))
         previous = stage
     return frames
+
+
+def generation_timeline(motion: MotionOptions, stage: str, n: int) -> list[Frame]:
+    """The pictures of a generation: ``stage`` of the prompt (the first ``n - generated`` tokens), then one
+    more token at each step, each held ``hold`` seconds; ValueError when nothing is left as the prompt."""
+    motion = motion.validated()
+    stage_spec(stage)
+    if not 1 <= motion.generated < n:
+        raise ValueError(f"a generation of {motion.generated} token(s) needs a prompt before them: the scene "
+                         f"has {n} token(s)")
+    hold = max(1, round(motion.hold * motion.fps))
+    return [Frame(stage, hold, tokens=m) for m in range(n - motion.generated, n + 1)]
 
 
 def frame_durations_ms(frames: list[Frame], fps: int, tick_ms: int = 1) -> list[int]:

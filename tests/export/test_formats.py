@@ -150,3 +150,18 @@ def test_a_new_format_is_listed_in_the_dialog_and_written_by_it(extra_formats, q
     assert asked == [ed.number_filter()]
     assert (tmp_path / "numbers.tsv").read_text(encoding="utf-8") == _tsv(
         formats.ExportJob(scene=window.session.scene, stage=window.session.stage)).decode("utf-8")
+
+
+def test_what_each_format_can_show_is_its_registry_entrys():
+    assert formats.pictures(formats.get(".png")) == ("figure", "slide")
+    assert formats.pictures(formats.get(".svg")) == ("figure", "slide")
+    assert formats.pictures(formats.get(".pdf")) == ("figure", "slide", "slides")
+    assert formats.pictures(formats.get(".gif")) == ("figure",)
+    assert formats.pictures(formats.get(".pptx")) == ("slides",)
+    assert formats.pictures(formats.get(".csv")) == ()
+    assert formats.writer(formats.get(".pdf"), "slides") is formats.get(".pdf").slides
+    assert formats.writer(formats.get(".pptx")) is formats.writer(formats.get(".pptx"), "slides")
+    with pytest.raises(ValueError, match=r"\.gif cannot hold slides, a page per stage: use \.pdf or \.pptx"):
+        formats.writer(formats.get(".gif"), "slides")
+    with pytest.raises(ValueError, match=r"cannot hold the slide as the audience sees it: use \.png, \.svg or \.pdf"):
+        formats.writer(formats.get(".mp4"), "slide")

@@ -4,6 +4,7 @@ counted with poppler's pdfinfo, one slide per stage."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 import subprocess
 
 import pytest
@@ -16,6 +17,7 @@ from qkv_studio.cli import main
 from qkv_studio.core import STAGES
 from qkv_studio.core.describe import describe
 from qkv_studio.export.files import export_file
+from qkv_studio.export.pptx_alt import picture_descriptions
 from qkv_studio.export.slides import FORMULA_WORDS, export_slides_pdf, slide_notes
 from qkv_studio.render.figure import FigureOptions
 
@@ -23,6 +25,11 @@ from qkv_studio.render.figure import FigureOptions
 @pytest.fixture(autouse=True)
 def _app(qapp):
     return qapp
+
+
+def _descr(path, slide, pic) -> str:
+    """A picture's description as the file holds it (the slide's XML, read with the standard library)."""
+    return picture_descriptions(path.read_bytes())[(str(slide.part.partname), pic.name)]
 
 
 def _pictures(slide):
@@ -44,7 +51,7 @@ def test_the_pptx_has_a_slide_per_stage_with_picture_title_notes_and_description
         assert abs((pic.left + pic.width / 2) - prs.slide_width / 2) < Emu(20000)
         with Image.open(__import__("io").BytesIO(pic.image.blob)) as im:
             assert im.size[0] == 1200 and im.format == "PNG"
-        assert pic._element.nvPicPr.cNvPr.get("descr") == describe(lesson_scene, stage, 2).text
+        assert _descr(out, slide, pic) == describe(lesson_scene, stage, 2).text
         texts = [sh.text_frame.text for sh in slide.shapes if sh.has_text_frame]
         assert texts[0].startswith(f"{k} / {len(STAGES)} · ")
         notes = slide.notes_slide.notes_text_frame.text
@@ -63,7 +70,7 @@ def test_the_pptx_takes_the_stages_and_the_query_it_is_given(lesson_scene, tmp_p
     prs = Presentation(str(out))
     assert len(prs.slides) == 2
     assert "of “cat” into weights" in prs.slides[0].notes_slide.notes_text_frame.text
-    assert "the query 'cat' scores" in _pictures(prs.slides[1])[0]._element.nvPicPr.cNvPr.get("descr")
+    assert "the query 'cat' scores" in _descr(out, prs.slides[1], _pictures(prs.slides[1])[0])
     assert slide_notes(lesson_scene, "weights", 1) == prs.slides[0].notes_slide.notes_text_frame.text
 
 
@@ -112,3 +119,32 @@ def test_a_failing_deck_leaves_no_partial_file(lesson_scene, tmp_path, monkeypat
     assert main(["export", "--preset", "lesson", "-o", str(tmp_path / "s.pdf"), "--slides"]) == 2
     assert "disk on fire" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_pptx_descriptions_are_written_into_the_slide_xml_and_a_missing_picture_is_refused(lesson_scene, tmp_path):
+    import io
+    import zipfile
+
+    import pytest as _pytest
+
+    from qkv_studio.export.pptx_alt import set_descriptions
+
+    out = tmp_path / "deck.pptx"
+    export_file(lesson_scene, out, width=400, stages=("weights",), query=2)
+    data = out.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        xml = z.read("ppt/slides/slide1.xml").decode("utf-8")
+    assert 'descr="Softmax weights' in xml and 'name="weights heatmap"' in xml
+    assert xml.count("<p:pic>") == 1  # the slide keeps its own prefixes (PowerPoint reads p:, a:, r:)
+    assert picture_descriptions(data) == {("/ppt/slides/slide1.xml", "weights heatmap"):
+                                          describe(lesson_scene, "weights", 2).text}
+    again = set_descriptions(data, {("/ppt/slides/slide1.xml", "weights heatmap"): "new words"})
+    assert Presentation(io.BytesIO(again)).slides[0].notes_slide.notes_text_frame.text  # still a deck
+    assert picture_descriptions(again)[("/ppt/slides/slide1.xml", "weights heatmap")] == "new words"
+    with _pytest.raises(ValueError, match="no picture 'nope'"):
+        set_descriptions(data, {("/ppt/slides/slide1.xml", "nope"): "x"})
+    with _pytest.raises(ValueError, match="no slide"):
+        set_descriptions(data, {("/ppt/slides/slide9.xml", "weights heatmap"): "x"})
+    import qkv_studio.export.slides as slides_module
+
+    assert "._element" not in Path(slides_module.__file__).read_text(encoding="utf-8")  # public API only

@@ -80,6 +80,14 @@ def _export(name: str) -> Callable[["MainWindow", bool], object]:
     return run
 
 
+def _export_heatmap(window: "MainWindow", _checked: bool = False) -> object:
+    """Export heatmap…, able to export the presentation slide (composed offscreen: .slide_picture)."""
+    from qkv_studio.ui.dialogs import export_dialog
+    from qkv_studio.ui.window.slide_picture import SlideComposer
+
+    return export_dialog.export_heatmap(window, slide_composer=SlideComposer)
+
+
 def _projection_mode(window: "MainWindow", on: bool) -> None:
     """Switch direct ⇄ projection; the numbers are kept both ways (one undo step)."""
     s = window.session
@@ -132,7 +140,7 @@ MENU: tuple[Row, ...] = (
     Action("save", "&Save", "save", F, (K.Save,)),
     Action("save_as", "Save &As…", "save_as", F, (K.SaveAs,)),
     Separator(F),
-    Action("export", "&Export heatmap…", _export("export_heatmap"), F, ("Ctrl+E",),
+    Action("export", "&Export heatmap…", _export_heatmap, F, ("Ctrl+E",),
            tip="The heatmap as PNG, SVG or PDF for slides and papers"),
     Action("copy_heatmap", "&Copy heatmap", _export("copy_heatmap"), F, ("Ctrl+Shift+C",),
            tip="The current stage's figure as an image on the clipboard"),

@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QSize
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
@@ -366,3 +366,184 @@ def test_export_numbers_failures_warn_in_one_line_and_leave_nothing(window, tmp_
     assert len(warnings) == 2 and all("\n" not in w for w in warnings)
     assert "n.csv" in warnings[0] and ".csv" in warnings[1]
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- the file name and the format agree; replacing a file is confirmed (issue 19, item 10) -----------
+def _type(qtbot, edit, text):
+    """Type ``text`` into a line edit as a user does (textEdited fires for each key)."""
+    edit.clear()
+    qtbot.keyClicks(edit, text)
+
+
+def test_a_typed_ending_picks_the_format_and_the_format_changes_only_the_ending(qtbot, dialog, tmp_path):
+    assert dialog.suffix == ".png"
+    _type(qtbot, dialog.path_edit, str(tmp_path / "fig.svg"))
+    assert dialog.suffix == ".svg" and dialog.format_combo.currentData() == ".svg"
+    assert dialog.path() == tmp_path / "fig.svg" and dialog.path_note.isHidden()
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData(".pdf"))
+    assert dialog.path_edit.text() == str(tmp_path / "fig.pdf")  # the typed name kept, its ending the format's
+    _type(qtbot, dialog.path_edit, str(tmp_path / "talk.gif"))
+    assert dialog.suffix == ".gif" and dialog.is_animated and dialog.motion_row.isVisibleTo(dialog)
+    # The command line's rule through export_to too: fig.svg with PNG chosen is an SVG, not fig.png.
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData(".png"))
+    assert dialog.export_to(tmp_path / "typed.svg") == [tmp_path / "typed.svg"]
+    assert (tmp_path / "typed.svg").read_bytes().lstrip().startswith(b"<?xml") and dialog.suffix == ".svg"
+    assert not (tmp_path / "typed.png").exists()
+
+
+def test_an_ending_no_format_has_gets_a_clear_message_and_writes_nothing(qtbot, dialog, tmp_path, warnings):
+    _type(qtbot, dialog.path_edit, str(tmp_path / "fig.txt"))
+    assert dialog.suffix == ".png"  # unchanged
+    note = dialog.path_note.text()
+    assert dialog.path_note.isVisibleTo(dialog) and "'.txt'" in note and ".png, .svg" in note
+    assert dialog.export_to() == []
+    assert len(warnings) == 1 and "not a format the export writes" in warnings[0] and "\n" not in warnings[0]
+    assert list(tmp_path.iterdir()) == []
+    # A dot inside a name is no file type: the format's ending is added.
+    _type(qtbot, dialog.path_edit, str(tmp_path / "fig.v2"))
+    assert dialog.path_note.isHidden() and dialog.path() == tmp_path / "fig.v2.png"
+
+
+def _answer(monkeypatch, answer):
+    asked = []
+
+    def question(parent, title, text, buttons=None, default=None):
+        asked.append(text)
+        return answer
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    return asked
+
+
+def test_export_asks_before_replacing_a_file_and_no_keeps_it(qtbot, dialog, tmp_path, monkeypatch):
+    target = tmp_path / "fig.png"
+    target.write_bytes(b"the lecturer's own figure")
+    asked = _answer(monkeypatch, QMessageBox.No)
+    dialog.show()
+    _type(qtbot, dialog.path_edit, str(target))
+    dialog.export_button.click()
+    assert len(asked) == 1 and "fig.png already exists" in asked[0] and "Replace it?" in asked[0]
+    assert target.read_bytes() == b"the lecturer's own figure" and dialog.isVisible()
+
+    asked = _answer(monkeypatch, QMessageBox.Yes)
+    dialog.export_button.click()
+    assert len(asked) == 1 and target.read_bytes().startswith(b"\x89PNG") and not dialog.isVisible()
+
+
+def test_a_new_file_and_a_name_the_save_dialog_confirmed_are_not_asked_again(qtbot, window, tmp_path, monkeypatch):
+    asked = _answer(monkeypatch, QMessageBox.No)
+    d = ExportDialog(window)
+    qtbot.addWidget(d)
+    d.show()
+    _type(qtbot, d.path_edit, str(tmp_path / "new.png"))
+    d.export_button.click()
+    assert asked == [] and (tmp_path / "new.png").exists()
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(tmp_path / "new.png"), "PNG image (*.png)")))
+    d2 = ExportDialog(window)
+    qtbot.addWidget(d2)
+    d2.show()
+    d2.choose_file()  # (Qt's save dialog asks before a file is replaced)
+    d2.export_button.click()
+    assert asked == [] and not d2.isVisible()
+
+
+def test_all_stages_asks_once_for_the_files_that_exist(qtbot, dialog, tmp_path, monkeypatch):
+    (tmp_path / "name-2-scaled.png").write_bytes(b"old")
+    (tmp_path / "name-3-weights.png").write_bytes(b"old")
+    asked = _answer(monkeypatch, QMessageBox.No)
+    dialog.all_stages_check.setChecked(True)
+    dialog.width_spin.setValue(300)
+    dialog.show()
+    _type(qtbot, dialog.path_edit, str(tmp_path / "name.png"))
+    dialog.export_button.click()
+    assert len(asked) == 1 and "2 of the 4 files already exist" in asked[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["name-2-scaled.png", "name-3-weights.png"]
+
+
+# ---- the slide and the decks from the dialog (issue 22) ----------------------------------------------
+def _slide_dialog(qtbot, window):
+    from qkv_studio.ui.window.slide_picture import SlideComposer
+
+    d = ExportDialog(window, slide_composer=SlideComposer)
+    qtbot.addWidget(d)
+    return d
+
+
+def _pictures(d):
+    return [d.picture_combo.itemData(i) for i in range(d.picture_combo.count())]
+
+
+def test_the_picture_box_offers_what_each_format_writes(qtbot, window, dialog):
+    d = _slide_dialog(qtbot, window)
+    assert _pictures(d) == ["figure", "slide"]
+    d.format_combo.setCurrentIndex(d.format_combo.findData(".pdf"))
+    assert _pictures(d) == ["figure", "slide", "slides"]
+    d.format_combo.setCurrentIndex(d.format_combo.findData(".pptx"))
+    assert _pictures(d) == ["slides"] and not d.picture_combo.isEnabled()
+    d.format_combo.setCurrentIndex(d.format_combo.findData(".gif"))
+    assert _pictures(d) == ["figure"]
+    assert _pictures(dialog) == ["figure"]  # (a dialog with no slide composer offers no slide)
+    d.reject()
+
+
+def test_the_slide_as_the_audience_sees_it_is_exported_from_the_dialog(qtbot, window, tmp_path):
+    window.session.set_stage("scores")
+    d = _slide_dialog(qtbot, window)
+    d.picture_combo.setCurrentIndex(d.picture_combo.findData("slide"))
+    d.width_spin.setValue(1280)
+    assert d.pixel_size() == QSize(1280, 720) and d.size_label.text() == "1280 × 720 px slide"
+    assert not d.include_box.isEnabled() and not d.scale_radio.isEnabled()
+    assert Path(d.path_edit.text()).name == "the-lessons-example-slide-scores.png"
+    d.refresh_preview()
+    shown = d.preview_label.pixmap()
+    assert not shown.isNull() and abs(shown.width() / shown.height() - 16 / 9) < 0.02
+    assert d.export_to(tmp_path / "slide.png") == [tmp_path / "slide.png"]
+    img = QImage(str(tmp_path / "slide.png"))
+    assert (img.width(), img.height()) == (1280, 720)
+    assert img.pixelColor(640, 5) != img.pixelColor(640, 400)  # the stage bar above, the heatmap below
+    d.format_combo.setCurrentIndex(d.format_combo.findData(".svg"))
+    assert d.picture == "slide" and d.width_spin.isEnabled()
+    assert d.export_to(tmp_path / "slide.svg") == [tmp_path / "slide.svg"]
+    svg = (tmp_path / "slide.svg").read_text(encoding="utf-8")
+    assert "<title>Slide: " in svg and "Q·K" in svg  # the stage bar and formula are text
+    d.reject()
+
+
+def test_the_slides_pdf_and_the_pptx_deck_are_exported_from_the_dialog(qtbot, window, tmp_path):
+    import subprocess
+
+    from pptx import Presentation
+
+    d = _slide_dialog(qtbot, window)
+    d.format_combo.setCurrentIndex(d.format_combo.findData(".pdf"))
+    d.picture_combo.setCurrentIndex(d.picture_combo.findData("slides"))
+    assert d.size_label.text() == "vector, a 960 × 540 pt page per stage"
+    assert Path(d.path_edit.text()).name == "the-lessons-example-slides.pdf"
+    assert d.stage_caption.text() == "Preview stage:" and not d.all_stages_check.isEnabled()
+    out = tmp_path / "slides.pdf"
+    assert d.export_to(out) == [out]
+    info = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True, check=True).stdout
+    assert "Pages:           5" in info and "960 x 540 pts" in info
+    d.format_combo.setCurrentIndex(d.format_combo.findData(".pptx"))
+    d.width_spin.setValue(640)
+    assert d.export_to(tmp_path / "deck.pptx") == [tmp_path / "deck.pptx"]
+    assert len(Presentation(str(tmp_path / "deck.pptx")).slides) == 5
+    d.reject()
+
+
+def test_file_export_in_the_window_offers_the_slide_and_writes_it(qtbot, window, tmp_path, monkeypatch):
+    asked = _answer(monkeypatch, QMessageBox.Yes)
+    window.act_export.trigger()
+    d = window._export_dialog
+    qtbot.waitUntil(d.isVisible, timeout=5000)
+    assert d.can_compose_slides and "slide" in _pictures(d)
+    d.picture_combo.setCurrentIndex(d.picture_combo.findData("slide"))
+    d.width_spin.setValue(960)
+    (tmp_path / "slide.png").write_bytes(b"old")
+    _type(qtbot, d.path_edit, str(tmp_path / "slide.png"))
+    d.export_button.click()
+    assert len(asked) == 1  # replacing the old file was confirmed
+    assert QImage(str(tmp_path / "slide.png")).size() == QSize(960, 540)
+    assert window.session.stage == "weights" and not window.presentation.on  # the lecturer's window is untouched
