@@ -277,9 +277,9 @@ def test_a_cached_step_equals_a_full_recomputation_and_computes_only_the_new_row
     seen = []
     rows = S.SmolLM2._rows
 
-    def spy(self, ids, start, past, logits=True):
+    def spy(self, ids, start, past, logits=True, progress=None):
         seen.append((len(ids), start, None if past is None else past[0][0].shape[1]))
-        return rows(self, ids, start, past, logits)
+        return rows(self, ids, start, past, logits, progress)
     monkeypatch.setattr(S.SmolLM2, "_rows", spy)
     after = gen.step()
     assert seen == [(1, before.n, before.n)]  # one new row, at position n, reading n cached K/V rows
