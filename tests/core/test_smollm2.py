@@ -314,6 +314,21 @@ def test_back_takes_a_token_back_and_sampling_is_seeded(model):
     assert len([p for _, p in top if p > 0]) == 3
     with pytest.raises(ModelInputError, match="token id"):
         gen.step(10**7)
+    # seeded per position: a token taken back and drawn again is the same token; redo puts the same back
+    gen.step(temperature=1.0, top_k=20)
+    first = gen.ids.tolist()
+    gen.back()
+    assert gen.redo().ids.tolist() == first and gen.reused == prompt.n
+    gen.back()
+    gen.step(temperature=1.0, top_k=20)
+    assert gen.ids.tolist() == first == sampled[:-1]
+    # a step computed for one run is refused once the generation moved on
+    pending = gen.compute()
+    gen.back()
+    with pytest.raises(ModelInputError, match="changed"):
+        gen.append(*pending)
+    bars = gen.choices(5, temperature=0.0, top_k=3)
+    assert len(bars) == 3 and abs(sum(p for _, p in bars) - 1) < 1e-12  # greedy shows the model's own, top 3
 
 
 @needs_model
