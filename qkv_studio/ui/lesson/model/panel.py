@@ -48,7 +48,7 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.lesson.model.head_grid import HeadGrid
 from qkv_studio.ui.lesson.model.next_token import NextTokenBars
 from qkv_studio.ui.lesson.model.qk_projection import QKProjection
-from qkv_studio.ui.lesson.model.run_state import Change, ModelRunState
+from qkv_studio.ui.lesson.model.run_state import NEXT_TOKENS_SHOWN, Change, ModelRunState
 from qkv_studio.ui.lesson.model.worker import ModelWorker
 
 DEFAULT_TEXT = "The cat sat on the mat because it was tired."
@@ -143,6 +143,7 @@ class ModelPanel(FollowsAppearance, QWidget):
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(True)
+        self.progress_bar.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the run: the scene shown before stays")
         self.worker = ModelWorker(self)
@@ -372,6 +373,7 @@ class ModelPanel(FollowsAppearance, QWidget):
             if box.value() != value:
                 with signals_blocked(box):
                     box.setValue(value)
+        self._show_sampling()
         self._show_next_tokens()
         return True
 
@@ -415,8 +417,20 @@ class ModelPanel(FollowsAppearance, QWidget):
     def _on_progress(self, fraction: float, what: str) -> None:
         if not self.busy or self.worker.cancelled_requested():
             return
-        self.progress_bar.setValue(int(round(1000 * min(max(fraction, 0.0), 1.0))))
-        self.progress_bar.setFormat(f"{what[:1].upper()}{what[1:]} — %p%")
+        value = int(round(1000 * min(max(fraction, 0.0), 1.0)))
+        self.progress_bar.setValue(value)
+        self.progress_bar.setFormat(self._progress_format(what, value // 10))
+
+    def _progress_format(self, what: str, percent: int) -> str:
+        """The longest of "Running: block 3 of 30 — 10%", "block 3 of 30 — 10%", "10%" that fits the bar
+        on one line (a projector's large type would wrap it)."""
+        fm = QFontMetricsF(self.progress_bar.font())
+        room = self.progress_bar.width() - fm.averageCharWidth() * 2
+        tail = what.rsplit(": ", 1)[-1]
+        for text in (f"{what[:1].upper()}{what[1:]} — %p%", f"{tail} — %p%"):
+            if fm.horizontalAdvance(text.replace("%p", str(percent))) <= room:
+                return text
+        return "%p%"
 
     def _end_job(self) -> str:
         job, self._job = self._job, ""
@@ -535,6 +549,8 @@ class ModelPanel(FollowsAppearance, QWidget):
         compact = self.height() < 26 * QFontMetricsF(self.font()).height()
         if compact != self._compact:
             self._compact = compact
+            self._show_sampling()
+            self._show_next_tokens()
             self._write_title()
             self._update_captions()
             self._update_status()
@@ -578,7 +594,7 @@ class ModelPanel(FollowsAppearance, QWidget):
             w.setEnabled(available)
         self.edit_button.setEnabled(available and self.state.run is not None)
         self.next_button.setVisible(self.state.can_generate)
-        self.sampling_row.setVisible(self.state.can_generate)
+        self._show_sampling()
         self.grid.set_kv_group(m.n_heads // m.n_kv_heads)
         self._show_next_tokens()
         self._set_ranges()
@@ -591,8 +607,19 @@ class ModelPanel(FollowsAppearance, QWidget):
         self._update_captions()
         self._update_status()
 
+    def _show_sampling(self) -> None:
+        """Temperature and top-k for a generating model; a short panel (the projector) gives their row to the
+        views, and Next token's tooltip says the settings."""
+        self.sampling_row.setVisible(self.state.can_generate and not self._compact)
+        t, k = self.state.temperature, self.state.top_k
+        how = "the most likely token (greedy)" if t == 0 else (
+            f"a token drawn at temperature {t:g} from {'all tokens' if k == 0 else f'the top {k}'} (seeded)")
+        self.next_button.setToolTip(f"Append {how}: only its row is computed, the earlier keys and values "
+                                    "come from the KV cache (PageDown at the last stage of a presentation)")
+
     def _show_next_tokens(self) -> None:
-        choices = self.state.next_tokens() if self.available else []
+        # (a short panel, the projector's, shows the top 3 whole rather than 5 cut)
+        choices = self.state.next_tokens(3 if self._compact else NEXT_TOKENS_SHOWN) if self.available else []
         self.next_bars.set_choices(choices)
         self.next_bars.setVisible(bool(choices))
         self.next_button.setEnabled(bool(choices) and not self.busy)
