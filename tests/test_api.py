@@ -336,7 +336,8 @@ def test_show_weights_alone_shows_them_exactly_and_says_the_scores_are_not_the_m
     scene = w.session.scene
     np.testing.assert_allclose(w.session.result.weights, weights, rtol=0, atol=1e-14)
     assert scene.tokens == tuple(TOKENS) and not scene.scale and np.array_equal(scene.mask_matrix(), causal_blocked(4))
-    np.testing.assert_allclose(scene.result().stage("scores")[~causal_blocked(4)], np.log(weights)[~causal_blocked(4)],
+    seen = ~causal_blocked(4)
+    np.testing.assert_allclose(scene.result().stage("scores")[seen], np.log(weights[seen]),
                                atol=1e-6)  # (log of the float32 weights given, before renormalising)
     assert "not the model's" in scene.description and w.statusBar().currentMessage() == NOTE
     np.testing.assert_allclose(w.session.result.output, weights, atol=1e-14)  # V = I: the blend is the row
