@@ -107,6 +107,9 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("model", "Real model", f"{_WIRING}:model", menu_text="&Real model…",
               shortcut="Ctrl+Shift+M", tip="A real transformer's heads on any sentence, offline",
               cli_name="model", focus="sentence"),
+    PanelSpec("rope", "RoPE explorer", "qkv_studio.ui.lesson.rope_explorer:build", menu_text="R&oPE explorer",
+              shortcut="Ctrl+Shift+O", tip="Rotary position embeddings: a score depends on the offset only",
+              cli_name="rope"),
     # A dialog of the Help menu: non-modal and kept, so answers survive closing it.
     PanelSpec("quiz", "Check yourself", f"{_WIRING}:quiz", menu="&Help", menu_text="&Check yourself…",
               tip="The lesson's three questions with feedback, and the pipeline card", cli_name="quiz",
