@@ -401,6 +401,7 @@ class ModelPanel(FollowsAppearance, QWidget):
         self.progress_bar.setValue(0)
         self.progress_bar.setFormat(message)
         self._show_busy(True)
+        self._set_status(f"{message} The window stays usable; Cancel stops it.")
         return True
 
     def _show_busy(self, busy: bool) -> None:
