@@ -410,10 +410,10 @@ class ModelPanel(FollowsAppearance, QWidget):
         for w in (self.run_button, self.sentence, self.model_box):
             w.setEnabled(not busy and (w is self.model_box or self.available))
         self.next_button.setEnabled(not busy and bool(self.next_bars.choices()))
-        if busy:
-            QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+        if busy:  # (over this panel only: the rest of the window stays usable)
+            self.setCursor(Qt.CursorShape.BusyCursor)
         else:
-            QApplication.restoreOverrideCursor()
+            self.unsetCursor()
 
     def _on_progress(self, fraction: float, what: str) -> None:
         if not self.busy or self.worker.cancelled_requested():

@@ -88,20 +88,27 @@ class ModelWorker(QObject):
         def progress(fraction: float, what: str) -> None:
             if stop.is_set():
                 raise Cancelled(what)
-            self.progress.emit(float(fraction), str(what))
+            try:
+                self.progress.emit(float(fraction), str(what))
+            except RuntimeError:  # (deleted meanwhile: stop)
+                raise Cancelled(what) from None
 
         try:
             result = work(progress)
         except Cancelled:
-            self._finished.emit(serial, "cancelled", None)
+            outcome, payload = "cancelled", None
         except (ModelInputError, ModelUnavailable) as exc:
-            self._finished.emit(serial, "failed", str(exc))
+            outcome, payload = "failed", str(exc)
         except MemoryError:
-            self._finished.emit(serial, "failed", "not enough memory for this run: try a shorter text")
+            outcome, payload = "failed", "not enough memory for this run: try a shorter text"
         except Exception as exc:  # noqa: BLE001 - a model's bug must not kill the window: say it in one line
-            self._finished.emit(serial, "failed", f"the model failed: {type(exc).__name__}: {exc}".splitlines()[0])
+            outcome, payload = "failed", f"the model failed: {type(exc).__name__}: {exc}".splitlines()[0]
         else:
-            self._finished.emit(serial, "cancelled" if stop.is_set() else "done", result)
+            outcome, payload = ("cancelled" if stop.is_set() else "done"), result
+        try:
+            self._finished.emit(serial, outcome, payload)
+        except RuntimeError:  # the panel (and this worker) was deleted meanwhile: nobody to tell
+            pass
 
     def _on_finished(self, serial: int, outcome: str, payload: object) -> None:
         if serial != self._serial:

@@ -146,3 +146,14 @@ def test_run_over_edits_asks_what_is_replaced_and_undo_brings_them_back(qtbot, s
     assert panel.select(1, 2) and session.undo_stack.undoText() == "Show Toy head"
     session.undo_stack.undo()
     assert session.scene.same_as(edited)
+
+
+def test_a_panel_closed_while_its_model_runs_goes_quietly(qtbot, session, monkeypatch):
+    register_toy_generating(monkeypatch, delay=0.02, blocks=30)
+    panel = ModelPanel(session, model="toygen")
+    panel.show()
+    assert panel.start_run("a b c")
+    qtbot.waitUntil(lambda: panel.progress_bar.value() > 0, timeout=5000)
+    panel.deleteLater()
+    qtbot.wait(800)  # the job ends with nobody to tell: no crash, no error
+    assert session.scene.title != "Toy layer 0 head 0"
