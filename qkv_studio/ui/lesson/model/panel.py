@@ -514,6 +514,10 @@ class ModelPanel(FollowsAppearance, QWidget):
             self._show_model()
             self.model_changed.emit(self.state.model.name)
         elif change == "run":
+            if self.state.run is None:  # (an undo back to before the first run)
+                self._show_model()
+                self.run_changed.emit()
+                return
             self._set_ranges()
             self.edit_button.setEnabled(True)
             self._show_next_tokens()

@@ -201,13 +201,21 @@ class ModelRunState:
         check_sampling(temperature, top_k)
         self._temperature, self._top_k = float(temperature), int(top_k)
 
-    def _place(self) -> Place:
-        return Place(self._run, self._generation, self._layer, self._head)
+    def _place(self, run: ModelRun | None = None, generation: object | None = None, layer: int | None = None,
+               head: int | None = None) -> Place:
+        """Where the state is now, or (with arguments) where it goes, with the chosen model."""
+        if run is None:
+            return Place(self._run, self._generation, self._layer, self._head, self._model)
+        return Place(run, generation, self._layer if layer is None else layer,
+                     self._head if head is None else head, self._model)
 
     def restore(self, place: Place) -> None:
         """Put the state back where an undo step says it was (the steps call this); listeners hear."""
+        if place.model is not None and place.model is not self._model:  # (undone across a change of model)
+            self._model = place.model
+            self._tell("model")
         change: Change = "run" if place.run is not self._run else "head"
-        self._run, self._generation, self._layer, self._head = place
+        self._run, self._generation, self._layer, self._head = place[:4]
         self._tell(change)
 
     def head_scene(self) -> Scene | None:
@@ -264,7 +272,7 @@ class ModelRunState:
             return False
         run = prepared.run
         layer, head = min(self._layer, run.n_layers - 1), min(self._head, run.n_heads - 1)
-        return self._show(run.head_scene(layer, head), Place(run, prepared.generation, layer, head), ask=ask)
+        return self._show(run.head_scene(layer, head), self._place(run, prepared.generation, layer, head), ask=ask)
 
     def may_replace(self, what: str) -> bool:
         """Ask (once, before a run begins) whether a head may replace the user's unsaved edits; True when
@@ -304,7 +312,7 @@ class ModelRunState:
             return False
         before = self._place()
         run = gen.append(prepared.run, prepared.logits)
-        after = Place(run, gen, self._layer, self._head)
+        after = self._place(run, gen)
         s = self._session
         follow = s.query == s.scene.n - 1  # (a query on the last token follows it to the new one)
         s.undo_stack.push(TokenStep(s, self, s.scene, run.head_scene(self._layer, self._head),
@@ -319,7 +327,7 @@ class ModelRunState:
             return True
         if self._run is not None:
             # (raises ModelInputError out of range)
-            return self._show(self._run.head_scene(layer, head), Place(self._run, self._generation, layer, head))
+            return self._show(self._run.head_scene(layer, head), self._place(self._run, self._generation, layer, head))
         else:
             for what, value, count in (("layer", layer, self.n_layers), ("head", head, self.n_heads)):
                 if not 0 <= value < count:

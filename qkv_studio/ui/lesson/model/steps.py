@@ -26,12 +26,13 @@ if TYPE_CHECKING:
 
 
 class Place(NamedTuple):
-    """Where the model state is: its run, Generation (or None), layer and head."""
+    """Where the model state is: its run, Generation (or None), layer and head, and the model."""
 
     run: ModelRun | None
     generation: object | None
     layer: int
     head: int
+    model: object = None  # the registry entry (None: whichever is chosen)
 
 
 class ModelShow(SceneEdit):

@@ -3,7 +3,6 @@ with a slow fake model (no weights needed)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
@@ -157,3 +156,21 @@ def test_a_panel_closed_while_its_model_runs_goes_quietly(qtbot, session, monkey
     panel.deleteLater()
     qtbot.wait(800)  # the job ends with nobody to tell: no crash, no error
     assert session.scene.title != "Toy layer 0 head 0"
+
+
+def test_undo_across_a_change_of_model_brings_back_the_model_too(qtbot, session, monkeypatch):
+    from tests.toy_model import register_toy
+
+    register_toy(monkeypatch)
+    register_toy_generating(monkeypatch)
+    panel = shown(qtbot, ModelPanel(session, model="toygen", confirm=lambda: True))
+    session.set_value("Q", 0, 0, 3.0)
+    edited = session.scene
+    assert panel.run_text("the cat sat") and panel.next_token()
+    assert panel.set_model("toy") and panel.run is None
+    session.undo_stack.undo()  # the token: back on the generating toy, its 3-token run
+    assert panel.model.name == "toygen" and panel.run.n == 3 and panel.model_box.currentData() == "toygen"
+    session.undo_stack.undo()  # the run over the edits
+    assert session.scene.same_as(edited) and panel.run is None and not panel.edit_button.isEnabled()
+    session.undo_stack.redo()
+    assert panel.run.n == 3 and panel.showing_model_head() and panel.edit_button.isEnabled()
