@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QFontMetricsF, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressBar,
     QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget,
@@ -170,6 +170,10 @@ class ModelPanel(FollowsAppearance, QWidget):
         self.run_button.clicked.connect(lambda: self.start_run())
         self.next_button.clicked.connect(lambda: self.start_next_token())
         self.cancel_button.clicked.connect(self.cancel)
+        # the key of Next token, wherever the focus is in the panel (Enter alone runs the sentence)
+        self.next_shortcut = QShortcut(QKeySequence("Ctrl+Return"), self)
+        self.next_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.next_shortcut.activated.connect(lambda: self.start_next_token())
         self.temperature_box.valueChanged.connect(lambda _: self._sampling_edited())
         self.top_k_box.valueChanged.connect(lambda _: self._sampling_edited())
         self.worker.progress.connect(self._on_progress)
@@ -620,7 +624,8 @@ class ModelPanel(FollowsAppearance, QWidget):
         how = "the most likely token (greedy)" if t == 0 else (
             f"a token drawn at temperature {t:g} from {'all tokens' if k == 0 else f'the top {k}'} (seeded)")
         self.next_button.setToolTip(f"Append {how}: only its row is computed, the earlier keys and values "
-                                    "come from the KV cache (PageDown at the last stage of a presentation)")
+                                    "come from the KV cache (Ctrl+Enter; PageDown at the last stage of a "
+                                    "presentation)")
 
     def _show_next_tokens(self) -> None:
         # (a short panel, the projector's, shows the top 3 whole rather than 5 cut)

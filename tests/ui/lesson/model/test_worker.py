@@ -174,3 +174,15 @@ def test_undo_across_a_change_of_model_brings_back_the_model_too(qtbot, session,
     assert session.scene.same_as(edited) and panel.run is None and not panel.edit_button.isEnabled()
     session.undo_stack.redo()
     assert panel.run.n == 3 and panel.showing_model_head() and panel.edit_button.isEnabled()
+
+
+def test_ctrl_enter_in_the_panel_asks_for_the_next_token(qtbot, session, monkeypatch):
+    register_toy_generating(monkeypatch)
+    panel = shown(qtbot, ModelPanel(session, model="toygen"))
+    panel.activateWindow()
+    assert panel.run_text("the cat sat")
+    panel.sentence.setFocus()
+    qtbot.waitUntil(panel.sentence.hasFocus, timeout=2000)
+    with qtbot.waitSignal(panel.job_finished, timeout=10_000):
+        qtbot.keyClick(panel.sentence, Qt.Key_Return, Qt.ControlModifier)
+    assert session.scene.n == 4 and "Ctrl+Enter" in panel.next_button.toolTip()
