@@ -5,6 +5,7 @@
     import qkv_studio
     win = qkv_studio.show(q, k, v, ["the", "cat", "sat"], mask="causal")   # the window, on your arrays
     win = qkv_studio.show("captured.npz")                                   # q, k, v saved from a model
+    win = qkv_studio.show(weights=w, tokens=["the", "cat", "sat"])         # only the weights are known
     scene = qkv_studio.Scene.from_arrays(q, k, v, tokens)                   # no window
     scene.save("mine.qkv.json")                                             # a session file
     qkv_studio.export(scene, "fig.svg", stage="weights", query="sat")       # as `qkv-studio export`
@@ -102,7 +103,7 @@ def _scene_from(scene: Scene | None, args: dict) -> Scene:
 
 
 def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None, wq=None, wk=None, wv=None,
-         mask=None, scale: bool = True, title: str | None = None, query: int | str = 0,
+         weights=None, mask=None, scale: bool = True, title: str | None = None, query: int | str = 0,
          scene: Scene | None = None, block: bool | None = None, presentation: bool = False):
     """Open the main window on your arrays (as :meth:`Scene.from_arrays` takes them) or on ``scene``, and
     return it (a ``MainWindow``; ``window.session.scene`` is what it shows).
@@ -111,12 +112,24 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
     or a ``*.qkv.json`` session file) opens a file: a Q/K/V file from a model opens on its first head with
     the Real model panel paging through its layers and heads.
 
+    ``show(weights=w, tokens=…)`` when only the attention weights (n × n, rows summing to 1) are known:
+    the window shows them exactly, with log w as the scores (see :mod:`qkv_studio.core.from_weights`), and
+    says that the stages before softmax are not the model's (the scene's description and the status bar).
+    ``v`` may come with them (else the blend of a row is that row of weights).
+
     ``block`` says whether to run Qt's event loop until the window is closed; None decides (see the
     module notes: at once in IPython/Jupyter and ``python -i``, the loop in a script).  Raises
     :class:`SceneError` with one line for bad arrays, before any window opens.
     """
     source, doc = None, ""
     file_view = View()
+    if weights is not None:
+        from qkv_studio.core.from_weights import scene_from_weights
+
+        if any(a is not None for a in (q, k, x, wq, wk, wv, scene)) or mask is not None or not scale:
+            raise SceneError("weights", "give weights (with tokens and v if you like) or q, k, v, not both; "
+                                        "the mask follows from the zero weights")
+        scene, v, tokens, title = scene_from_weights(weights, tokens, v=v, title=title), None, None, None
     if isinstance(q, Scene) and scene is None:
         q, scene = None, q
     elif isinstance(q, (str, os.PathLike)) and scene is None:
@@ -143,6 +156,10 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
 
         window.show_panel(window.dock_model)
         _show_model_head(window, scene, view, source.name, source.text, 0, 0)
+    if weights is not None:
+        from qkv_studio.core.from_weights import NOTE
+
+        window.statusBar().showMessage(NOTE)
     if presentation:
         window.set_presentation(True)
     if blocking:

@@ -320,3 +320,35 @@ def test_a_cancelled_close_keeps_a_blocking_show_running(qtbot, monkeypatch):
     w = qkv_studio.show(Q, K, V, TOKENS, title="Cancel me", block=True)
     qtbot.addWidget(w)
     assert steps == [("cancelled", True), ("still running", True)] and not w.isVisible()
+
+
+def test_show_weights_alone_shows_them_exactly_and_says_the_scores_are_not_the_models(qtbot):
+    from qkv_studio.core.from_weights import NOTE, scene_from_weights
+    from qkv_studio.core.models.run import causal_blocked
+
+    raw = np.exp(RNG.normal(size=(4, 4)))
+    raw[causal_blocked(4)] = 0  # a causal model's weights: zeros above the diagonal
+    tensor = TensorLike(raw / raw.sum(axis=1, keepdims=True))  # (float32, as a torch tensor's)
+    weights = np.asarray(tensor, dtype=np.float64)
+    weights /= weights.sum(axis=1, keepdims=True)  # (what softmax of log w gives: the rows renormalised)
+    w = qkv_studio.show(weights=tensor, tokens=TOKENS, block=False)
+    qtbot.addWidget(w)
+    scene = w.session.scene
+    np.testing.assert_allclose(w.session.result.weights, weights, rtol=0, atol=1e-14)
+    assert scene.tokens == tuple(TOKENS) and not scene.scale and np.array_equal(scene.mask_matrix(), causal_blocked(4))
+    seen = ~causal_blocked(4)
+    np.testing.assert_allclose(scene.result().stage("scores")[seen], np.log(weights[seen]),
+                               atol=1e-6)  # (log of the float32 weights given, before renormalising)
+    assert "not the model's" in scene.description and w.statusBar().currentMessage() == NOTE
+    np.testing.assert_allclose(w.session.result.output, weights, atol=1e-14)  # V = I: the blend is the row
+    _close(w, qtbot)
+    values = RNG.normal(size=(4, 2))
+    np.testing.assert_allclose(scene_from_weights(weights, v=values).result().output, weights @ values, atol=1e-12)
+    for bad, words in ((weights[:3], "square"), (weights * 2, "sum to 1"), (-weights, "≥ 0"),
+                       (np.full((2, 2), np.nan), "finite"), ([["a"]], "numbers")):
+        with pytest.raises(SceneError, match=words):
+            qkv_studio.show(weights=bad, block=False)
+    with pytest.raises(SceneError, match="v has shape"):
+        scene_from_weights(weights, v=np.ones((3, 2)))
+    with pytest.raises(SceneError, match="not both"):
+        qkv_studio.show(Q, K, V, weights=weights, block=False)

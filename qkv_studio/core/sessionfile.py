@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -125,6 +127,16 @@ def parse_bytes(data: bytes, source: str = "<data>") -> SessionDocument:
 def read_session(path: str | os.PathLike) -> SessionDocument:
     """Read and validate a session file; raise :class:`SessionFileError` naming the file on any problem."""
     return parse_bytes(read_file(path, what="session file"), display_name(path))
+
+
+def suggested_file_name(scene: Scene) -> str:
+    """A file name for Save As made from the scene's title, else its tokens: "minilm-layer-3-head-5.qkv.json"
+    (letters, digits and dashes, at most 60 characters before the suffix; "attention.qkv.json" if
+    nothing is left)."""
+    source = scene.title.strip() or " ".join(scene.tokens[:6])
+    text = unicodedata.normalize("NFKD", source).encode("ascii", "ignore").decode("ascii").lower()
+    stem = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:60].rstrip("-")
+    return f"{stem or 'attention'}.qkv.json"
 
 
 def display_name(path: str | os.PathLike) -> str:

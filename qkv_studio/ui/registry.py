@@ -109,6 +109,9 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("model", "Real model", f"{_WIRING}:model", menu_text="&Real model…",
               shortcut="Ctrl+Shift+M", tip="A real transformer's heads on any sentence, offline",
               cli_name="model", focus="sentence"),
+    PanelSpec("rope", "RoPE explorer", "qkv_studio.ui.lesson.rope_explorer:build", menu_text="R&oPE explorer",
+              shortcut="Ctrl+Shift+O", tip="Rotary position embeddings: a score depends on the offset only",
+              cli_name="rope"),
     # The lesson's "why three projections?": the scene with Q = K = V = X beside the learned projections.
     PanelSpec("unprojected", "Without projections", f"{_WIRING}:unprojected", menu="&Attention",
               menu_text="&Without projections", shortcut="Ctrl+Shift+W",

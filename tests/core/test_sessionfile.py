@@ -311,3 +311,16 @@ def test_the_written_text_is_readable_json_with_one_row_per_line(tmp_path):
     assert obj["format"] == "qkv-studio-session" and obj["version"] == 1
     assert "    [1, 2],\n" in text  # sat's query on its own line
     assert text.endswith("}\n")
+
+
+def test_save_as_proposes_a_file_name_from_the_title_or_the_tokens():
+    from qkv_studio.core import Scene
+    from qkv_studio.core.sessionfile import suggested_file_name
+
+    q = np.eye(2)
+    assert suggested_file_name(Scene.create(("a", "b"), q=q, k=q, v=q, title="MiniLM layer 3 head 5")) == \
+        "minilm-layer-3-head-5.qkv.json"
+    assert suggested_file_name(Scene.create(("Café", "Über"), q=q, k=q, v=q, title="")) == "cafe-uber.qkv.json"
+    assert suggested_file_name(Scene.create(("…", "?"), q=q, k=q, v=q, title="«»")) == "attention.qkv.json"
+    long = suggested_file_name(Scene.create(("a", "b"), q=q, k=q, v=q, title="x" * 300))
+    assert long == "x" * 60 + ".qkv.json"

@@ -277,9 +277,9 @@ def test_a_cached_step_equals_a_full_recomputation_and_computes_only_the_new_row
     seen = []
     rows = S.SmolLM2._rows
 
-    def spy(self, ids, start, past, logits=True):
+    def spy(self, ids, start, past, logits=True, progress=None):
         seen.append((len(ids), start, None if past is None else past[0][0].shape[1]))
-        return rows(self, ids, start, past, logits)
+        return rows(self, ids, start, past, logits, progress)
     monkeypatch.setattr(S.SmolLM2, "_rows", spy)
     after = gen.step()
     assert seen == [(1, before.n, before.n)]  # one new row, at position n, reading n cached K/V rows
@@ -314,6 +314,21 @@ def test_back_takes_a_token_back_and_sampling_is_seeded(model):
     assert len([p for _, p in top if p > 0]) == 3
     with pytest.raises(ModelInputError, match="token id"):
         gen.step(10**7)
+    # seeded per position: a token taken back and drawn again is the same token; redo puts the same back
+    gen.step(temperature=1.0, top_k=20)
+    first = gen.ids.tolist()
+    gen.back()
+    assert gen.redo().ids.tolist() == first and gen.reused == prompt.n
+    gen.back()
+    gen.step(temperature=1.0, top_k=20)
+    assert gen.ids.tolist() == first == sampled[:-1]
+    # a step computed for one run is refused once the generation moved on
+    pending = gen.compute()
+    gen.back()
+    with pytest.raises(ModelInputError, match="changed"):
+        gen.append(*pending)
+    bars = gen.choices(5, temperature=0.0, top_k=3)
+    assert len(bars) == 3 and abs(sum(p for _, p in bars) - 1) < 1e-12  # greedy shows the model's own, top 3
 
 
 @needs_model

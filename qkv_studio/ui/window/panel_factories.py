@@ -121,7 +121,8 @@ def heads_shown(window: "MainWindow") -> None:
 def model(window: "MainWindow") -> QWidget:
     from qkv_studio.ui.lesson.model import ModelPanel
 
-    panel = ModelPanel(window.session, confirm=window.confirm_discard, appearance=window.appearance)
+    panel = ModelPanel(window.session, appearance=window.appearance)
+    panel.state.confirm = panel.ask_replace  # says what replaces what; Undo brings the edits back
     panel.edit_requested.connect(lambda: (window.dock_editors.show(), window.dock_editors.raise_()))
     # A real head (dₖ = 32) is seen through the plane's PCA; its editable copy by its numbers.
     panel.run_changed.connect(lambda: window.plane.set_pca(True))

@@ -36,7 +36,8 @@ def test_importing_the_registry_loads_no_qt():
 
 
 def test_the_cli_panel_choices_are_the_registry_s():
-    assert _panel_choices() == list(registry.cli_names()) == ["explorer", "heads", "model", "unprojected", "quiz"]
+    assert _panel_choices() == list(registry.cli_names()) == ["explorer", "heads", "model", "rope", "unprojected",
+                                                              "quiz"]
     assert cli_options.PANELS == registry.cli_names()
 
 

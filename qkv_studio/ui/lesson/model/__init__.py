@@ -4,6 +4,9 @@
   captions and status, bound to a :class:`ModelRunState`;
 * :mod:`.run_state` — :class:`ModelRunState`, the chosen model, run, layer and head (no widget), and how a
   head reaches the Session;
+* :mod:`.steps` — the undo steps: a head shown over the user's edits, a generated token;
+* :mod:`.worker` — :class:`ModelWorker`, model runs on a worker thread with progress and cancel;
+* :mod:`.next_token` — :class:`NextTokenBars`, a causal model's most likely next tokens;
 * :mod:`.head_grid` — :class:`HeadGrid`, a layer's heads as small multiples;
 * :mod:`.qk_projection` — :class:`QKProjection`, one head's queries and keys in 2-D.
 

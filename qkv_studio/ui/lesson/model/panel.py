@@ -16,6 +16,12 @@ the most likely one: only the new token's row is computed (earlier keys and valu
 cache), and the heatmap gains a row.  Heads that share a K/V head are marked in the small multiples.  Which
 model, run, layer and head are chosen lives in a :class:`ModelRunState`; the panel binds to it.
 
+Runs happen on a worker thread (:class:`~.worker.ModelWorker`): Run, Enter and Next token start one,
+a progress bar says how far it is (the first SmolLM2 run converts the weights once, 10–25 s) and Cancel
+stops it, leaving the scene shown before; the window keeps working meanwhile.  Temperature and top-k set
+how Next token chooses (greedy at temperature 0; sampling is seeded, so a lecture is repeatable).  A head
+that replaces the user's unsaved edits asks first, and Undo brings the edits back.
+
 Without a model's optional package the panel says how to install it and everything else works.
 """
 
@@ -26,10 +32,10 @@ from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QFontMetricsF, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QApplication, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout,
-    QWidget,
+    QApplication, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressBar,
+    QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget,
 )
 from superqt.utils import signals_blocked
 
@@ -42,7 +48,8 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.lesson.model.head_grid import HeadGrid
 from qkv_studio.ui.lesson.model.next_token import NextTokenBars
 from qkv_studio.ui.lesson.model.qk_projection import QKProjection
-from qkv_studio.ui.lesson.model.run_state import Change, ModelRunState
+from qkv_studio.ui.lesson.model.run_state import NEXT_TOKENS_SHOWN, Change, ModelRunState
+from qkv_studio.ui.lesson.model.worker import ModelWorker
 
 DEFAULT_TEXT = "The cat sat on the mat because it was tired."
 
@@ -61,17 +68,20 @@ class ModelPanel(FollowsAppearance, QWidget):
     ``edit_requested()`` after "Edit this head" put an editable copy in the Session (the window may show
     the Q/K/V editors).
 
-    ``confirm`` (optional) is called before a head replaces a modified scene; return False to cancel.
-    ``model`` names the registry entry to start with (default: the first).
+    ``confirm`` (optional) is called before a head replaces a modified scene; return False to cancel
+    (:meth:`ask_replace` is the question a window passes: it says what replaces what, and that Undo
+    brings the edits back).  ``model`` names the registry entry to start with (default: the first).
 
-    Public API: ``set_model(name)``, ``run_text(text=None)``, ``next_token()``, ``select(layer, head)``,
-    ``edit_head()``,
+    Public API: ``set_model(name)``, ``run_text(text=None)`` and ``next_token()`` (computing at once),
+    ``start_run(text=None)`` and ``start_next_token()`` (on the worker thread: ``run_changed`` when done),
+    ``cancel()``, ``busy``, ``set_sampling(temperature, top_k)``, ``select(layer, head)``, ``edit_head()``,
     ``state`` (the :class:`ModelRunState`), ``model``, ``run``, ``layer``, ``head``, ``head_scene()``,
     ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``;
     drawn in the look of the Appearance it is bound to (``appearance=`` or ``bind_appearance``); ``available`` is False when the chosen model's package
     is missing.  Test hooks: ``model_box``, ``sentence``, ``run_button``, ``layer_box``, ``head_box``,
     ``edit_button``, ``next_button``, ``next_bars`` (``choices()``), ``grid`` (``head_rect(h)``,
-    ``selected()``, ``shares_kv(h)``), ``projection``, ``status``,
+    ``selected()``, ``shares_kv(h)``), ``projection``, ``status``, ``progress_bar``, ``cancel_button``,
+    ``temperature_box``, ``top_k_box``, ``worker``,
     ``install_label``, ``grid_caption``, ``proj_caption``.
     """
 
@@ -79,6 +89,9 @@ class ModelPanel(FollowsAppearance, QWidget):
     head_changed = Signal(int, int)
     model_changed = Signal(str)
     edit_requested = Signal()
+    #: a run or step started on the worker thread ended: True when it was shown, False when it was
+    #: cancelled, refused or failed (the status line says why)
+    job_finished = Signal(bool)
 
     def __init__(self, session: Session, parent: QWidget | None = None, *,
                  confirm: Callable[[], bool] | None = None, text: str = DEFAULT_TEXT,
@@ -113,6 +126,28 @@ class ModelPanel(FollowsAppearance, QWidget):
                                     "earlier keys and values come from the KV cache")
         self.next_bars = NextTokenBars()
         self.next_bars.setToolTip("The most likely next tokens and their probabilities")
+        self.temperature_box = QDoubleSpinBox()
+        self.temperature_box.setRange(0.0, 5.0)
+        self.temperature_box.setSingleStep(0.1)
+        self.temperature_box.setDecimals(1)
+        self.temperature_box.setPrefix("temperature ")
+        self.temperature_box.setSpecialValueText("greedy")
+        self.temperature_box.setToolTip("0 (greedy): always the most likely token; above 0: drawn at random "
+                                        "from softmax(logits / temperature), seeded, so the same settings give "
+                                        "the same tokens")
+        self.top_k_box = QSpinBox()
+        self.top_k_box.setRange(0, 1000)
+        self.top_k_box.setPrefix("top-k ")
+        self.top_k_box.setSpecialValueText("top-k all")
+        self.top_k_box.setToolTip("Draw only among the k most likely tokens (all: every token)")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setTextVisible(True)
+        self.progress_bar.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the run: the scene shown before stays")
+        self.worker = ModelWorker(self)
+        self._job: str = ""  # "run" or "next" while the worker computes one
         self.layer_box = QSpinBox()
         self.layer_box.setPrefix("layer ")
         self.head_box = QSpinBox()
@@ -131,9 +166,23 @@ class ModelPanel(FollowsAppearance, QWidget):
         self._lay_out()
 
         self.model_box.activated.connect(lambda i: self.set_model(self.model_box.itemData(i)))
-        self.sentence.returnPressed.connect(self.run_text)
-        self.run_button.clicked.connect(lambda: self.run_text())
-        self.next_button.clicked.connect(lambda: self.next_token())
+        self.sentence.returnPressed.connect(lambda: self.start_run())
+        self.run_button.clicked.connect(lambda: self.start_run())
+        self.next_button.clicked.connect(lambda: self.start_next_token())
+        self.cancel_button.clicked.connect(self.cancel)
+        # the key of Next token, wherever the focus is in the panel (Enter alone runs the sentence)
+        self.next_shortcut = QShortcut(QKeySequence("Ctrl+Return"), self)
+        self.next_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.next_shortcut.activated.connect(lambda: self.start_next_token())
+        self.temperature_box.valueChanged.connect(lambda _: self._sampling_edited())
+        self.top_k_box.valueChanged.connect(lambda _: self._sampling_edited())
+        self.worker.progress.connect(self._on_progress)
+        self.worker.done.connect(self._on_job_done)
+        self.worker.failed.connect(self._on_job_failed)
+        self.worker.cancelled.connect(self._on_job_cancelled)
+        app = QApplication.instance()
+        if app is not None:  # (a run still going when the app quits stops at its next block)
+            app.aboutToQuit.connect(self._stop_for_quit)
         self.layer_box.valueChanged.connect(lambda v: self.select(v, self.state.head))
         self.head_box.valueChanged.connect(lambda v: self.select(self.state.layer, v))
         self.grid.head_clicked.connect(lambda h: self.select(self.state.layer, h))
@@ -152,6 +201,18 @@ class ModelPanel(FollowsAppearance, QWidget):
         row1.addWidget(self.sentence, 1)
         row1.addWidget(self.run_button)
         row1.addWidget(self.next_button)
+        self.busy_row = QWidget()
+        busy = QHBoxLayout(self.busy_row)
+        busy.setContentsMargins(0, 0, 0, 0)
+        busy.addWidget(self.progress_bar, 1)
+        busy.addWidget(self.cancel_button)
+        self.busy_row.hide()
+        self.sampling_row = QWidget()
+        sampling = QHBoxLayout(self.sampling_row)
+        sampling.setContentsMargins(0, 0, 0, 0)
+        sampling.addWidget(self.temperature_box)
+        sampling.addWidget(self.top_k_box)
+        sampling.addStretch(1)
         row2 = QHBoxLayout()
         row2.addWidget(self.layer_box)
         row2.addWidget(self.head_box)
@@ -175,7 +236,9 @@ class ModelPanel(FollowsAppearance, QWidget):
         lay.addLayout(row0)
         lay.addWidget(self.install_label)
         lay.addLayout(row1)
+        lay.addWidget(self.busy_row)
         lay.addLayout(row2)
+        lay.addWidget(self.sampling_row)
         lay.addWidget(self.next_bars)
         lay.addWidget(self.views, 1)
         lay.addWidget(self.status)
@@ -228,9 +291,15 @@ class ModelPanel(FollowsAppearance, QWidget):
             self._set_status(str(exc), error=True)
             return False
 
+    @property
+    def busy(self) -> bool:
+        """True while the worker thread computes a run or a token."""
+        return self.worker.busy
+
     def run_text(self, text: str | None = None) -> bool:
-        """Run the model on ``text`` (default: the sentence box) and show the chosen head."""
-        if not self.available:
+        """Run the model on ``text`` (default: the sentence box) and show the chosen head, at once (the
+        GUI waits: scripts and the command line; Run and Enter use :meth:`start_run`)."""
+        if not self.available or self.busy:
             return False
         if text is not None and text != self.sentence.text():
             self.sentence.setText(text)
@@ -253,9 +322,163 @@ class ModelPanel(FollowsAppearance, QWidget):
         self._update_status()  # cancelled
         return False
 
+    def start_run(self, text: str | None = None) -> bool:
+        """Run the model on ``text`` (default: the sentence box) on the worker thread: True when it started
+        (``job_finished`` and, once shown, ``run_changed`` follow).  Asks first if the user's edits would
+        be replaced."""
+        if not self.available or self.busy:
+            return False
+        if text is not None and text != self.sentence.text():
+            self.sentence.setText(text)
+        text = self.sentence.text()
+        if not text.strip():
+            self._set_status("Type a sentence first: the text is empty.", error=True)
+            return False
+        model = self.state.model
+        if not self.state.may_replace(f"{model.label} on “{' '.join(text.split())[:60]}”"):
+            self._update_status()
+            return False
+        state = self.state
+        return self._start("run", lambda progress: state.prepare_run(text, progress),
+                           "Loading the model…" if state.run is None else f"Running {model.label}…")
+
+    def start_next_token(self) -> bool:
+        """Compute the next token on the worker thread (a generating model, after a run): True when it
+        started."""
+        if not self.available or not self.state.can_generate or self.state.run is None or self.busy:
+            return False
+        if not self.state.may_replace(f"{self.state.model.label} with one more token"):
+            self._update_status()
+            return False
+        state = self.state
+        return self._start("next", state.prepare_next, "Computing the next token…")
+
+    def can_step_token(self) -> bool:
+        """True when Next token would append a token now (a generating model's head is shown, not busy) —
+        the lecture's PageDown at the last stage uses it."""
+        return (self.available and self.state.can_generate and self.state.run is not None and not self.busy
+                and self.showing_model_head())
+
+    def cancel(self) -> None:
+        """Stop the run or step in progress; the scene shown before stays."""
+        if self.busy:
+            self.worker.cancel()
+            self.progress_bar.setFormat("Cancelling…")
+
+    def set_sampling(self, temperature: float, top_k: int) -> bool:
+        """How Next token chooses: temperature 0 = greedy; top-k 0 = all tokens.  False (and the reason in
+        the status line) for bad values."""
+        try:
+            self.state.set_sampling(temperature, top_k)
+        except ModelInputError as exc:
+            self._set_status(str(exc), error=True)
+            return False
+        for box, value in ((self.temperature_box, self.state.temperature), (self.top_k_box, self.state.top_k)):
+            if box.value() != value:
+                with signals_blocked(box):
+                    box.setValue(value)
+        self._show_sampling()
+        self._show_next_tokens()
+        return True
+
+    def _sampling_edited(self) -> None:
+        self.set_sampling(round(self.temperature_box.value(), 3), self.top_k_box.value())
+
+    def ask_replace(self) -> bool:
+        """The question before a head replaces the user's unsaved edits (a window passes it as ``confirm``):
+        it says what is replaced by what, and that one Undo brings the edits back."""
+        s = self._session
+        box = QMessageBox(QMessageBox.Icon.Question, "Replace your edited scene?",
+                          f"“{s.scene.title or 'untitled'}” has unsaved changes. "
+                          f"{self.state.replacing or self.state.model.label} will replace it.", parent=self)
+        box.setInformativeText("Edit → Undo (Ctrl+Z) brings your scene back, in one step.")
+        replace = box.addButton("Replace", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(replace)
+        box.exec()
+        return box.clickedButton() is replace
+
+    def _start(self, job: str, work, message: str) -> bool:
+        if not self.worker.start(work):
+            return False
+        self._job = job
+        self.progress_bar.setValue(0)
+        self.progress_bar.setFormat(message)
+        self._show_busy(True)
+        self._set_status(f"{message} The window stays usable; Cancel stops it.")
+        return True
+
+    def _show_busy(self, busy: bool) -> None:
+        self.busy_row.setVisible(busy)
+        self.cancel_button.setEnabled(busy)
+        for w in (self.run_button, self.sentence, self.model_box):
+            w.setEnabled(not busy and (w is self.model_box or self.available))
+        self.next_button.setEnabled(not busy and bool(self.next_bars.choices()))
+        if busy:  # (over this panel only: the rest of the window stays usable)
+            self.setCursor(Qt.CursorShape.BusyCursor)
+        else:
+            self.unsetCursor()
+
+    def _on_progress(self, fraction: float, what: str) -> None:
+        if not self.busy or self.worker.cancelled_requested():
+            return
+        value = int(round(1000 * min(max(fraction, 0.0), 1.0)))
+        self.progress_bar.setValue(value)
+        self.progress_bar.setFormat(self._progress_format(what, value // 10))
+
+    def _progress_format(self, what: str, percent: int) -> str:
+        """The longest of "Running: block 3 of 30 — 10%", "block 3 of 30 — 10%", "10%" that fits the bar
+        on one line (a projector's large type would wrap it)."""
+        fm = QFontMetricsF(self.progress_bar.font())
+        room = self.progress_bar.width() - fm.averageCharWidth() * 2
+        tail = what.rsplit(": ", 1)[-1]
+        for text in (f"{what[:1].upper()}{what[1:]} — %p%", f"{tail} — %p%"):
+            if fm.horizontalAdvance(text.replace("%p", str(percent))) <= room:
+                return text
+        return "%p%"
+
+    def _end_job(self) -> str:
+        job, self._job = self._job, ""
+        self._show_busy(False)
+        return job
+
+    def _on_job_done(self, result) -> None:
+        job = self._end_job()
+        try:
+            ok = (self.state.finish_run(result, ask=False) if job == "run" else
+                  self.state.finish_next(result, ask=False))
+        except (ModelInputError, ModelUnavailable) as exc:
+            self._set_status(str(exc), error=True)
+            ok = False
+        else:
+            if not ok:
+                self._set_status("The model changed while it computed; nothing was replaced.", error=True)
+        self.job_finished.emit(ok)
+
+    def _on_job_failed(self, message: str) -> None:
+        self._end_job()
+        if self.state.failure():
+            self._show_model()
+            self._set_status(self.state.failure(), error=True)
+        else:
+            self._set_status(message, error=True)
+        self.job_finished.emit(False)
+
+    def _on_job_cancelled(self) -> None:
+        self._end_job()
+        self._set_status("Cancelled: the scene shown before stays.")
+        self.job_finished.emit(False)
+
+    def _stop_for_quit(self) -> None:
+        try:
+            self.worker.cancel()
+            self.worker.wait(10_000)
+        except RuntimeError:  # (the panel was deleted before the application quit)
+            pass
+
     def next_token(self) -> bool:
-        """Append the most likely next token (a generating model, after a run) and show the longer run."""
-        if not self.available or not self.state.can_generate or self.state.run is None:
+        """Append the next token (a generating model, after a run) and show the longer run, at once."""
+        if not self.available or not self.state.can_generate or self.state.run is None or self.busy:
             return False
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
@@ -295,6 +518,10 @@ class ModelPanel(FollowsAppearance, QWidget):
             self._show_model()
             self.model_changed.emit(self.state.model.name)
         elif change == "run":
+            if self.state.run is None:  # (an undo back to before the first run)
+                self._show_model()
+                self.run_changed.emit()
+                return
             self._set_ranges()
             self.edit_button.setEnabled(True)
             self._show_next_tokens()
@@ -331,6 +558,8 @@ class ModelPanel(FollowsAppearance, QWidget):
         compact = self.height() < 26 * QFontMetricsF(self.font()).height()
         if compact != self._compact:
             self._compact = compact
+            self._show_sampling()
+            self._show_next_tokens()
             self._write_title()
             self._update_captions()
             self._update_status()
@@ -374,6 +603,7 @@ class ModelPanel(FollowsAppearance, QWidget):
             w.setEnabled(available)
         self.edit_button.setEnabled(available and self.state.run is not None)
         self.next_button.setVisible(self.state.can_generate)
+        self._show_sampling()
         self.grid.set_kv_group(m.n_heads // m.n_kv_heads)
         self._show_next_tokens()
         self._set_ranges()
@@ -386,11 +616,23 @@ class ModelPanel(FollowsAppearance, QWidget):
         self._update_captions()
         self._update_status()
 
+    def _show_sampling(self) -> None:
+        """Temperature and top-k for a generating model; a short panel (the projector) gives their row to the
+        views, and Next token's tooltip says the settings."""
+        self.sampling_row.setVisible(self.state.can_generate and not self._compact)
+        t, k = self.state.temperature, self.state.top_k
+        how = "the most likely token (greedy)" if t == 0 else (
+            f"a token drawn at temperature {t:g} from {'all tokens' if k == 0 else f'the top {k}'} (seeded)")
+        self.next_button.setToolTip(f"Append {how}: only its row is computed, the earlier keys and values "
+                                    "come from the KV cache (Ctrl+Enter; PageDown at the last stage of a "
+                                    "presentation)")
+
     def _show_next_tokens(self) -> None:
-        choices = self.state.next_tokens() if self.available else []
+        # (a short panel, the projector's, shows the top 3 whole rather than 5 cut)
+        choices = self.state.next_tokens(3 if self._compact else NEXT_TOKENS_SHOWN) if self.available else []
         self.next_bars.set_choices(choices)
         self.next_bars.setVisible(bool(choices))
-        self.next_button.setEnabled(bool(choices))
+        self.next_button.setEnabled(bool(choices) and not self.busy)
 
     def _show_fixed_text(self, m: AttentionModel) -> None:
         """A model whose tokens are fixed (a Q/K/V file's ``text``) shows them in place of your sentence,

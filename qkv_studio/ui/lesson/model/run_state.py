@@ -6,17 +6,27 @@ text was run) or ``"head"`` (another layer or head was chosen).  The models are 
 :mod:`qkv_studio.core.models.registry`, read when asked.
 
 How heads reach the Session
-    Browsing (a run, another layer or head) *shows* a head: it is loaded like a preset,
-    ``Session.load(scene, "")`` — no undo step per head, the document clean and untitled, so Save can
-    never overwrite the file the user had open with a model head.  When the session holds unsaved
-    changes the state first asks ``confirm()`` (the window passes its save/discard/cancel prompt); on
-    cancel nothing changes.  :meth:`ModelRunState.edit_copy` then copies the head into an editable scene
-    with ``Session.replace_scene(…, "Edit MiniLM head")``: one undo step (undo returns to the model's own
-    head), the document modified, so closing or browsing on asks before dropping the edits.
+    Browsing (a run, another layer or head) *shows* a head.  On a clean session it is loaded like a
+    preset, ``Session.load(scene, "")`` — no undo step per head, the document clean and untitled.  When
+    the session holds the user's unsaved edits the state first asks ``confirm()`` (the panel's
+    "Replace your edited scene?", which reads :attr:`ModelRunState.replacing`); on cancel nothing changes,
+    on yes the head comes in as **one undo step** ("Show SmolLM2 head", :class:`~.steps.ModelShow`):
+    Undo brings the edits back.  Further browsing merges into that step (one undo still restores them).
+    Each generated token is an undo step of its own (:class:`~.steps.TokenStep`: Undo takes it back,
+    Redo puts it back as it was computed).  :meth:`ModelRunState.edit_copy` copies the head into an
+    editable scene with ``Session.replace_scene(…, "Edit MiniLM head")``: one undo step (undo returns to
+    the model's own head), the document modified, so closing or browsing on asks before dropping the edits.
+
+Runs off the GUI thread
+    :meth:`ModelRunState.prepare_run` / :meth:`prepare_next` do the model's work and touch no Session (a
+    worker thread may call them, with ``progress`` — see :class:`~qkv_studio.core.models.Progress`);
+    :meth:`finish_run` / :meth:`finish_next` then show the result on the GUI thread.  :meth:`run_text`
+    and :meth:`next_token` do both at once (scripts, the command line).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Literal
 
 import numpy as np
@@ -24,9 +34,12 @@ import numpy as np
 from qkv_studio.core.models import (
     AttentionModel, ModelInputError, ModelRun, ModelUnavailable, get_model, models,
 )
+from qkv_studio.core.models.run import Progress, takes_progress
+from qkv_studio.core.models.smollm2 import check_sampling
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.view import View
 from qkv_studio.state.session import Session
+from qkv_studio.ui.lesson.model.steps import ModelShow, Place, TokenStep
 
 Change = Literal["model", "run", "head"]
 NEXT_TOKENS_SHOWN = 5  # the top-k bars of a causal model's next token
@@ -35,6 +48,29 @@ NEXT_TOKENS_SHOWN = 5  # the top-k bars of a causal model's next token
 def edit_text(model: AttentionModel) -> str:
     """The undo text of "Edit this head": "Edit MiniLM head"."""
     return f"Edit {model.label} head"
+
+
+def show_text(model: AttentionModel) -> str:
+    """The undo text of a head shown over the user's edits: "Show SmolLM2 head"."""
+    return f"Show {model.label} head"
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A text run by a model (off the GUI thread, perhaps), not shown yet: :meth:`ModelRunState.finish_run`."""
+
+    model: AttentionModel
+    run: ModelRun
+    generation: object | None  # a generating model's Generation, else None
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedToken:
+    """A next token computed for a Generation (off the GUI thread, perhaps), not appended yet."""
+
+    generation: object
+    run: ModelRun
+    logits: np.ndarray
 
 
 class ModelRunState:
@@ -58,6 +94,20 @@ class ModelRunState:
         self._failed: dict[str, str] = {}  # model name → why it could not be loaded
         self._installed: dict[str, bool] = {}  # model name → available(), asked once (the panel asks often)
         self._listeners: list[Callable[[Change], None]] = []
+        self._temperature = 0.0  # greedy
+        self._top_k = 0  # every token
+        #: what a pending show would put in place of the user's edits ("SmolLM2 layer 0 head 0"), read by
+        #: the ``confirm`` question while it is asked
+        self.replacing = ""
+
+    @property
+    def confirm(self) -> Callable[[], bool] | None:
+        """Asked before a head replaces the user's unsaved edits; False cancels."""
+        return self._confirm
+
+    @confirm.setter
+    def confirm(self, ask: Callable[[], bool] | None) -> None:
+        self._confirm = ask
 
     def add_listener(self, listener: Callable[[Change], None]) -> None:
         """Call ``listener(change)`` after each change ("model", "run" or "head")."""
@@ -129,8 +179,44 @@ class ModelRunState:
         return 0 if self._generation is None or not self.generated else int(self._generation.reused)
 
     def next_tokens(self, k: int = NEXT_TOKENS_SHOWN) -> list[tuple[str, float]]:
-        """The ``k`` most likely next tokens (readable pieces) and their probabilities; [] without a generation."""
-        return [] if self._generation is None else self._generation.top(k)
+        """The ``k`` most likely next tokens (readable pieces) and their probabilities under the sampling
+        settings (greedy: the model's own probabilities); [] without a generation."""
+        if self._generation is None:
+            return []
+        return self._generation.choices(k, temperature=self._temperature, top_k=self._top_k)
+
+    @property
+    def temperature(self) -> float:
+        """Sampling temperature of "Next token": 0 = greedy (the most likely token)."""
+        return self._temperature
+
+    @property
+    def top_k(self) -> int:
+        """Sample only among the ``top_k`` most likely tokens (0: all)."""
+        return self._top_k
+
+    def set_sampling(self, temperature: float, top_k: int) -> None:
+        """Set how "Next token" chooses (seeded: the same settings give the same tokens); raises
+        :class:`ModelInputError` for a negative temperature or top-k."""
+        check_sampling(temperature, top_k)
+        self._temperature, self._top_k = float(temperature), int(top_k)
+
+    def _place(self, run: ModelRun | None = None, generation: object | None = None, layer: int | None = None,
+               head: int | None = None) -> Place:
+        """Where the state is now, or (with arguments) where it goes, with the chosen model."""
+        if run is None:
+            return Place(self._run, self._generation, self._layer, self._head, self._model)
+        return Place(run, generation, self._layer if layer is None else layer,
+                     self._head if head is None else head, self._model)
+
+    def restore(self, place: Place) -> None:
+        """Put the state back where an undo step says it was (the steps call this); listeners hear."""
+        if place.model is not None and place.model is not self._model:  # (undone across a change of model)
+            self._model = place.model
+            self._tell("model")
+        change: Change = "run" if place.run is not self._run else "head"
+        self._run, self._generation, self._layer, self._head = place[:4]
+        self._tell(change)
 
     def head_scene(self) -> Scene | None:
         """The chosen head as a Scene (None before a run)."""
@@ -158,32 +244,80 @@ class ModelRunState:
 
     def run_text(self, text: str) -> bool:
         """Run the chosen model on ``text`` and show the chosen head; False when the user cancelled."""
+        return self.finish_run(self.prepare_run(text))
+
+    def prepare_run(self, text: str, progress: Progress | None = None) -> Prepared:
+        """The chosen model's run on ``text`` (nothing shown: see :meth:`finish_run`).  Safe off the GUI
+        thread; ``progress`` hears how far it is (when the model reports it) and may raise
+        :class:`~qkv_studio.core.models.run.Cancelled`."""
+        model = self._model
+        extra = {"progress": progress} if progress is not None else {}
         try:
             # a generating model starts a Generation: the run plus its next-token logits and KV cache
-            generation = self._model.start(text) if self.can_generate else None
-            run = self._model.run(text) if generation is None else generation.run
+            if self.can_generate:
+                generation = model.start(text, **(extra if takes_progress(model.start) else {}))
+                run = generation.run
+            else:
+                generation = None
+                run = model.run(text, **(extra if takes_progress(model.run) else {}))
         except ModelUnavailable as exc:
-            self._failed[self._model.name] = str(exc)
+            self._failed[model.name] = str(exc)
             raise
-        layer, head = min(self._layer, run.n_layers - 1), min(self._head, run.n_heads - 1)
-        if not self._show(run.head_scene(layer, head)):
+        return Prepared(model, run, generation)
+
+    def finish_run(self, prepared: Prepared, *, ask: bool = True) -> bool:
+        """Show a prepared run's chosen head; False when the user cancelled (``ask`` False: the user was
+        asked before the run began) or another model was picked meanwhile."""
+        if prepared.model is not self._model:
             return False
-        self._run, self._layer, self._head, self._generation = run, layer, head, generation
-        self._tell("run")
-        return True
+        run = prepared.run
+        layer, head = min(self._layer, run.n_layers - 1), min(self._head, run.n_heads - 1)
+        return self._show(run.head_scene(layer, head), self._place(run, prepared.generation, layer, head), ask=ask)
+
+    def may_replace(self, what: str) -> bool:
+        """Ask (once, before a run begins) whether a head may replace the user's unsaved edits; True when
+        nothing would be lost or the user agreed.  ``what`` names the head ("SmolLM2 on “The cat”")."""
+        if not self._session.modified or self.showing_model_head() or self._confirm is None:
+            return True
+        self.replacing = what
+        try:
+            return bool(self._confirm())
+        finally:
+            self.replacing = ""
 
     def next_token(self) -> bool:
-        """Append the most likely next token (greedy), computing only its row with the KV cache, and show
-        the chosen head of the longer run; False without a generation or when the user cancelled."""
+        """Append the next token (greedy by default: see :meth:`set_sampling`), computing only its row with
+        the KV cache, and show the chosen head of the longer run; False without a generation or when the
+        user cancelled."""
+        if self._generation is None:
+            return False
+        return self.finish_next(self.prepare_next())
+
+    def prepare_next(self, progress: Progress | None = None) -> PreparedToken:
+        """Compute the next token's row with the KV cache (nothing shown or appended: :meth:`finish_next`).
+        Safe off the GUI thread."""
         gen = self._generation
         if gen is None:
+            raise ModelInputError("run a prompt first: there is nothing to continue")
+        run, logits = gen.compute(temperature=self._temperature, top_k=self._top_k, progress=progress)
+        return PreparedToken(gen, run, logits)
+
+    def finish_next(self, prepared: PreparedToken, *, ask: bool = True) -> bool:
+        """Append a prepared token and show the longer run's head, as one undo step; False when the user
+        cancelled or the generation moved on meanwhile (another run, a token taken back)."""
+        gen = self._generation
+        if gen is None or gen is not prepared.generation or prepared.run.n != gen.run.n + 1:
             return False
-        run = gen.step()
-        if not self._show(run.head_scene(self._layer, self._head)):
-            gen.back()
+        if ask and not self.may_replace(f"{self._model.label} with one more token"):
             return False
-        self._run = run
-        self._tell("run")
+        before = self._place()
+        run = gen.append(prepared.run, prepared.logits)
+        after = self._place(run, gen)
+        s = self._session
+        follow = s.query == s.scene.n - 1  # (a query on the last token follows it to the new one)
+        s.undo_stack.push(TokenStep(s, self, s.scene, run.head_scene(self._layer, self._head),
+                                    f"Next token “{run.tokens[-1]}”", before, after,
+                                    queries=(s.query, run.n - 1 if follow else s.query)))
         return True
 
     def select(self, layer: int, head: int) -> bool:
@@ -192,8 +326,8 @@ class ModelRunState:
         if (layer, head) == (self._layer, self._head):
             return True
         if self._run is not None:
-            if not self._show(self._run.head_scene(layer, head)):  # raises ModelInputError out of range
-                return False
+            # (raises ModelInputError out of range)
+            return self._show(self._run.head_scene(layer, head), self._place(self._run, self._generation, layer, head))
         else:
             for what, value, count in (("layer", layer, self.n_layers), ("head", head, self.n_heads)):
                 if not 0 <= value < count:
@@ -213,11 +347,27 @@ class ModelRunState:
                             description=head.description + " Copied for editing: change any number.")
         return self._session.replace_scene(copy, edit_text(self._model), query=0 if s.n != head.n else None)
 
-    def _show(self, scene: Scene) -> bool:
-        """Show a head in the session like a preset (clean history); ask first if edits would be lost."""
-        if self._session.modified and self._confirm is not None and not self._confirm():
+    def _show(self, scene: Scene, place: Place, *, ask: bool = True) -> bool:
+        """Show a head and move the state to ``place``: on a clean session like a preset (clean history);
+        over the user's edits, after asking, as one undo step (merged with the browsing that follows)."""
+        s = self._session
+        query = s.query if s.scene.n == scene.n else 0
+        if not s.modified:
+            s.load(scene, "", View(query, s.stage))
+            self._shown = scene
+            self.restore(place)
+            return True
+        if ask and not self.may_replace(scene.title):
             return False
-        query = self._session.query if self._session.scene.n == scene.n else 0
-        self._session.load(scene, "", View(query, self._session.stage))
-        self._shown = scene
+        s.undo_stack.push(ModelShow(s, self, s.scene, scene, show_text(self._model), self._place(), place,
+                                    queries=(s.query, query)))
         return True
+
+    @property
+    def shown_scene(self) -> Scene | None:
+        """The head scene last put into the session (None before one)."""
+        return self._shown
+
+    def shown(self, scene: Scene | None) -> None:
+        """The steps tell which head scene they put into the session."""
+        self._shown = scene

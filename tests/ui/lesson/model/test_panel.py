@@ -133,7 +133,9 @@ def test_browsing_asks_before_dropping_unsaved_edits(qtbot, session):
     assert session.scene.tokens == ("the", "cat", "sat", "mat") and session.modified  # kept
     answers.append(True)
     assert panel.run_text("The cat sat.")
-    assert session.scene.title == "MiniLM layer 0 head 0" and not session.modified
+    # replaced as one undo step: the edits are an Undo away, so the document stays modified
+    assert session.scene.title == "MiniLM layer 0 head 0" and session.modified
+    assert session.undo_stack.undoText() == "Show MiniLM head"
     panel.edit_head()
     answers.append(False)
     panel.head_box.setValue(5)  # cancelled: the box goes back, the copy stays

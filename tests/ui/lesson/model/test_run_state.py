@@ -57,7 +57,16 @@ def test_edits_are_kept_unless_the_user_confirms(session, toy):
     session.set_value("Q", 0, 0, 3.0)
     assert not state.run_text("a b c") and state.run is None and session.modified
     answers.append(True)
-    assert state.run_text("a b c") and not session.modified
+    assert state.run_text("a b c") and session.scene.title == "Toy layer 0 head 0"
+    # the edits are one undo step away (the head came in as "Show Toy head"), so the document is modified
+    assert session.modified and session.undo_stack.undoText() == "Show Toy head"
+    assert state.select(1, 2) and session.undo_stack.count() == 2  # browsing merges into that step
+    session.undo_stack.undo()
+    assert session.scene.q[0, 0] == 3.0 and session.scene.tokens == ("the", "cat", "sat", "mat")
+    assert not state.showing_model_head()
+    session.undo_stack.redo()
+    assert session.scene.title == "Toy layer 1 head 2" and (state.layer, state.head) == (1, 2)
+    assert state.showing_model_head() and state.select(0, 0)
     assert state.edit_copy() and session.undo_stack.undoText() == edit_text(toy) == "Edit Toy head"
     assert session.scene.mask == "causal" and not state.showing_model_head()
     answers.append(False)
