@@ -1,0 +1,163 @@
+"""The plane's range: it fits the vectors — every arrow from the origin and every label, with a margin.
+
+Labels are sized in pixels and arrows in data units, so "fits" is a question of scale: the smallest
+number of data units per pixel at which the heads' box, each label's box around its head and the
+margin all fit the view (:func:`fit_scale`, exact, no iteration).  :class:`PlaneRange` keeps the view
+box there without jumping on every small edit:
+
+- after an edit, a scene load, a stage or query change (:meth:`PlaneRange.ensure`) it refits only when
+  something is outside the view, or when everything is far inside it (a view more than
+  :data:`LOOSE` times the fit's scale: after typing 1e200 and undoing it, say);
+- during a drag (:meth:`PlaneRange.grow`) it only ever grows, with room to spare, when the dragged
+  head or its label would leave the view; the drag's end is an edit like any other;
+- :meth:`PlaneRange.fit` fits now (the fit key, new tokens, another projection).
+
+Only pyqtgraph's public ViewBox API (``setRange``, ``viewRange``) is used.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pyqtgraph as pg
+
+LOOSE = 2.0  # refit when the fit needs less than 1/LOOSE of the view's scale: the arrows would fill < half
+GROW = 1.5  # a drag that leaves the view grows it to this many times the fit's scale (room to go on)
+MIN_SPAN = 1e-9  # heads all within this of the origin are drawn in a view of about ±1 (zero vectors)
+
+Range = tuple[tuple[float, float], tuple[float, float]]
+
+
+def _axis_scale(pos: np.ndarray, below: np.ndarray, above: np.ndarray, room: float) -> float:
+    """The least scale s (data units per pixel) with every pos[i] + above[i]·s − (pos[j] − below[j]·s)
+    ≤ room·s: the pairs' condition, solved for s pair by pair (a few dozen labels: a small matrix)."""
+    gap = pos[:, None] - pos[None, :]
+    free = room - above[:, None] - below[None, :]
+    free = np.maximum(free, 0.25 * room)  # (a label wider than the plane: show the heads at least)
+    with np.errstate(over="ignore", invalid="ignore"):
+        need = np.max(gap / free)
+    return float(need) if np.isfinite(need) and need > 0 else 0.0
+
+
+def _points(heads: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """x, y, left, right, down, up of the heads (no extent) followed by the labels."""
+    heads = np.clip(heads, -1e300, 1e300)
+    span = float(np.max(heads.max(axis=0) - heads.min(axis=0))) if len(heads) else 0.0
+    if not span > MIN_SPAN:
+        heads = np.vstack([heads, [[-1.0, -1.0], [1.0, 1.0]]])
+    # (only the heads' box counts for them: its corners are enough)
+    corners = np.array([heads.min(axis=0), heads.max(axis=0)])
+    zeros = np.zeros(2)
+    x = np.concatenate([corners[:, 0], boxes[:, 0]])
+    y = np.concatenate([corners[:, 1], boxes[:, 1]])
+    cols = [np.concatenate([zeros, boxes[:, i]]) for i in range(2, 6)]
+    return (x, y, *cols)
+
+
+def fit_scale(heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float], margin: float) -> float:
+    """Data units per pixel of the tightest view of ``size`` pixels holding the ``heads`` (n × 2, data
+    units) and the label ``boxes`` (rows of x, y and the left, right, down, up reach in pixels, as
+    :meth:`~qkv_studio.ui.panels.plane.labels.PlaneLabels.boxes` gives them), ``margin`` pixels inside
+    each edge."""
+    x, y, left, right, down, up = _points(heads, boxes)
+    w, h = size[0] - 2 * margin, size[1] - 2 * margin
+    return max(_axis_scale(x, left, right, w), _axis_scale(y, down, up, h))
+
+
+def _content(x, y, left, right, down, up, scale: float, margin: float) -> tuple[float, float, float, float]:
+    """(x0, x1, y0, y1) reached by the heads and labels at ``scale``, ``margin`` pixels beyond them."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (float(np.min(x - (left + margin) * scale)), float(np.max(x + (right + margin) * scale)),
+                float(np.min(y - (down + margin) * scale)), float(np.max(y + (up + margin) * scale)))
+
+
+def fitted_range(heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float], margin: float,
+                 at_least: float = 0.0) -> Range:
+    """The view of ``size`` pixels that fits (see :func:`fit_scale`), at a scale of at least
+    ``at_least``, centred on what it holds.  A plane too small for its margins (not yet laid out)
+    gets the heads with a fifth of their span around them."""
+    w, h = float(size[0]), float(size[1])
+    pts = _points(heads, boxes)
+    if w - 2 * margin < 8 or h - 2 * margin < 8:
+        x, y = pts[0][:2], pts[1][:2]
+        span = float(max(x[1] - x[0], y[1] - y[0]))
+        pad = 0.22 * span if np.isfinite(span) else 1.0
+        return (float(x[0]) - pad, float(x[1]) + pad), (float(y[0]) - pad, float(y[1]) + pad)
+    scale = max(fit_scale(heads, boxes, size, margin), at_least)
+    x0, x1, y0, y1 = _content(*pts, scale, margin)
+    cx, cy = 0.5 * x0 + 0.5 * x1, 0.5 * y0 + 0.5 * y1  # (halves first: no overflow near 1e300)
+    half_w, half_h = max(0.5 * w * scale, 0.5 * (x1 - x0)), max(0.5 * h * scale, 0.5 * (y1 - y0))
+    return (cx - half_w, cx + half_w), (cy - half_h, cy + half_h)
+
+
+def verdict(view: Range, heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float],
+            margin: float, *, loose: bool = True) -> str:
+    """How ``view`` holds the heads and labels: "outside" (something reaches past an edge, within half
+    the margin), "loose" (the fit's scale is under 1/:data:`LOOSE` of the view's; only asked if
+    ``loose``) or "fits"."""
+    (vx0, vx1), (vy0, vy1) = view
+    w, h = float(size[0]), float(size[1])
+    if not (w > 0 and h > 0):
+        return "fits"
+    scale = max((vx1 - vx0) / w, (vy1 - vy0) / h)
+    x0, x1, y0, y1 = _content(*_points(heads, boxes), scale, 0.5 * margin)
+    if x0 < vx0 or x1 > vx1 or y0 < vy0 or y1 > vy1:
+        return "outside"
+    if loose and w - 2 * margin >= 8 and h - 2 * margin >= 8 and scale > LOOSE * fit_scale(heads, boxes, size, margin):
+        return "loose"
+    return "fits"
+
+
+class PlaneRange:
+    """Keeps ``view_box`` fitted to what the plane draws.
+
+    ``content()`` gives (heads, label boxes) as drawn now; ``size()`` the view box's size in pixels;
+    ``margin()`` the margin in pixels.  Setting the range redraws the plane (it listens to the view
+    box), so labels that merge or part at the new zoom are measured again: at most a few passes.
+    """
+
+    def __init__(self, view_box: pg.ViewBox, content: Callable[[], tuple[np.ndarray, np.ndarray]],
+                 size: Callable[[], tuple[float, float]], margin: Callable[[], float]) -> None:
+        self._view_box = view_box
+        self._content = content
+        self._size = size
+        self._margin = margin
+
+    def state(self, *, loose: bool = True) -> str:
+        """:func:`verdict` of the current view."""
+        heads, boxes = self._content()
+        return verdict(self._view_box.viewRange(), heads, boxes, self._size(), self._margin(), loose=loose)
+
+    def fit(self) -> None:
+        """Fit now, however the view holds the vectors."""
+        self._set(0.0)
+        for _ in range(2):  # (the labels, drawn for the new zoom, may merge or part)
+            if self.state() != "outside":
+                return
+            self._set(0.0)
+
+    def ensure(self) -> bool:
+        """Fit if something is outside the view or everything far inside it; True if it did."""
+        if self.state() == "fits":
+            return False
+        self.fit()
+        return True
+
+    def grow(self) -> bool:
+        """During a drag: if something would leave the view, widen it (never narrow it) to room to
+        spare; True if it did."""
+        if self.state(loose=False) != "outside":
+            return False
+        (x0, x1), (y0, y1) = self._view_box.viewRange()
+        w, h = self._size()
+        now = max((x1 - x0) / w, (y1 - y0) / h) if w > 0 and h > 0 else 0.0
+        heads, boxes = self._content()
+        need = fit_scale(heads, boxes, self._size(), self._margin())
+        self._set(max(now, GROW * need))
+        return True
+
+    def _set(self, at_least: float) -> None:
+        heads, boxes = self._content()
+        xr, yr = fitted_range(heads, boxes, self._size(), self._margin(), at_least)
+        self._view_box.setRange(xRange=xr, yRange=yr, padding=0)
