@@ -56,7 +56,7 @@ def hint(c: PlaneCaption) -> str:
         return "derived: Q = X·W<sup>Q</sup>, K = X·W<sup>K</sup> — edit X or W to move them"
     if c.snapping:
         return f"Shift held: the tip snaps to steps of {c.step:g}"
-    return f"drag an arrow head to edit that vector · Shift: steps of {c.step:g}"
+    return f"drag an arrow head to edit it · Shift: steps of {c.step:g}"
 
 
 def header_html(c: PlaneCaption, t: Theme, px) -> str:

@@ -2,8 +2,9 @@
 
 Labels are sized in pixels and arrows in data units, so "fits" is a question of scale: the smallest
 number of data units per pixel at which the heads' box, each label's box around its head and the
-margin all fit the view (:func:`fit_scale`, exact, no iteration).  :class:`PlaneRange` keeps the view
-box there without jumping on every small edit:
+margin all fit the view (:func:`fit_scale`, exact, no iteration) — up to :data:`LABEL_ROOM` times the
+arrows' own fit: in a very narrow panel a label is cut rather than the arrows shrunk to dots.
+:class:`PlaneRange` keeps the view box there without jumping on every small edit:
 
 - after an edit, a scene load, a stage or query change (:meth:`PlaneRange.ensure`) it refits only when
   something is outside the view, or when everything is far inside it (a view more than
@@ -25,6 +26,10 @@ import pyqtgraph as pg
 LOOSE = 2.0  # refit when the fit needs less than 1/LOOSE of the view's scale: the arrows would fill < half
 GROW = 1.5  # a drag that leaves the view grows it to this many times the fit's scale (room to go on)
 MIN_SPAN = 1e-9  # heads all within this of the origin are drawn in a view of about ±1 (zero vectors)
+# Labels may widen the view to at most this many times the arrows' own fit: in a narrow panel, labels wider
+# than the plane (many merged into one) would otherwise shrink the arrows to dots — and at the smaller
+# zoom more labels merge, into a wider label still.  There a label is cut rather than the arrows shrunk.
+LABEL_ROOM = 2.0
 
 Range = tuple[tuple[float, float], tuple[float, float]]
 
@@ -41,12 +46,11 @@ def _axis_scale(pos: np.ndarray, below: np.ndarray, above: np.ndarray, room: flo
 
 
 def _points(heads: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, ...]:
-    """x, y, left, right, down, up of the heads (no extent) followed by the labels."""
+    """x, y, left, right, down, up of the heads' box (two corners, no reach) followed by the labels."""
     heads = np.clip(heads, -1e300, 1e300)
     span = float(np.max(heads.max(axis=0) - heads.min(axis=0))) if len(heads) else 0.0
     if not span > MIN_SPAN:
         heads = np.vstack([heads, [[-1.0, -1.0], [1.0, 1.0]]])
-    # (only the heads' box counts for them: its corners are enough)
     corners = np.array([heads.min(axis=0), heads.max(axis=0)])
     zeros = np.zeros(2)
     x = np.concatenate([corners[:, 0], boxes[:, 0]])
@@ -55,14 +59,20 @@ def _points(heads: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, ...]:
     return (x, y, *cols)
 
 
+def _scale(pts: tuple[np.ndarray, ...], size: tuple[float, float], margin: float) -> float:
+    x, y, left, right, down, up = pts
+    w, h = size[0] - 2 * margin, size[1] - 2 * margin
+    return max(_axis_scale(x, left, right, w), _axis_scale(y, down, up, h))
+
+
 def fit_scale(heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float], margin: float) -> float:
     """Data units per pixel of the tightest view of ``size`` pixels holding the ``heads`` (n × 2, data
     units) and the label ``boxes`` (rows of x, y and the left, right, down, up reach in pixels, as
     :meth:`~qkv_studio.ui.panels.plane.labels.PlaneLabels.boxes` gives them), ``margin`` pixels inside
-    each edge."""
-    x, y, left, right, down, up = _points(heads, boxes)
-    w, h = size[0] - 2 * margin, size[1] - 2 * margin
-    return max(_axis_scale(x, left, right, w), _axis_scale(y, down, up, h))
+    each edge; at most :data:`LABEL_ROOM` times the scale that holds the heads alone."""
+    pts = _points(heads, boxes)
+    alone = _scale(tuple(col[:2] for col in pts), size, margin)
+    return min(_scale(pts, size, margin), LABEL_ROOM * alone)
 
 
 def _content(x, y, left, right, down, up, scale: float, margin: float) -> tuple[float, float, float, float]:
@@ -93,18 +103,30 @@ def fitted_range(heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float]
 
 def verdict(view: Range, heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float],
             margin: float, *, loose: bool = True) -> str:
-    """How ``view`` holds the heads and labels: "outside" (something reaches past an edge, within half
-    the margin), "loose" (the fit's scale is under 1/:data:`LOOSE` of the view's; only asked if
-    ``loose``) or "fits"."""
+    """How ``view`` holds the heads and labels: "outside" (a head, or a label the fit would hold, reaches
+    past an edge, within half the margin), "loose" (the fit's scale is under 1/:data:`LOOSE` of the
+    view's; only asked if ``loose``) or "fits"."""
     (vx0, vx1), (vy0, vy1) = view
     w, h = float(size[0]), float(size[1])
     if not (w > 0 and h > 0):
         return "fits"
     scale = max((vx1 - vx0) / w, (vy1 - vy0) / h)
-    x0, x1, y0, y1 = _content(*_points(heads, boxes), scale, 0.5 * margin)
-    if x0 < vx0 or x1 > vx1 or y0 < vy0 or y1 > vy1:
+    pts = _points(heads, boxes)
+
+    def past(x0, x1, y0, y1) -> bool:
+        return x0 < vx0 or x1 > vx1 or y0 < vy0 or y1 > vy1
+
+    if past(*_content(*(col[:2] for col in pts), scale, 0.5 * margin)):
         return "outside"
-    if loose and w - 2 * margin >= 8 and h - 2 * margin >= 8 and scale > LOOSE * fit_scale(heads, boxes, size, margin):
+    if w - 2 * margin < 8 or h - 2 * margin < 8:
+        return "fits"
+    fit = fit_scale(heads, boxes, size, margin)
+    if past(*_content(*pts, scale, 0.5 * margin)):
+        # (labels past the edge: a refit helps if the fit holds them, not where they cannot all fit)
+        x0, x1, y0, y1 = _content(*pts, fit, margin)
+        if x1 - x0 <= w * fit * (1 + 1e-9) and y1 - y0 <= h * fit * (1 + 1e-9):
+            return "outside"
+    if loose and scale > LOOSE * fit:
         return "loose"
     return "fits"
 
@@ -131,11 +153,9 @@ class PlaneRange:
 
     def fit(self) -> None:
         """Fit now, however the view holds the vectors."""
-        self._set(0.0)
-        for _ in range(2):  # (the labels, drawn for the new zoom, may merge or part)
-            if self.state() != "outside":
+        for _ in range(4):  # (the labels, drawn again for the new zoom, may merge or part: fit what they are then)
+            if not self._set(0.0):
                 return
-            self._set(0.0)
 
     def ensure(self) -> bool:
         """Fit if something is outside the view or everything far inside it; True if it did."""
@@ -157,7 +177,13 @@ class PlaneRange:
         self._set(max(now, GROW * need))
         return True
 
-    def _set(self, at_least: float) -> None:
+    def _set(self, at_least: float) -> bool:
+        """Set the fitted range (at a scale of at least ``at_least``); False if the view is already there."""
         heads, boxes = self._content()
         xr, yr = fitted_range(heads, boxes, self._size(), self._margin(), at_least)
+        (x0, x1), (y0, y1) = self._view_box.viewRange()
+        tol = 1e-9 * max(x1 - x0, y1 - y0, 1e-300)
+        if max(abs(xr[0] - x0), abs(xr[1] - x1), abs(yr[0] - y0), abs(yr[1] - y1)) <= tol:
+            return False
         self._view_box.setRange(xRange=xr, yRange=yr, padding=0)
+        return True

@@ -74,7 +74,9 @@ class VectorPlane(FollowsAppearance, QWidget):
         self.info = RichLabel(parent=self)
         self.info.setTextFormat(Qt.TextFormat.RichText)
         self.info.setWordWrap(True)
-        self.info.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        # (Preferred, not Maximum: a wrapped label's size hint can be shorter than the height its text needs at
+        # a narrow panel's width, and a Maximum policy then cut off its last line)
+        self.info.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.values_box = QCheckBox("show values v", self)
         self.values_box.setToolTip("Draw the value vectors v (dashed). The blend stage always shows them.")
         self.values_box.toggled.connect(self.set_show_values)
@@ -86,7 +88,6 @@ class VectorPlane(FollowsAppearance, QWidget):
         self.fit_button = QToolButton(self)
         self.fit_button.setText("Fit")
         self.fit_button.setToolTip("Fit the view to every arrow and label (View → Fit the vector plane)")
-        self.fit_button.setAutoRaise(True)
         self.fit_button.clicked.connect(self.fit_view)
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
