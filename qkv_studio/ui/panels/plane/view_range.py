@@ -45,24 +45,47 @@ def _axis_scale(pos: np.ndarray, below: np.ndarray, above: np.ndarray, room: flo
     return float(need) if np.isfinite(need) and need > 0 else 0.0
 
 
-def _points(heads: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, ...]:
-    """x, y, left, right, down, up of the heads' box (two corners, no reach) followed by the labels."""
-    heads = np.clip(heads, -1e300, 1e300)
-    span = float(np.max(heads.max(axis=0) - heads.min(axis=0))) if len(heads) else 0.0
-    if not span > MIN_SPAN:
-        heads = np.vstack([heads, [[-1.0, -1.0], [1.0, 1.0]]])
-    corners = np.array([heads.min(axis=0), heads.max(axis=0)])
-    zeros = np.zeros(2)
-    x = np.concatenate([corners[:, 0], boxes[:, 0]])
-    y = np.concatenate([corners[:, 1], boxes[:, 1]])
-    cols = [np.concatenate([zeros, boxes[:, i]]) for i in range(2, 6)]
-    return (x, y, *cols)
+class _Points:
+    """The heads' box (as Python floats) and the labels' heads and reach (arrays), read once per question."""
 
+    def __init__(self, heads: np.ndarray, boxes: np.ndarray) -> None:
+        lo, hi = np.clip(heads.min(axis=0), -1e300, 1e300), np.clip(heads.max(axis=0), -1e300, 1e300)
+        self.x0, self.y0, self.x1, self.y1 = float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+        if not max(self.x1 - self.x0, self.y1 - self.y0) > MIN_SPAN:  # (zero vectors: about ±1)
+            self.x0, self.y0 = min(self.x0, -1.0), min(self.y0, -1.0)
+            self.x1, self.y1 = max(self.x1, 1.0), max(self.y1, 1.0)
+        self.boxes = boxes
 
-def _scale(pts: tuple[np.ndarray, ...], size: tuple[float, float], margin: float) -> float:
-    x, y, left, right, down, up = pts
-    w, h = size[0] - 2 * margin, size[1] - 2 * margin
-    return max(_axis_scale(x, left, right, w), _axis_scale(y, down, up, h))
+    def heads_reach(self, scale: float, margin: float) -> tuple[float, float, float, float]:
+        """(x0, x1, y0, y1) of the heads' box, ``margin`` pixels beyond it at ``scale``."""
+        m = margin * scale
+        return self.x0 - m, self.x1 + m, self.y0 - m, self.y1 + m
+
+    def reach(self, scale: float, margin: float) -> tuple[float, float, float, float]:
+        """(x0, x1, y0, y1) reached by the heads and labels at ``scale``, ``margin`` pixels beyond them."""
+        x0, x1, y0, y1 = self.heads_reach(scale, margin)
+        b = self.boxes
+        if len(b):
+            with np.errstate(over="ignore", invalid="ignore"):
+                x0 = min(x0, float(np.min(b[:, 0] - (b[:, 2] + margin) * scale)))
+                x1 = max(x1, float(np.max(b[:, 0] + (b[:, 3] + margin) * scale)))
+                y0 = min(y0, float(np.min(b[:, 1] - (b[:, 4] + margin) * scale)))
+                y1 = max(y1, float(np.max(b[:, 1] + (b[:, 5] + margin) * scale)))
+        return x0, x1, y0, y1
+
+    def scale(self, size: tuple[float, float], margin: float) -> float:
+        """See :func:`fit_scale`."""
+        w, h = size[0] - 2 * margin, size[1] - 2 * margin
+        alone = max((self.x1 - self.x0) / w, (self.y1 - self.y0) / h)
+        b = self.boxes
+        if not len(b):
+            return alone
+        zeros = np.zeros(2)
+        x = np.concatenate([[self.x0, self.x1], b[:, 0]])
+        y = np.concatenate([[self.y0, self.y1], b[:, 1]])
+        left, right, down, up = (np.concatenate([zeros, b[:, i]]) for i in range(2, 6))
+        both = max(_axis_scale(x, left, right, w), _axis_scale(y, down, up, h))
+        return min(both, LABEL_ROOM * alone)
 
 
 def fit_scale(heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float], margin: float) -> float:
@@ -70,16 +93,7 @@ def fit_scale(heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float], m
     units) and the label ``boxes`` (rows of x, y and the left, right, down, up reach in pixels, as
     :meth:`~qkv_studio.ui.panels.plane.labels.PlaneLabels.boxes` gives them), ``margin`` pixels inside
     each edge; at most :data:`LABEL_ROOM` times the scale that holds the heads alone."""
-    pts = _points(heads, boxes)
-    alone = _scale(tuple(col[:2] for col in pts), size, margin)
-    return min(_scale(pts, size, margin), LABEL_ROOM * alone)
-
-
-def _content(x, y, left, right, down, up, scale: float, margin: float) -> tuple[float, float, float, float]:
-    """(x0, x1, y0, y1) reached by the heads and labels at ``scale``, ``margin`` pixels beyond them."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return (float(np.min(x - (left + margin) * scale)), float(np.max(x + (right + margin) * scale)),
-                float(np.min(y - (down + margin) * scale)), float(np.max(y + (up + margin) * scale)))
+    return _Points(heads, boxes).scale(size, margin)
 
 
 def fitted_range(heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float], margin: float,
@@ -88,14 +102,12 @@ def fitted_range(heads: np.ndarray, boxes: np.ndarray, size: tuple[float, float]
     ``at_least``, centred on what it holds.  A plane too small for its margins (not yet laid out)
     gets the heads with a fifth of their span around them."""
     w, h = float(size[0]), float(size[1])
-    pts = _points(heads, boxes)
+    pts = _Points(heads, boxes)
     if w - 2 * margin < 8 or h - 2 * margin < 8:
-        x, y = pts[0][:2], pts[1][:2]
-        span = float(max(x[1] - x[0], y[1] - y[0]))
-        pad = 0.22 * span if np.isfinite(span) else 1.0
-        return (float(x[0]) - pad, float(x[1]) + pad), (float(y[0]) - pad, float(y[1]) + pad)
-    scale = max(fit_scale(heads, boxes, size, margin), at_least)
-    x0, x1, y0, y1 = _content(*pts, scale, margin)
+        pad = 0.22 * max(pts.x1 - pts.x0, pts.y1 - pts.y0)
+        return (pts.x0 - pad, pts.x1 + pad), (pts.y0 - pad, pts.y1 + pad)
+    scale = max(pts.scale(size, margin), at_least)
+    x0, x1, y0, y1 = pts.reach(scale, margin)
     cx, cy = 0.5 * x0 + 0.5 * x1, 0.5 * y0 + 0.5 * y1  # (halves first: no overflow near 1e300)
     half_w, half_h = max(0.5 * w * scale, 0.5 * (x1 - x0)), max(0.5 * h * scale, 0.5 * (y1 - y0))
     return (cx - half_w, cx + half_w), (cy - half_h, cy + half_h)
@@ -111,22 +123,23 @@ def verdict(view: Range, heads: np.ndarray, boxes: np.ndarray, size: tuple[float
     if not (w > 0 and h > 0):
         return "fits"
     scale = max((vx1 - vx0) / w, (vy1 - vy0) / h)
-    pts = _points(heads, boxes)
+    pts = _Points(heads, boxes)
 
     def past(x0, x1, y0, y1) -> bool:
         return x0 < vx0 or x1 > vx1 or y0 < vy0 or y1 > vy1
 
-    if past(*_content(*(col[:2] for col in pts), scale, 0.5 * margin)):
+    if past(*pts.heads_reach(scale, 0.5 * margin)):
         return "outside"
     if w - 2 * margin < 8 or h - 2 * margin < 8:
         return "fits"
-    fit = fit_scale(heads, boxes, size, margin)
-    if past(*_content(*pts, scale, 0.5 * margin)):
+    fit = None
+    if past(*pts.reach(scale, 0.5 * margin)):
         # (labels past the edge: a refit helps if the fit holds them, not where they cannot all fit)
-        x0, x1, y0, y1 = _content(*pts, fit, margin)
+        fit = pts.scale(size, margin)
+        x0, x1, y0, y1 = pts.reach(fit, margin)
         if x1 - x0 <= w * fit * (1 + 1e-9) and y1 - y0 <= h * fit * (1 + 1e-9):
             return "outside"
-    if loose and scale > LOOSE * fit:
+    if loose and scale > LOOSE * (pts.scale(size, margin) if fit is None else fit):
         return "loose"
     return "fits"
 

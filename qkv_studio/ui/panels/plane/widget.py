@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
@@ -38,8 +38,8 @@ from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
 from qkv_studio.ui.widgets.rich_label import RichLabel
 
-MARGIN_PX = 10.0  # the fitted view keeps arrows and labels this far (times the font scale) from its edges,
-MARGIN_SHARE = 0.04  # and this share of its narrower side more (air around them, room to drag outwards)
+MARGIN_PX = 6.0  # the fitted view keeps arrows and labels this far (times the font scale) from its edges,
+MARGIN_SHARE = 0.025  # and this share of its narrower side more (air around them, room to drag outwards)
 
 
 class VectorPlane(FollowsAppearance, QWidget):
@@ -85,10 +85,6 @@ class VectorPlane(FollowsAppearance, QWidget):
                                 "(PCA, not centred: dot products keep their meaning), values on their own. "
                                 "Dragging is off in this view.")
         self.pca_box.toggled.connect(self.set_pca)
-        self.fit_button = QToolButton(self)
-        self.fit_button.setText("Fit")
-        self.fit_button.setToolTip("Fit the view to every arrow and label (View → Fit the vector plane)")
-        self.fit_button.clicked.connect(self.fit_view)
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
         head.addWidget(LayoutBarrier(self.info, grow_only=True), 1)  # new numbers re-lay out this line only
@@ -97,7 +93,6 @@ class VectorPlane(FollowsAppearance, QWidget):
         boxes.setSpacing(0)
         boxes.addWidget(self.values_box)
         boxes.addWidget(self.pca_box)
-        boxes.addWidget(self.fit_button, 0, Qt.AlignmentFlag.AlignLeft)
         boxes.addStretch(1)
         head.addLayout(boxes, 0)
 
@@ -111,6 +106,13 @@ class VectorPlane(FollowsAppearance, QWidget):
         self.plot.setAspectLocked(True, 1.0)
         self.plot.disableAutoRange()
         cache_axes(self.plot)
+        # The fit button sits in the plot's free corner, below the vertical axis and left of the horizontal
+        # one (where pyqtgraph puts its own "A" button): it takes no room from the header or the plane.
+        self.fit_button = QToolButton(self.plot_widget)
+        self.fit_button.setText("Fit")
+        self.fit_button.setToolTip("Fit the view to every arrow and label (View → Fit the vector plane, Ctrl+Shift+F)")
+        self.fit_button.clicked.connect(self.fit_view)
+        self.plot_widget.installEventFilter(self)
         self.arrows = PlaneArrows(self.plot)
         self.labels = PlaneLabels(self.plot)
         self.view_range = PlaneRange(self.view_box, self._content, self._view_size, self._margin)
@@ -195,6 +197,21 @@ class VectorPlane(FollowsAppearance, QWidget):
         self.labels.clear()
         self._style()
         self._ensure_visible()  # (labels of another size)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.plot_widget and event.type() == QEvent.Type.Resize:
+            self._place_fit_button()
+        return False
+
+    def _place_fit_button(self) -> None:
+        """The fit button in the bottom-left corner of the plot, inside the corner the axes leave free."""
+        button = self.fit_button
+        button.adjustSize()
+        corner_w = self.plot.getAxis("left").width()
+        corner_h = self.plot.getAxis("bottom").height()
+        size = button.sizeHint()
+        w, h = min(size.width(), max(1, int(corner_w) - 4)), min(size.height(), max(1, int(corner_h) - 4))
+        button.setGeometry(2, self.plot_widget.height() - h - 2, w, h)
 
     def font_scale(self) -> float:
         """The font scale the plane is drawn at (labels, pens, the grab radius)."""
@@ -425,6 +442,7 @@ class VectorPlane(FollowsAppearance, QWidget):
             box_font = box.font()
             box_font.setPixelSize(self._px(14))
             box.setFont(box_font)
+        self._place_fit_button()
         self._update_info()
         if draw:
             self._draw()

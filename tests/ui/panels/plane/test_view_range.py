@@ -153,8 +153,9 @@ def test_the_fit_button_fits_a_loose_view(qtbot, session):
     plane = show(qtbot, session)
     fitted = plane.view_box.viewRange()
     (x0, x1), (y0, y1) = fitted
-    # 1.5 times as wide and tall, off to one side: looser, but not past LOOSE
-    plane.view_box.setRange(xRange=(x0 - (x1 - x0) / 2, x1), yRange=(y0, y1 + (y1 - y0) / 2), padding=0)
+    # 1.5 times as wide and tall: looser, but not past LOOSE
+    dx, dy = (x1 - x0) / 4, (y1 - y0) / 4
+    plane.view_box.setRange(xRange=(x0 - dx, x1 + dx), yRange=(y0 - dy, y1 + dy), padding=0)
     assert plane.view_range.state() == "fits"  # (so nothing refits it by itself)
     plane.fit_button.click()
     np.testing.assert_allclose(plane.view_box.viewRange(), fitted, rtol=1e-6, atol=1e-6)
