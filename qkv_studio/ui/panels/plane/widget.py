@@ -70,7 +70,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         self._info_frame = FrameThrottle(self._update_info, self)
         self._range_frame = FrameThrottle(self._ensure_visible, self)  # (after a resize)
 
-        # header: what is shown, the values and PCA toggles, the fit button
+        # header: what is shown, the values and PCA toggles
         self.info = RichLabel(parent=self)
         self.info.setTextFormat(Qt.TextFormat.RichText)
         self.info.setWordWrap(True)
