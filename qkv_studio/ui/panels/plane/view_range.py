@@ -10,7 +10,8 @@ arrows' own fit: in a very narrow panel a label is cut rather than the arrows sh
   something is outside the view, or when everything is far inside it (a view more than
   :data:`LOOSE` times the fit's scale: after typing 1e200 and undoing it, say);
 - during a drag (:meth:`PlaneRange.grow`) it only ever grows, with room to spare, when the dragged
-  head or its label would leave the view; the drag's end is an edit like any other;
+  head or its label would leave the view; when a drag that grew it ends, it fits (the room to spare is
+  no longer needed); any other drag's end is an edit like any other;
 - :meth:`PlaneRange.fit` fits now (the fit key, new tokens, another projection).
 
 Only pyqtgraph's public ViewBox API (``setRange``, ``viewRange``) is used.
@@ -155,6 +156,7 @@ class PlaneRange:
     def __init__(self, view_box: pg.ViewBox, content: Callable[[], tuple[np.ndarray, np.ndarray]],
                  size: Callable[[], tuple[float, float]], margin: Callable[[], float]) -> None:
         self._view_box = view_box
+        self.grown = False  # the view grew under a drag since the last fit (the drag's end fits it)
         self._content = content
         self._size = size
         self._margin = margin
@@ -166,6 +168,7 @@ class PlaneRange:
 
     def fit(self) -> None:
         """Fit now, however the view holds the vectors."""
+        self.grown = False
         for _ in range(4):  # (the labels, drawn again for the new zoom, may merge or part: fit what they are then)
             if not self._set(0.0):
                 return
@@ -188,6 +191,7 @@ class PlaneRange:
         heads, boxes = self._content()
         need = fit_scale(heads, boxes, self._size(), self._margin())
         self._set(max(now, GROW * need))
+        self.grown = True
         return True
 
     def _set(self, at_least: float) -> bool:

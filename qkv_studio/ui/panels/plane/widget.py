@@ -344,7 +344,10 @@ class VectorPlane(FollowsAppearance, QWidget):
     def drag_finished(self) -> None:
         """A drag ended: the view fits what it left (see view_range), the header says what is next."""
         self._update_info()
-        self._ensure_visible()
+        if self.view_range.grown and self.isVisible():
+            self.view_range.fit()  # (it grew with room to spare under the hand: fitted to where it ended)
+        else:
+            self._ensure_visible()
 
     def snapping_changed(self) -> None:
         """Shift came or went during a drag: the header says so at the next frame."""

@@ -137,6 +137,9 @@ def test_a_drag_out_of_the_view_grows_it_and_refits_when_it_ends(qtbot, session)
     assert q[0] == pytest.approx(1 + 3000 * px[0], rel=0.02) and q[1] == pytest.approx(2 + 360 * px[1], rel=0.02)
     _settled(qtbot, session)
     assert outside_the_view(plane) == [] and _fits_tightly(plane)
+    ended = plane.view_box.viewRange()
+    plane.fit_view()  # (the room to spare that the drag had is gone: the view is the fit)
+    np.testing.assert_allclose(plane.view_box.viewRange(), ended, rtol=1e-6, atol=1e-6)
 
 
 def test_a_smaller_plane_keeps_its_labels_inside(qtbot, session):
