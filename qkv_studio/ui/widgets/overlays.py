@@ -16,7 +16,7 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 #: passes to :meth:`ShortcutsOverlay.set_rows`, made from its action and lecture-key tables).
 GESTURES: tuple[tuple[str, str], ...] = (
     ("click a heatmap row", "select that query · Ctrl+click blocks a key"),
-    ("drag an arrow head", "edit that vector (one undo step)"),
+    ("drag an arrow head", "edit that vector (one undo step) · Shift: round numbers"),
     ("Alt+↑ / Alt+↓", "nudge a cell by ±0.1 (Shift: ±1) · Ctrl+wheel too"),
 )
 

@@ -197,6 +197,8 @@ MENU: tuple[Row, ...] = (
     Action("presentation", "&Presentation mode", "toggle_presentation", V, ("F5",), checkable=True,
            tip="Full screen, large text; Esc leaves"),
     Action("plane", "Show vector &plane", "toggle_plane", V, tip="P (brings the plane back in presentation mode)"),
+    Action("fit_plane", "&Fit the vector plane", "plane.fit_view", V, ("Ctrl+Shift+F",),
+           tip="Fit the vector plane's view to every arrow and label"),
     Action("blank", "&Blank screen", "blank_overlay.toggle", V, tip="B or . (a clicker's blank button)"),
     # Esc keeps its usual meaning (cancel an edit) outside presentations
     Action("leave", "Leave presentation", lambda w, _: w.set_presentation(False), None, ("Esc",), enabled=False),

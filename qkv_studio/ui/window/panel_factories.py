@@ -57,7 +57,7 @@ def sync_mode(window: "MainWindow") -> None:
 
 
 def plane(window: "MainWindow") -> QWidget:
-    from qkv_studio.ui.panels.vector_plane import VectorPlane
+    from qkv_studio.ui.panels.plane import VectorPlane
 
     return VectorPlane(window.session, appearance=window.appearance)
 

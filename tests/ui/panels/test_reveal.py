@@ -14,7 +14,7 @@ from tests.views import LESSON_VIEW
 from qkv_studio.core import STAGES, load_preset
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.blend_view import BlendView
-from qkv_studio.ui.panels.vector_plane import VectorPlane
+from qkv_studio.ui.panels.plane import VectorPlane
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
 
 _NUMBER = re.compile(r"\d\.\d")  # a weight or an output component written out ("0.54", "[1.2, …]")

@@ -1,60 +1,20 @@
-"""The vector plane: arrows follow the Session; dragging a head is a live, single-undo-step edit."""
+"""The vector plane: arrows follow the Session; what is drawn for d = 1, 2 and > 2, labels and look."""
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint, QPointF
 
 from qkv_studio.core import Scene, load_preset
 from qkv_studio.render.theme import get_theme
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
-from qkv_studio.ui.panels.vector_plane import VectorPlane
-from qkv_studio.state.appearance import Appearance
+from tests.ui.panels.plane.helpers import drag, show, viewport_pos
 from tests.views import LESSON_VIEW
 
 
-@pytest.fixture
-def session():
-    return Session(load_preset("lesson"), view=LESSON_VIEW)
-
-
-def _show(qtbot, session, size=(900, 700)):
-    plane = VectorPlane(session)
-    qtbot.addWidget(plane)
-    plane.resize(*size)
-    plane.show()
-    qtbot.waitExposed(plane)
-    session.flush()
-    qtbot.wait(10)
-    return plane
-
-
-def _move(viewport, pos: QPoint, buttons=Qt.MouseButton.LeftButton):
-    """A mouse move with the button held (QTest's mouseMove carries no buttons)."""
-    ev = QMouseEvent(QEvent.Type.MouseMove, QPointF(pos), QPointF(viewport.mapToGlobal(pos)),
-                     Qt.MouseButton.NoButton, buttons, Qt.KeyboardModifier.NoModifier)
-    QApplication.sendEvent(viewport, ev)
-
-
-def _drag(qtbot, plane, start: QPoint, end: QPoint, steps=6):
-    vp = plane.plot_widget.viewport()
-    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
-    for i in range(1, steps + 1):
-        t = i / steps
-        p = QPoint(round(start.x() + t * (end.x() - start.x())), round(start.y() + t * (end.y() - start.y())))
-        _move(vp, p)
-        qtbot.wait(15)  # pyqtgraph drops moves closer together than 10 ms
-    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
-
-
-def _viewport_pos(plane, x, y) -> QPoint:
-    return plane.plot_widget.mapFromScene(plane.view_box.mapViewToScene(QPointF(x, y)))
-
-
 def test_shows_the_lesson_vectors_and_best_key(qtbot, session):
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     assert plane.best_key() == 1  # cat: 0.54 for the query from sat
     labels = plane.label_texts()
     assert "q sat" in labels
@@ -71,7 +31,7 @@ def test_shows_the_lesson_vectors_and_best_key(qtbot, session):
 
 
 def test_best_key_follows_the_query(qtbot, session):
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     session.set_query(0)  # q the = [0, 1]
     # what follows from a change made elsewhere is drawn at the next frame
     qtbot.waitUntil(lambda: any(t.startswith("q the") for t in plane.label_texts()), timeout=1000)
@@ -86,7 +46,7 @@ def test_best_key_follows_the_query(qtbot, session):
 
 
 def test_values_toggle_and_output_stage(qtbot, session):
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     plane.set_show_values(True)
     assert plane.values_box.isChecked()
     assert any("v mat" in t for t in plane.label_texts())
@@ -102,67 +62,8 @@ def test_values_toggle_and_output_stage(qtbot, session):
     assert xs[1] == pytest.approx(out[0]) and ys[1] == pytest.approx(out[1])
 
 
-def test_dragging_the_query_head_is_one_live_undo_step(qtbot, session):
-    plane = _show(qtbot, session)
-    before = np.array(session.scene.q)
-    start = plane.head_viewport_pos("Q", 2)
-    end = _viewport_pos(plane, 2.0, 0.5)
-    changes = []
-    session.scene_changed.connect(lambda: changes.append(np.array(session.scene.q[2])))
-    dragging = []
-    session.drag_changed.connect(dragging.append)
-    _drag(qtbot, plane, start, end)
-    assert dragging == [True, False] and not session.dragging  # (panels following a frame late catch up)
-    q = session.scene.q[2]
-    assert q[0] == pytest.approx(2.0, abs=0.05) and q[1] == pytest.approx(0.5, abs=0.05)
-    assert len(changes) >= 3  # it moved live, not only on release
-    assert session.undo_stack.count() == 1
-    np.testing.assert_array_equal(np.delete(session.scene.q, 2, axis=0), np.delete(before, 2, axis=0))
-    np.testing.assert_array_equal(session.scene.k, load_preset("lesson").k)
-    # the arrow follows
-    assert plane.head_view_pos("Q", 2).x() == pytest.approx(q[0])
-    session.flush()
-    assert plane.best_key() == int(np.argmax(session.result.weights[2]))
-    session.undo_stack.undo()
-    np.testing.assert_array_equal(session.scene.q, before)
-    assert plane.head_view_pos("Q", 2) == QPointF(1, 2)
-
-
-def test_two_drags_are_two_undo_steps_and_keys_drag_too(qtbot, session):
-    plane = _show(qtbot, session)
-    _drag(qtbot, plane, plane.head_viewport_pos("K", 0), _viewport_pos(plane, 1.0, -1.0))
-    assert session.scene.k[0] == pytest.approx([1.0, -1.0], abs=0.05)
-    assert session.undo_stack.count() == 1
-    _drag(qtbot, plane, plane.head_viewport_pos("K", 0), _viewport_pos(plane, 0.5, -1.0))
-    assert session.scene.k[0] == pytest.approx([0.5, -1.0], abs=0.05)
-    assert session.undo_stack.count() == 2
-    session.undo_stack.undo()
-    assert session.scene.k[0] == pytest.approx([1.0, -1.0], abs=0.05)
-
-
-def test_a_drag_away_from_any_head_edits_nothing(qtbot, session):
-    plane = _show(qtbot, session)
-    _drag(qtbot, plane, _viewport_pos(plane, -0.8, 1.8), _viewport_pos(plane, -0.2, 1.2))
-    assert session.undo_stack.count() == 0
-
-
-def test_range_stays_put_while_dragging(qtbot, session):
-    plane = _show(qtbot, session)
-    ranges = []
-    plane.view_box.sigRangeChanged.connect(lambda *a: ranges.append(a))
-    _drag(qtbot, plane, plane.head_viewport_pos("Q", 2), _viewport_pos(plane, 1.5, 1.5))
-    assert session.undo_stack.count() == 1
-    assert ranges == []
-    # a head moved far outside by another editor brings the view along
-    session.set_value("K", 3, 0, 40.0)
-    session.flush()
-    flush_pending()
-    (x0, x1), _ = plane.view_box.viewRange()
-    assert x0 < 40 < x1
-
-
 def test_model_to_widget_updates_never_edit(qtbot, session):
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     with qtbot.assertNotEmitted(session.undo_stack.indexChanged):
         session.set_query(1)
         session.set_stage("output")
@@ -179,12 +80,12 @@ def test_projection_mode_is_read_only(qtbot):
     scene = Scene.create(["a", "b", "c"], x=rng.normal(size=(3, 4)), wq=rng.normal(size=(4, 3)),
                          wk=rng.normal(size=(4, 3)), wv=rng.normal(size=(4, 2)))
     session = Session(scene)
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     assert plane.read_only()
     assert "edit X or W" in plane.info.text()
     assert "3" in plane.info.text()  # d_k = 3, first two shown
     q_before = np.array(session.scene.matrix("Q"))
-    _drag(qtbot, plane, plane.head_viewport_pos("Q", 0), _viewport_pos(plane, 0.0, 0.0))
+    drag(qtbot, plane, plane.head_viewport_pos("Q", 0), viewport_pos(plane, 0.0, 0.0))
     assert session.undo_stack.count() == 0
     np.testing.assert_array_equal(session.scene.matrix("Q"), q_before)
 
@@ -195,7 +96,7 @@ def test_many_tokens_use_one_item_per_set(qtbot):
     scene = Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 2)), k=rng.normal(size=(n, 2)),
                          v=rng.normal(size=(n, 2)))
     session = Session(scene)
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     plane.set_show_values(True)
     assert len(plane.plot_widget.scene().items()) < 60
     assert len(plane.label_texts()) == 2  # only the query and the best key are labelled
@@ -206,10 +107,10 @@ def test_many_tokens_use_one_item_per_set(qtbot):
 def test_one_dimensional_keys_lie_on_the_horizontal_axis(qtbot):
     scene = Scene.create(["a", "b"], q=[[1.0], [2.0]], k=[[1.0], [-1.0]], v=[[1.0], [0.0]])
     session = Session(scene)
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     assert "dₖ = 1" in plane.plot.getAxis("left").labelText
     assert plane.head_view_pos("K", 1) == QPointF(-1, 0)
-    _drag(qtbot, plane, plane.head_viewport_pos("Q", 0), _viewport_pos(plane, 0.5, 0.4))
+    drag(qtbot, plane, plane.head_viewport_pos("Q", 0), viewport_pos(plane, 0.5, 0.4))
     assert session.scene.q[0, 0] == pytest.approx(0.5, abs=0.05)
     assert session.undo_stack.count() == 1
 
@@ -219,7 +120,7 @@ def test_many_keys_are_drawn_fainter(qtbot):
     n = 256
     scene = Scene.create([f"t{i}" for i in range(n)], q=rng.normal(size=(n, 2)), k=rng.normal(size=(n, 2)),
                          v=rng.normal(size=(n, 2)))
-    plane = _show(qtbot, Session(scene))
+    plane = show(qtbot, Session(scene))
     assert plane._keys_item.opts["pen"].color().alpha() < 255
     assert plane._query_item.opts["pen"].color().alpha() == 255
 
@@ -230,7 +131,7 @@ def test_pca_view_projects_q_and_k_and_cannot_be_dragged(qtbot):
     rng = np.random.default_rng(5)
     q, k, v = (rng.normal(size=(5, 6)) for _ in range(3))
     session = Session(Scene.create(list("abcde"), q=q, k=k, v=v))
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     assert not plane.pca_box.isHidden() and not plane.pca_shown()
     np.testing.assert_allclose(plane.head_view_pos("K", 3).x(), k[3, 0])  # first two components
     plane.pca_box.click()
@@ -244,7 +145,7 @@ def test_pca_view_projects_q_and_k_and_cannot_be_dragged(qtbot):
     assert plane.plot.getAxis("bottom").labelText == f"PCA 1 · {100 * explained[0]:.0f}%"
     assert "PCA" in plane.info.text()
     start = plane.head_viewport_pos("Q", query)
-    _drag(qtbot, plane, start, start + QPoint(40, -30))
+    drag(qtbot, plane, start, start + QPoint(40, -30))
     assert session.undo_stack.count() == 0  # a projection is not edited by dragging
     plane.set_pca(False)
     assert not plane.pca_shown() and not plane.pca_box.isChecked()
@@ -253,7 +154,7 @@ def test_pca_view_projects_q_and_k_and_cannot_be_dragged(qtbot):
 
 def test_pca_is_offered_only_above_two_dimensions(qtbot):
     session = Session(load_preset("lesson"), view=LESSON_VIEW)
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     assert plane.pca_box.isHidden()  # nothing to project: not shown
     plane.set_pca(True)
     assert not plane.pca_shown() and not plane.read_only()
@@ -265,7 +166,7 @@ def test_pca_of_extreme_numbers_stays_finite_and_quiet(qtbot, big):
 
     q, k, v = np.full((3, 4), big), np.full((3, 4), -big), np.full((3, 4), big)
     session = Session(Scene.create(list("abc"), q=q, k=k, v=v))
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         plane.set_pca(True)
@@ -279,24 +180,9 @@ def test_pca_of_extreme_numbers_stays_finite_and_quiet(qtbot, big):
 
 @pytest.mark.parametrize("size", [(500, 400), (900, 300), (300, 800)])
 def test_the_pixel_size_the_arrows_are_drawn_for_is_what_the_view_box_says(qtbot, session, size):
-    plane = _show(qtbot, session)
+    plane = show(qtbot, session)
     plane.resize(*size)
     qtbot.wait(20)
     plane.plot_widget.viewport().repaint()
-    mine, theirs = plane._pixel_size(), plane.view_box.viewPixelSize()
+    mine, theirs = plane.pixel_size(), plane.view_box.viewPixelSize()
     assert mine == pytest.approx(theirs, rel=1e-9) and mine[0] > 0
-
-
-@pytest.mark.perf
-def test_the_moves_of_a_drag_under_way_come_straight_to_the_plane(qtbot, session):
-    plane = _show(qtbot, session)
-    through_pyqtgraph = []
-    handler = plane.view_box.drag_handler
-    plane.view_box.drag_handler = lambda ev: through_pyqtgraph.append(
-        "start" if ev.isStart() else "finish" if ev.isFinish() else "move") or handler(ev)
-    _drag(qtbot, plane, plane.head_viewport_pos("Q", 2), _viewport_pos(plane, 1.5, 0.5), steps=6)
-    # pyqtgraph starts the drag and ends it; the moves between skip its scene (~1 ms a step)
-    assert through_pyqtgraph[0] == "start" and through_pyqtgraph[-1] == "finish"
-    assert through_pyqtgraph.count("move") <= 1  # (at most the move that started it, before it was ours)
-    assert session.scene.q[2] == pytest.approx([1.5, 0.5], abs=0.05)
-    assert session.undo_stack.count() == 1 and not session.dragging
