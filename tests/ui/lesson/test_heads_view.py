@@ -168,8 +168,8 @@ def test_edits_redraw_without_rebuilding_and_hidden_views_wait(qtbot, view, scen
 
 def test_set_query_moves_the_outline(view):
     view.set_query(4)
-    rect = view._query_box.rect()
-    assert rect.top() == 3.5 and view._query_box.isVisible()
+    rect = view.large.query_box.rect()
+    assert rect.top() == 3.5 and view.large.query_box.isVisible()
 
 
 def test_the_layout_follows_the_dock_shape(qtbot, view):
@@ -192,7 +192,7 @@ def test_the_view_follows_the_scenes_heads_and_wo(qtbot, view, scene):
     assert view.heads() == view.heads_spin.value() == 4 and len(view.small_images) == 4
     view.set_scene(scene.with_heads(8).with_wo(None))
     assert view.heads() == 8 and view.result().wo is None and len(view.detail_images) == 4
-    assert "Q₀" in view._detail_plots[0].titleLabel.text  # heads are counted from 0
+    assert "Q₀" in view.detail.plots[0].titleLabel.text  # heads are counted from 0
 
 
 def test_a_short_view_has_one_line_titles(qtbot, view):
