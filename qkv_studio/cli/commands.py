@@ -92,7 +92,7 @@ def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> s
 def _cmd_screenshot(argv: list[str]) -> int:
     args = _screenshot_parser().parse_args(argv)
     out = _check_output(args.output, (".png",), (args.file,))
-    scene, view, _, _ = _prepare(args)
+    scene, view, _, _ = _prepare(args, keep_heads=True)  # (--head N: the window selects head N of the split)
     model = None
     if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
         model = (args.model, args.text, 0 if args.layer is None else args.layer,

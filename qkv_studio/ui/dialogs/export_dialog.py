@@ -176,7 +176,7 @@ def default_file_name(scene: Scene, session_path: str, stage: str, suffix: str, 
 
 
 def _window_scene(window) -> Scene:
-    return window.session.scene
+    return window.session.shown  # (of a scene split into heads, the head the views show)
 
 
 def _window_query(window) -> int:
@@ -423,6 +423,7 @@ class ExportDialog(QDialog):
         session = getattr(self.window_, "session", None)
         if session is not None and hasattr(session, "scene_changed"):
             session.scene_changed.connect(self._options_changed)
+            session.head_changed.connect(self._options_changed)
 
     @staticmethod
     def _select(combo: QComboBox, data) -> None:
@@ -779,7 +780,7 @@ def current_figure_options(window) -> FigureOptions:
 
 def copy_heatmap(window, width: int = DEFAULT_WIDTH) -> QImage:
     """Copy heatmap (Ctrl+Shift+C): the current stage's figure, ``width`` px wide, on the clipboard."""
-    image = figure_image(window.session.scene, current_figure_options(window), width)
+    image = figure_image(window.session.shown, current_figure_options(window), width)
     QApplication.clipboard().setImage(image)
     _status(window, f"Copied the {window.session.stage} heatmap ({image.width()} × {image.height()} px)")
     return image
@@ -792,7 +793,7 @@ def export_numbers(window, path: str | os.PathLike | None = None) -> Path | None
     one-line warning was shown and nothing was written).
     """
     settings = _settings(window)
-    scene, stage = window.session.scene, window.session.stage
+    scene, stage = window.session.shown, window.session.stage
     if path is None:
         first = _number_formats()[0].suffix
         name = default_file_name(scene, window.session.path, stage, first)

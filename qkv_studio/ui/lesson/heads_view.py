@@ -199,8 +199,10 @@ class HeadsView(FollowsAppearance, QWidget):
         s.edit(lambda scene: scene.with_heads(heads), f"Heads: {heads}")
 
     def select_head(self, i: int) -> None:
-        """Show head ``i`` (0-based) large; emits ``head_selected``."""
-        if self._result is None:
+        """Show head ``i`` (0-based) large; emits ``head_selected``.  Before the split is computed (a
+        hidden panel) the head is remembered and shown with it (the last head when there are fewer)."""
+        if self._result is None or self._stale:
+            self._selected = max(0, int(i))
             return
         i = int(max(0, min(self._result.h - 1, i)))
         changed = i != self._selected

@@ -8,7 +8,8 @@ d_k = 64 the raw scores swing by ±8, one key takes nearly all the weight and th
 divided by √64 = 8 they are back to unit size.
 
 Standalone: no Session needed (the numbers come from :mod:`qkv_studio.core.saturation`).
-Public API: ``set_d_k(n)``, ``set_scaled(on)``, ``set_temperature(t)``; drawn in the look of the
+Public API: ``set_d_k(n)``, ``set_scaled(on)``, ``set_temperature(t)``, ``set_scene_d_k(n, whose)`` (the
+window's scene or head: a button beside the quick d_k values); drawn in the look of the
 :class:`~qkv_studio.state.appearance.Appearance` it is bound to (``appearance=`` or ``bind_appearance``).
 Test hooks: ``d_k_slider``, ``scale_box``, ``temperature_slider``, ``readouts()``, ``current()``,
 ``other()``, ``sample_weights()``, ``histogram_data()``, ``caption``.
@@ -114,6 +115,13 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
             b.clicked.connect(lambda _=False, n=n: self.set_d_k(n))
             quick.addWidget(b)
             self.quick_buttons.append(b)
+        # The dₖ of what the window's other views show (see set_scene_d_k): one click to see its softmax.
+        self.scene_button = QToolButton()
+        self.scene_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.scene_button.clicked.connect(lambda: self._scene_d_k and self.set_d_k(self._scene_d_k))
+        self.scene_button.hide()
+        self._scene_d_k = 0
+        quick.addWidget(self.scene_button)
         self.d_k_label = QLabel("dₖ")
         self.t_label = QLabel("temperature")
         controls = QGridLayout()
@@ -169,6 +177,15 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
     def set_temperature(self, t: float) -> None:
         self.temperature_slider.setValue(float(t))
         self.flush()
+
+    def set_scene_d_k(self, d_k: int | None, whose: str = "this scene") -> None:
+        """Offer the d_k of what the window shows (``whose``: "this scene", "head 1 of 2") as a button
+        beside the quick values; None hides it."""
+        self._scene_d_k = 0 if d_k is None else int(max(MIN_D_K, min(MAX_D_K, d_k)))
+        self.scene_button.setVisible(bool(self._scene_d_k))
+        self.scene_button.setText(f"▸{self._scene_d_k}")
+        self.scene_button.setToolTip(f"d_k = {self._scene_d_k}: the width of {whose}'s queries and keys, as the "
+                                     f"other views show it")
 
     def flush(self) -> None:
         """Draw now any slider move still waiting for the throttle."""
@@ -245,9 +262,9 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         f = self._font_scale
         base = self._font()
         for w in (self.caption, self.d_k_label, self.t_label, self.scale_box, self.d_k_slider,
-                  self.temperature_slider, *self.quick_buttons):
+                  self.temperature_slider, *self.quick_buttons, self.scene_button):
             w.setFont(base)
-        for b in self.quick_buttons:
+        for b in (*self.quick_buttons, self.scene_button):
             b.setMinimumWidth(QFontMetrics(base).horizontalAdvance("5120"))
             b.setStyleSheet(f"QToolButton {{ color: {t.text}; background: {t.panel}; border: "
                             f"{max(1, round(t.line_scale))}px solid {t.grid}; border-radius: 3px; padding: 1px 4px; }}"

@@ -210,6 +210,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         session.query_changed.connect(self._on_query)
         session.stage_changed.connect(self._on_stage)
         session.tokens_changed.connect(self._on_tokens)
+        session.head_changed.connect(self._on_tokens)  # another head of a split scene: its vectors, fitted
 
         self._read_vectors()
         self._read_result()
@@ -263,7 +264,7 @@ class VectorPlane(FollowsAppearance, QWidget):
 
     def pca_shown(self) -> bool:
         """True when the plane draws the PCA projection (asked for, and dₖ > 2)."""
-        return self._pca and self._session.scene.d_k > 2
+        return self._pca and self._session.shown.d_k > 2
 
     def set_show_values(self, on: bool) -> None:
         """Show or hide the value vectors (the blend stage always shows them)."""
@@ -379,7 +380,7 @@ class VectorPlane(FollowsAppearance, QWidget):
 
     # ---- model → drawing ----------------------------------------------------------------------------
     def _read_vectors(self) -> None:
-        scene = self._session.scene
+        scene = self._session.shown  # (a split scene's selected head)
         q, k, v = scene.qkv()
         if self.pca_shown():
             self._bases = _pca_bases(q, k, v)
@@ -416,7 +417,7 @@ class VectorPlane(FollowsAppearance, QWidget):
             self._output = _finite(out @ v_basis) if v_basis is not None else _first2(out)
 
     def _update_info(self) -> None:
-        scene = self._session.scene
+        scene = self._session.shown
         t = self._theme
         d_k, d_v = scene.d_k, scene.d_v
         if self._bases is not None:
@@ -572,7 +573,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         self._labels_sig = None
 
     def _draw_labels(self, show_v: bool, show_out: bool, px: tuple[float, float] = (0.01, 0.01)) -> None:
-        scene = self._session.scene
+        scene = self._session.shown
         t = self._theme
         n = len(self._keys)
         # The same labels at the same places as last time (the second draw of an edit): nothing to do.
@@ -739,7 +740,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         digits = self._snap_decimals()
         x = round(x0 + p.x() - self._drag_origin.x(), digits)
         y = round(y0 + p.y() - self._drag_origin.y(), digits)
-        if matrix in ("Q", "K") and self._session.scene.d_k == 1 or matrix == "V" and self._session.scene.d_v == 1:
+        if matrix in ("Q", "K") and self._session.shown.d_k == 1 or matrix == "V" and self._session.shown.d_v == 1:
             y = 0.0
         self._session.drag_vector(matrix, row, x + 0.0, y + 0.0)
 
