@@ -262,3 +262,19 @@ def test_rows_written_in_place_are_announced_before_anything_else_changes(sessio
     session.set_value("K", 0, 0, 3.0)  # (the arrays a view holds are replaced: first the rows written)
     session.flush()
     assert told == [("scene",), ("result", (2,)), ("scene",), ("result", None)]
+
+
+def test_a_drag_moves_the_shown_heads_own_columns(qtbot):
+    """The plane draws the selected head's vectors: dragging one moves that head's first two columns."""
+    scene = load_preset("multihead").to_direct()  # Q, K, V given, 2 heads of 4 columns
+    session = Session(scene)
+    session.set_head(1)
+    before = np.array(session.scene.q)
+    session.begin_drag()
+    assert session.drag_vector("Q", 0, 5.0, 6.0)
+    session.end_drag()
+    q = session.scene.q
+    np.testing.assert_array_equal(q[0, 4:6], [5.0, 6.0])
+    np.testing.assert_array_equal(np.delete(q, [4, 5], axis=1), np.delete(before, [4, 5], axis=1))
+    np.testing.assert_array_equal(session.shown.q[0, :2], [5.0, 6.0])
+    np.testing.assert_allclose(session.result.weights, session.scene.head_scene(1).result().weights, atol=1e-15)

@@ -10,7 +10,9 @@ concatenated output with the head's columns outlined (then ·W^O when an output 
 
 With a Session (``HeadsView(scene, session=s)``) a new count in the spin box is an undoable edit of
 the scene (``Scene.with_heads``, "Heads: 4" in the Edit menu); the window then hands the new scene
-back through ``set_scene``, which follows its ``heads``.  Without one the count is the view's own.
+back through ``set_scene``, which follows its ``heads`` (every scene the window loads, one head or
+many).  In the window the selected head is the Session's (``Session.head``): picking one here makes every
+other view show that head.  Without a Session the count and the head are the view's own.
 
 Public API: ``set_scene(scene, heads=None, wo=None)``, ``set_heads(h)``, ``select_head(i)``; signals
 ``head_selected(int)`` and ``heads_changed(int)``.  Drawn in the look of the
