@@ -121,8 +121,8 @@ class LargeHead(QWidget):
         n, m = weights.shape
         self.image.setImage(weights, levels=(0.0, 1.0), lut=table, autoLevels=False)
         self.image.setRect(QRectF(-0.5, -0.5, m, n))
-        self.plot.setXRange(-0.5, m - 0.5, padding=0.0)
-        self.plot.setYRange(-0.5, n - 0.5, padding=0.0)
+        # (both at once: with the aspect locked, a second one-axis range would cut the first axis's cells)
+        self.plot.setRange(QRectF(-0.5, -0.5, m, n), padding=0.0)
         self.update_ticks()
         self.place_query(query)
 
@@ -306,7 +306,7 @@ class SmallMultiples(pg.GraphicsLayoutWidget):
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
         if obj is self and event.type() == QEvent.Type.Resize and self.images:
-            QTimer.singleShot(0, self._maybe_relayout)
+            QTimer.singleShot(0, self, self._maybe_relayout)  # (dropped if the widget goes first)
         return super().eventFilter(obj, event)
 
     def _maybe_relayout(self) -> None:

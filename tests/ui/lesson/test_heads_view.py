@@ -270,3 +270,22 @@ def test_in_the_window_the_selected_head_is_the_sessions_view(qtbot, window):
     assert heads.selected() == 0 and s.head == 0
     s.load(load_preset("multihead"))  # another scene: the default view, head 0
     assert s.head == 0
+
+
+@pytest.mark.parametrize("size", [(900, 700), (1000, 400), (500, 900)])
+def test_the_large_head_shows_every_cell_whole(qtbot, scene, size):
+    """In large type, wide or tall: the large heatmap's view holds every row and every column (its first and
+    last columns' numbers were cut when one axis's range was set after the other with the aspect locked)."""
+    appearance = Appearance()
+    appearance.set_font_scale(2.0)
+    v = HeadsView(scene, appearance=appearance)
+    qtbot.addWidget(v)
+    v.resize(*size)
+    v.show()
+    qtbot.waitExposed(v)
+    for head in (1, 0, 1):  # (each drawn in a laid-out view: the one-axis ranges cut it then)
+        v.select_head(head)
+        qtbot.wait(10)
+    (x0, x1), (y0, y1) = v.big_plot.vb.viewRange()
+    n = scene.n
+    assert x0 <= -0.5 + 1e-9 and x1 >= n - 0.5 - 1e-9 and y0 <= -0.5 + 1e-9 and y1 >= n - 0.5 - 1e-9
