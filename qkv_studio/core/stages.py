@@ -102,7 +102,8 @@ _SCORES = Wording(
     figure="raw scores Q·Kᵀ", meaning="the dot product of every query with every key", legend="score q·k")
 
 #: The heatmap's title at the Vectors stage, which previews the scores shaded, without numbers (issue 19).
-PREVIEW_TITLE = "next: scores Q·K<sup>T</sup>, faded — each cell one query·key, shaded by size; numbers at Q·K<sup>T</sup>"
+PREVIEW_TITLE = ("next: scores Q·K<sup>T</sup>, faded — each cell one query·key, shaded by size; "
+                 "numbers at Q·K<sup>T</sup>")
 
 REGISTRY: tuple[StageSpec, ...] = (
     StageSpec(
