@@ -343,6 +343,19 @@ def test_screenshot_defaults(tmp_path, capsys, fake_app):
     assert fake_app.extra == [dict(panels=(), model=None)]
 
 
+def test_screenshot_of_a_head_keeps_the_split_and_selects_the_head(tmp_path, capsys, fake_app):
+    """--head N of a multi-head scene: the window opens the whole split with head N selected, so the Heads
+    panel shows every head and the other views head N (an export takes head N's own columns instead)."""
+    code, _, err = run(capsys, "screenshot", "--preset", "multihead", "--head", "1", "--stage", "scores",
+                       "-o", str(tmp_path / "s.png"))
+    assert (code, err) == (0, "")
+    (_, scene, _, _, _, _), = fake_app.calls
+    assert scene.same_as(load_preset("multihead")) and scene.heads == 2
+    assert fake_app.views == [View(preset_document("multihead").view.query, "scores", head=1)]
+    code, _, err = run(capsys, "screenshot", "--preset", "multihead", "--head", "2", "-o", str(tmp_path / "t.png"))
+    assert code == 2 and "--head 2 is out of range" in err
+
+
 def test_screenshot_panels_are_repeatable_and_in_order(tmp_path, capsys, fake_app):
     code, _, err = run(capsys, "screenshot", "--preset", "multihead", "-o", str(tmp_path / "s.png"),
                        "--panel", "heads", "--panel", "explorer", "--panel", "quiz")

@@ -126,7 +126,7 @@ def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> s
 def _cmd_screenshot(argv: list[str]) -> int:
     args = _screenshot_parser().parse_args(argv)
     out = _check_output(args.output, (".png",), (args.file,))
-    scene, view, _, _ = _prepare(args)
+    scene, view, _, _ = _prepare(args, keep_heads=True)  # (--head N: the window selects head N of the split)
     panels = tuple(args.panel or ())
     if getattr(args, "with_projections", None) is not None:  # the window shows the scene, the panel both
         scene = args.with_projections

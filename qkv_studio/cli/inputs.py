@@ -49,11 +49,13 @@ def _model_scene(args: argparse.Namespace) -> Scene:
         raise CliError(str(exc)) from None
 
 
-def _prepare(args: argparse.Namespace) -> tuple[Scene, View, str, tuple[int, int] | None]:
+def _prepare(args: argparse.Namespace, *,
+             keep_heads: bool = False) -> tuple[Scene, View, str, tuple[int, int] | None]:
     """Load (taking --head N of a multi-head scene), then apply --stage, --query, --mask and --unscaled.
 
     Returns the scene, the view (the file's query and stage, or --query's and --stage's), its path ("" for
-    a preset or the model) and (N, heads) when one head was taken.
+    a preset or the model) and (N, heads) when one head was taken.  ``keep_heads`` (the window) keeps the
+    whole multi-head scene and selects head N in the view instead: every view shows that head.
     """
     head = None
     if getattr(args, "model", None) is not None:
@@ -68,9 +70,13 @@ def _prepare(args: argparse.Namespace) -> tuple[Scene, View, str, tuple[int, int
         scene, view, path = _load(args)
         if getattr(args, "head", None) is not None:
             head = (args.head, scene.heads)
-            scene = _head_of(scene, args.head)
+            one = _head_of(scene, args.head)  # (checked, with the command line's messages)
+            if keep_heads:
+                view = view.with_head(args.head)
+            else:
+                scene = one
     if args.stage is not None:
-        view = View(view.query, args.stage).check(scene)
+        view = View(view.query, args.stage, view.head).check(scene)
     if args.query is not None:
         view = view.with_query(_find_query(scene, args.query))
     if args.mask is not None:

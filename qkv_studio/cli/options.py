@@ -55,7 +55,8 @@ MAX_GENERATE = 256  # --generate N: at ~0.1 s a token, a bound well before it fe
 
 
 HEAD_HELP = ("head, counted from 0: of a multi-head scene (a file with \"heads\", e.g. --preset multihead) "
-             "0 to heads-1, exporting that head's own Q, K, V columns; with --model {ranges} (default 0)")
+             "0 to heads-1 (export: that head's own Q, K, V columns; screenshot: the split with that head "
+             "selected, shown by every view); with --model {ranges} (default 0)")
 
 
 def _whole(text: str) -> int:

@@ -71,6 +71,17 @@ def description_note(scene: "Scene") -> str:
     return f"“{scene.title}”: {scene.description}" if scene.title else scene.description
 
 
+def head_note(scene: "Scene", head: int) -> str:
+    """Which head the views show of a scene split into heads — "<b>Head 1</b> of 2 (dₖ = 4): " — before
+    the stage's words (each head attends on its own; the unsplit attention of
+    all the columns is what no head computes); empty for a scene of one head."""
+    if scene.heads == 1:
+        return ""
+    h = min(max(int(head), 0), scene.heads - 1)
+    d = scene.d_k // scene.heads
+    return f"<b>Head {h}</b> of {scene.heads} (dₖ = {d}): "
+
+
 def mask_note(scene: "Scene") -> str:
     """A sentence about the mask (empty when there is none)."""
     if isinstance(scene.mask, str) and scene.mask == "causal":

@@ -246,3 +246,18 @@ def saturation(
         scores = sample_scores(d_k, n_keys, samples, seed, scale, temperature)
     return Saturation(int(d_k), bool(scale), float(temperature), expected_std(d_k, scale, temperature),
                       softmax_stats(scores))
+
+
+def typical_query(bank: ScoreBank, d_k: int = 64) -> int:
+    """The query of ``bank`` whose raw top weight at ``d_k`` is the median one: the explorer's sample.
+
+    Fixed for every d_k (its bars grow continuously as d_k slides) and typical rather than extreme.
+    """
+    top = softmax_rows(bank.raw(d_k)).max(axis=1)
+    return int(np.argsort(top)[len(top) // 2])
+
+
+def histogram_limit(d_k: int, temperature: float = 1.0) -> float:
+    """The half-range of the explorer's histogram: the raw scores' ±4σ (σ = √d_k ÷ temperature), one range
+    for both settings, so switching ÷√d_k visibly narrows the scores."""
+    return 4.0 * float(np.sqrt(d_k)) / temperature

@@ -79,6 +79,8 @@ _DERIVED_FROM: dict[str, frozenset[str]] = {
     "qkv": frozenset({"q", "k", "v", "x", "wq", "wk", "wv"}),
     "result": frozenset({"q", "k", "v", "x", "wq", "wk", "wv", "mask", "scale"}),
     "multihead": frozenset({"q", "k", "v", "x", "wq", "wk", "wv", "mask", "scale", "heads", "wo"}),
+    "head_scenes": frozenset({"tokens", "q", "k", "v", "x", "wq", "wk", "wv", "mask", "scale", "heads", "wo",
+                              "title"}),
 }
 
 
@@ -377,6 +379,12 @@ class Scene:
         if not 0 <= index < self.heads:
             raise SceneError("head", f"head {index} is out of range: this scene has {self.heads} heads, "
                                      f"counted from 0 (0–{self.heads - 1})")
+        made = self._derive("head_scenes", dict)  # (the views show a head on every edit: made once)
+        if index not in made:
+            made[index] = self._make_head_scene(index)
+        return made[index]
+
+    def _make_head_scene(self, index: int) -> "Scene":
         q, k, v = self.multihead().head_qkv(index)
         title = self.title or "Multi-head attention"
         return Scene.create(

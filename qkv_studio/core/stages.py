@@ -101,6 +101,10 @@ _SCORES = Wording(
     heatmap="scores Q·K<sup>T</sup> — how well each query matches each key",
     figure="raw scores Q·Kᵀ", meaning="the dot product of every query with every key", legend="score q·k")
 
+#: The heatmap's title at the Vectors stage, which previews the scores shaded, without numbers (issue 19).
+PREVIEW_TITLE = ("next: scores Q·K<sup>T</sup>, faded — each cell one query·key, shaded by size; "
+                 "numbers at Q·K<sup>T</sup>")
+
 REGISTRY: tuple[StageSpec, ...] = (
     StageSpec(
         name="vectors", title="Vectors", button="Vectors", slide_view="plane", export_label="Vectors (shows Q·Kᵀ)",
@@ -111,7 +115,9 @@ REGISTRY: tuple[StageSpec, ...] = (
                  "<i>v</i><sub>j</sub> = <i>x</i><sub>j</sub><i>W</i><sup>V</sup>"),
         caption=captions.vectors,
         columns=(("token", "token j"), ("key", "key kⱼ"), ("value", "value vⱼ")),
-        wording=Wording(heatmap="next: " + _SCORES.heatmap, figure=_SCORES.figure, meaning=_SCORES.meaning,
+        # The map is the scores, faded and without numbers: its title says so (only where the map is shown;
+        # a presentation's vectors slide shows the plane instead).
+        wording=Wording(heatmap=PREVIEW_TITLE, figure=_SCORES.figure, meaning=_SCORES.meaning,
                         legend=_SCORES.legend),
         in_deck=False,  # (its figure would repeat the scores)
     ),

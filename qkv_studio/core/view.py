@@ -47,10 +47,37 @@ class View:
         return self
 
     def fitted(self, scene: Scene) -> "View":
-        """This view with the query moved into ``scene``'s tokens (the last one when it has fewer)."""
+        """This view with the query moved into ``scene``'s tokens (the last one when it has fewer) and the
+        head into its heads (the last one when it has fewer)."""
         query = min(max(int(self.query), 0), scene.n - 1)
         stage = self.stage if self.stage in STAGES else View.stage
-        return self if (query, stage) == (self.query, self.stage) else replace(self, query=query, stage=stage)
+        head = min(max(int(self.head), 0), scene.heads - 1)
+        if (query, stage, head) == (self.query, self.stage, self.head):
+            return self
+        return replace(self, query=query, stage=stage, head=head)
+
+
+def shown_scene(scene: Scene, head: int) -> Scene:
+    """The scene the views show: for a scene split into heads, head ``head``'s own (its columns of Q, K,
+    V, as :meth:`Scene.head_scene`; the last head when there are fewer), since the unsplit attention of
+    the full width is what no head computes; otherwise ``scene`` itself.  Cached per scene and head."""
+    if scene.heads == 1:
+        return scene
+    return scene.head_scene(min(max(int(head), 0), scene.heads - 1))
+
+
+_SPLIT_BY = {"Q": "k", "K": "k", "Wq": "k", "Wk": "k", "V": "v", "Wv": "v"}
+
+
+def head_block(scene: Scene, matrix: str, head: int) -> range | None:
+    """The columns of ``matrix`` (Q, K, V or their W) that head ``head`` of a split scene takes; None for
+    a scene of one head and for the matrices that are not split (X, W^O)."""
+    part = _SPLIT_BY.get(matrix)
+    if scene.heads == 1 or part is None:
+        return None
+    width = (scene.d_k if part == "k" else scene.d_v) // scene.heads
+    head = min(max(int(head), 0), scene.heads - 1)
+    return range(head * width, (head + 1) * width)
 
 
 def query_after_insert(query: int, index: int, n: int) -> int:

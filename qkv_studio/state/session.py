@@ -3,6 +3,9 @@
 It owns the current :class:`~qkv_studio.core.Scene` (content), the :class:`~qkv_studio.core.View` beside
 it (selected query, stage: navigation, not content, so not undoable and never a new Scene), the file
 it came from and a ``QUndoStack``.
+The views show :attr:`Session.shown`: the scene itself, or for a scene split into heads the selected
+head's own (its columns of Q, K, V), so that every view agrees on the head the heads panel selects;
+:attr:`Session.result` is the attention of that shown scene.
 Every content edit is a :class:`SceneEdit` command (before/after scenes; Scene is immutable, so this
 is cheap and exact).  Recomputing attention is lazy and coalesced: edits mark the result stale and
 ``result_changed(change)`` fires once on the next event-loop turn, however many edits came in between,
@@ -21,7 +24,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, View, compute
 from qkv_studio.core.captions import keep_description_true
 from qkv_studio.core.stages import shown_matrix
-from qkv_studio.core.view import query_after_insert, query_after_remove
+from qkv_studio.core.view import head_block, query_after_insert, query_after_remove, shown_scene
 from qkv_studio.state.changes import ResultChange
 
 _DRAG_ID = 1001
@@ -126,7 +129,8 @@ class Session(QObject):
         delivered before a query, stage or scene that comes after it.
     query_changed(int): the selected query token changed.
     stage_changed(str): the stepper's stage changed.
-    head_changed(int): the selected head (0-based) of a multi-head split changed.
+    head_changed(int): the selected head (0-based) of a multi-head split changed; for a split scene
+        the views show another head (:attr:`shown`), and ``result_changed`` follows.
     path_changed(str): the file the scene belongs to changed ("" for none).
     modified_changed(bool): unsaved changes appeared or were saved.
     message(str): a refused edit or a notice, for the status bar.
@@ -176,6 +180,13 @@ class Session(QObject):
         return self._path
 
     @property
+    def shown(self) -> Scene:
+        """The scene the views show: :attr:`scene`, or for a scene split into heads the selected head's own
+        single-head scene (its columns of Q, K, V; see :func:`~qkv_studio.core.view.shown_scene`).  Read
+        its vectors and widths to show them; edit :attr:`scene`."""
+        return shown_scene(self._scene, self._view.head)
+
+    @property
     def view(self) -> View:
         """What is being looked at: the selected query and the stage (see :meth:`set_query`, :meth:`set_stage`)."""
         return self._view
@@ -203,10 +214,10 @@ class Session(QObject):
         Read the arrays, do not keep them across edits (see :class:`LiveResult`): take a copy to keep.
         """
         if self._result is None:
-            self._result = LiveResult(self._scene.result())
+            self._result = LiveResult(self.shown.result())
         elif self._pending_rows is not None:
             rows = np.asarray(self._pending_rows, dtype=int)
-            q, k, v = self._scene.qkv()
+            q, k, v = self.shown.qkv()
             live = self._result
             live.write_rows(rows, compute(q[rows], k, v, mask=live.blocked[rows], scale=live.scale))
             self._written = True
@@ -217,11 +228,13 @@ class Session(QObject):
     def _apply(self, new: Scene, rows_hint: tuple[str, list[int]] | None, query: int) -> None:
         """Install ``new`` (keeping the current view), mark the result stale, notify."""
         old = self._scene
-        old_query = self._view.query
+        old_query, old_head = self._view.query, self._view.head
         # Navigation is not part of the history: keep the current query (unless the token count
-        # changed, where the command's own ``query`` is right) and the current stage.
+        # changed, where the command's own ``query`` is right), the current stage and head (unless
+        # there are fewer heads now: the last one).
         if new.n != old.n:
             self._view = self._view.with_query(min(max(query, 0), new.n - 1))
+        self._view = self._view.with_head(min(old_head, new.heads - 1))
         patchable = (rows_hint is not None and rows_hint[0] == "Q" and self._result is not None
                      and self._result.weights.shape == (new.n, new.n))
         if patchable:
@@ -239,6 +252,8 @@ class Session(QObject):
             self.tokens_changed.emit()
         if self._view.query != old_query:
             self.query_changed.emit(self._view.query)
+        if self._view.head != old_head:
+            self.head_changed.emit(self._view.head)
         self._notify.start()
 
     def _on_clean_changed(self, clean: bool) -> None:
@@ -347,12 +362,20 @@ class Session(QObject):
         self.stage_changed.emit(stage)
 
     def set_head(self, index: int) -> None:
-        """Select head ``index`` (0-based) of the multi-head split (the heads panel shows it large)."""
+        """Select head ``index`` (0-based) of the multi-head split (the heads panel shows it large); every
+        view then shows that head (:attr:`shown`, :attr:`result`).  A head the scene has not is ignored."""
         index = int(index)
-        if index == self._view.head or index < 0:
+        if index == self._view.head or not 0 <= index < self._scene.heads:
             return
+        self.end_drag()
+        self.flush()  # (views see the numbers of an edit before the head that follows it)
         self._view = self._view.with_head(index)
+        # Another head is other attention: recomputed when read, announced next turn (as an edit is).
+        self._result = None
+        self._pending_rows = None
+        self._announce(ResultChange.ALL)
         self.head_changed.emit(index)
+        self._notify.start()
 
     def step_stage(self, delta: int) -> bool:
         """Move ``delta`` stages; returns False at either end (a deck then moves to the next scene)."""
@@ -396,10 +419,14 @@ class Session(QObject):
 
     def drag_vector(self, matrix: str, row: int, x: float, y: float) -> bool:
         """Move the first two components of a vector (a drag step on the vector plane)."""
+        head = self._view.head
+
         def make(s: Scene) -> Scene:
-            arr = s.matrix(matrix)
-            block = np.array([[x, y]])[:, : arr.shape[1]]
-            return s.with_block(matrix, row, 0, block)
+            # (the plane shows the selected head's vectors of a split scene: its first two columns)
+            start = shown_block_start(s, matrix, head)
+            width = shown_scene(s, head).matrix(matrix).shape[1]
+            block = np.array([[x, y]])[:, : width]
+            return s.with_block(matrix, row, start, block)
 
         hint = (matrix, [row]) if matrix == "Q" else None
         return self.edit(make, f"Drag {matrix.lower()} of {self._scene.token_label(row)}",
@@ -440,6 +467,12 @@ class Session(QObject):
         """An undoable switch to another scene (mode switches, randomise, "edit this head"); ``query`` as
         for :meth:`edit`."""
         return self.edit(lambda s: scene, text, query=query, as_given=True)
+
+
+def shown_block_start(scene: Scene, matrix: str, head: int) -> int:
+    """The first column of ``matrix`` that the shown head's column 0 is (0 for a scene of one head)."""
+    block = head_block(scene, matrix, head)
+    return 0 if block is None else block.start
 
 
 _GROUP_NAMES = {"qk": "dₖ", "v": "dᵥ", "model": "d_model"}

@@ -140,3 +140,33 @@ def test_bad_arguments_are_refused_in_words(bad):
     args = dict(d_k=4, n_keys=8, samples=10, seed=0, scale=True, temperature=1.0) | bad
     with pytest.raises(ValueError, match=next(iter(bad))):
         sample_scores(**args)
+
+
+def test_typical_query_is_the_median_top_weight():
+    from qkv_studio.core.saturation import ScoreBank, softmax_rows, typical_query
+
+    bank = ScoreBank(n_keys=8, samples=101, seed=3)
+    top = softmax_rows(bank.raw(64)).max(axis=1)
+    i = typical_query(bank)
+    assert (top < top[i]).sum() == 50 and (top > top[i]).sum() == 50
+
+
+def test_histogram_limit_is_four_raw_sigmas():
+    from qkv_studio.core.saturation import histogram_limit
+
+    assert histogram_limit(64) == pytest.approx(32.0)
+    assert histogram_limit(16, 2.0) == pytest.approx(8.0)
+
+
+def test_explorer_caption_says_what_the_numbers_say():
+    from qkv_studio.core.saturation import saturation
+    from qkv_studio.core.saturation_words import explorer_caption
+
+    raw, scl = saturation(64, False).stats, saturation(64, True).stats
+    text = explorer_caption(64, 1.0, raw, scl, 1000)
+    assert "±√64 = ±8" in text and "all-or-nothing" in text and f"{raw.max_weight:.2f}" in text
+    assert f"mean top weight {scl.max_weight:.2f}" in text and "Temperature" not in text
+    assert "Temperature 2 divides" in explorer_caption(64, 2.0, raw, scl, 1000)
+    short = explorer_caption(64, 1.0, raw, scl, 1000, tight=True)
+    assert short.count(".") <= 4 and "saturates" in short
+    assert "changes nothing" in explorer_caption(1, 1.0, raw, scl, 1000)

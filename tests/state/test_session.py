@@ -121,11 +121,44 @@ def test_a_query_or_stage_change_makes_no_new_scene_and_recomputes_nothing(sessi
     session.set_query(9)  # out of range: nothing happens
     session.set_stage("blend")
     assert session.view == View(3, "scaled") and len(told) == 4
+    told.clear()
+    session.head_changed.connect(lambda h: told.append(("head", h)))
+    session.set_head(1)  # a scene of one head has no head 1 (see the multi-head test below)
+    session.set_head(-1)
+    assert session.head == 0 and session.view == View(3, "scaled") and told == []
+
+
+def test_the_selected_head_is_view_state_and_every_view_reads_it(qtbot):
+    """The selected head of a split is view state, like the query: no new Scene, no undo step; the views
+    read the shown head's own scene and attention (its columns of Q, K, V, ÷√ its own dₖ)."""
+    scene = load_preset("multihead")
+    session = Session(scene, view=View(2, "weights"))
+    assert session.shown is scene.head_scene(0) and session.result.d_k == 4
     with qtbot.waitSignal(session.head_changed, timeout=1000) as sig:
         session.set_head(1)  # the selected head of a split is view state too
-    assert sig.args == [1] and session.view == View(3, "scaled", head=1) and session.scene is scene
+    assert sig.args == [1] and session.view == View(2, "weights", head=1) and session.scene is scene
+    assert session.undo_stack.count() == 0 and not session.modified
+    with qtbot.waitSignal(session.result_changed, timeout=1000):
+        pass  # (another head is other attention: announced, as an edit's numbers are)
+    head = scene.head_scene(1)
+    assert session.shown is head and session.shown.d_k == 4
+    np.testing.assert_array_equal(session.result.weights, head.result().weights)
+    assert not np.allclose(session.result.weights, scene.head_scene(0).result().weights)
     session.set_head(-1)
+    session.set_head(2)  # two heads: 0 and 1
     assert session.head == 1
+    # An edit keeps the head and recomputes it; fewer heads bring the last one; a load the file's view.
+    assert session.set_value("X", 0, 0, 2.5)
+    session.flush()
+    np.testing.assert_allclose(session.result.weights, session.scene.head_scene(1).result().weights, atol=1e-15)
+    with qtbot.waitSignal(session.head_changed, timeout=1000) as sig:
+        session.edit(lambda s: s.with_heads(1), "Heads: 1")
+    assert sig.args == [0] and session.head == 0 and session.shown is session.scene
+    session.undo_stack.undo()
+    assert session.scene.heads == 2 and session.head == 0
+    session.set_head(1)
+    session.load(load_preset("lesson"), "", View(1, "scores", head=1))  # one head: the view fits it
+    assert session.view == View(1, "scores", head=0) and session.result.d_k == 2
 
 
 def test_undo_and_redo_of_token_edits_move_the_query_as_they_did(session):
@@ -229,3 +262,19 @@ def test_rows_written_in_place_are_announced_before_anything_else_changes(sessio
     session.set_value("K", 0, 0, 3.0)  # (the arrays a view holds are replaced: first the rows written)
     session.flush()
     assert told == [("scene",), ("result", (2,)), ("scene",), ("result", None)]
+
+
+def test_a_drag_moves_the_shown_heads_own_columns(qtbot):
+    """The plane draws the selected head's vectors: dragging one moves that head's first two columns."""
+    scene = load_preset("multihead").to_direct()  # Q, K, V given, 2 heads of 4 columns
+    session = Session(scene)
+    session.set_head(1)
+    before = np.array(session.scene.q)
+    session.begin_drag()
+    assert session.drag_vector("Q", 0, 5.0, 6.0)
+    session.end_drag()
+    q = session.scene.q
+    np.testing.assert_array_equal(q[0, 4:6], [5.0, 6.0])
+    np.testing.assert_array_equal(np.delete(q, [4, 5], axis=1), np.delete(before, [4, 5], axis=1))
+    np.testing.assert_array_equal(session.shown.q[0, :2], [5.0, 6.0])
+    np.testing.assert_allclose(session.result.weights, session.scene.head_scene(1).result().weights, atol=1e-15)

@@ -134,11 +134,12 @@ class ExportDialog(QDialog):
         session = getattr(self.window_, "session", None)
         if session is not None and hasattr(session, "scene_changed"):
             session.scene_changed.connect(self._options_changed)
+            session.head_changed.connect(self._options_changed)
 
     # ---- state ----------------------------------------------------------------------------------
     @property
     def scene(self) -> Scene:
-        return self.window_.session.scene
+        return self.window_.session.shown  # (of a scene split into heads, the head the views show)
 
     @property
     def suffix(self) -> str:

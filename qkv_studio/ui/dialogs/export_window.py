@@ -45,7 +45,7 @@ def current_figure_options(window) -> FigureOptions:
 
 def copy_heatmap(window, width: int = DEFAULT_WIDTH) -> QImage:
     """Copy heatmap (Ctrl+Shift+C): the current stage's figure, ``width`` px wide, on the clipboard."""
-    image = figure_image(window.session.scene, current_figure_options(window), width)
+    image = figure_image(window.session.shown, current_figure_options(window), width)
     QApplication.clipboard().setImage(image)
     status(window, f"Copied the {window.session.stage} heatmap ({image.width()} × {image.height()} px)")
     return image
@@ -58,7 +58,7 @@ def export_numbers(window, path: str | os.PathLike | None = None) -> Path | None
     one-line warning was shown and nothing was written).
     """
     settings = names.settings_of(window)
-    scene, stage = window.session.scene, window.session.stage
+    scene, stage = window.session.shown, window.session.stage
     if path is None:
         first = names.number_formats()[0].suffix
         name = names.default_file_name(scene, window.session.path, stage, first)

@@ -256,7 +256,7 @@ class BlendView(FollowsAppearance, QWidget):
             item.setVisible(output)
 
     def _title_text(self, qi: int, best: int, weight: float, shown: tuple[bool, bool]) -> str:
-        s, r = self._session.scene, self._session.result
+        s, r = self._session.shown, self._session.result
         head = f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub>"
         if shown[1]:
             return f"{head} = {fmt_vector(r.output[qi], decimals=2)} — {contribution(s, r, qi)}."
@@ -337,7 +337,7 @@ class BlendView(FollowsAppearance, QWidget):
         self.bar_labels.set_labels([(float(j), float(x), fmt_fixed(float(x))) for j, x in enumerate(w)])
 
     def _draw_values(self, best: int) -> None:
-        s = self._session.scene
+        s = self._session.shown  # (a split scene's selected head)
         r = self._session.result
         t = self._theme
         v = s.qkv()[2]

@@ -96,7 +96,7 @@ class CalcModel(QAbstractTableModel):
         cols = [c for c in COLUMNS if STAGES.index(APPEARS[c]) <= stage_i]
         if not self._session.scene.scale and "scaled" in cols:
             cols.remove("scaled")
-        scene = self._session.scene
+        scene = self._session.shown  # (a split scene's selected head)
         if max(scene.d_k, scene.d_v) > 2:
             # Long vectors are wide even cut to two components: the numbers this stage computes come
             # first, where they are seen without scrolling, and the vectors after them.
@@ -175,7 +175,7 @@ class CalcModel(QAbstractTableModel):
         return self._columns[column] == "token"
 
     def _cell_text(self, j: int, col: str) -> str:
-        s = self._session.scene
+        s = self._session.shown
         r = self._session.result
         qi = self._session.query
         if col == "token":

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from qkv_studio.core.scene import shape_equation
+from qkv_studio.core.view import head_block
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
@@ -76,6 +77,7 @@ class MatrixModel(QAbstractTableModel):
         session.scene_changed.connect(self._on_scene_changed)
         session.query_changed.connect(self._on_query_changed)
         session.drag_changed.connect(self._on_drag)
+        session.head_changed.connect(self._on_head_changed)
 
     # ---- reading ----------------------------------------------------------------------------------
     def matrix(self) -> np.ndarray:
@@ -133,7 +135,18 @@ class MatrixModel(QAbstractTableModel):
             return f"{section + 1}"
         if role == _FONT and orientation == _VERTICAL and self._per_token() and section == self._session.query:
             return self._bold
+        if role == _FONT and orientation == _HORIZONTAL and section in self._head_columns():
+            return self._bold  # the columns of the head the views show
         return None
+
+    def _head_columns(self) -> range:
+        """The columns the selected head of a split scene takes in this matrix (none when not split)."""
+        s = self._session
+        return head_block(s.scene, self.name, s.head) or range(0)
+
+    def _on_head_changed(self, _head: int) -> None:
+        if self._shape[1]:
+            self.headerDataChanged.emit(_HORIZONTAL, 0, self._shape[1] - 1)
 
     def flags(self, index):
         return _EDITABLE_FLAGS if self.editable() else _READ_ONLY_FLAGS
@@ -362,6 +375,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
             signal.connect(self._fit.start)
         self.table.installEventFilter(self)
         session.scene_changed.connect(self._sync)
+        session.head_changed.connect(self._sync)
         session.query_changed.connect(self._on_query)
         self._header_row = session.query
         self._names_fitted: tuple | None = None
@@ -451,7 +465,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         if self.maximumHeight() != total:
             self.setMaximumHeight(total)
 
-    def _sync(self) -> None:
+    def _sync(self, *_: object) -> None:
         if self._session.dragging:
             return  # (a drag changes numbers only: names, shape and buttons stay)
         self._fit_row_names()
@@ -461,9 +475,13 @@ class MatrixEditor(FollowsAppearance, QWidget):
         rows, cols = self.model.rowCount(), self.model.columnCount()
         scene = self._session.scene
         if not editable and scene.mode == "projection" and self.name in ("Q", "K", "V"):
-            self.shape_label.setText(f"X·W<sup>{self.name}</sup>: {shape_equation(scene, self.name)}  (derived)")
+            text = f"X·W<sup>{self.name}</sup>: {shape_equation(scene, self.name)}  (derived)"
         else:
-            self.shape_label.setText(f"{rows}×{cols}")
+            text = f"{rows}×{cols}"
+        block = head_block(scene, self.name, self._session.head)
+        if block is not None:  # a split scene: which columns the views show (bold in the header)
+            text += f" · <b>head {self._session.head}</b>: columns {block.start + 1}–{block.stop}"
+        self.shape_label.setText(text)
         if self.message.isVisible():
             self.message.hide()
             self._fit.start()

@@ -13,7 +13,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QButtonGroup, QGridLayout, QPushButton, QSizePolicy, QStyle, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGE_TITLES, STAGES
-from qkv_studio.core.captions import description_note
+from qkv_studio.core.captions import description_note, head_note
 from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.state.session import Session
 from qkv_studio.render.theme import Theme
@@ -234,9 +234,11 @@ class StageStepper(FollowsAppearance, QWidget):
             self.caption.setToolTip(note)
 
     def caption_text(self) -> str:
-        """Plain words for the current stage, with the selected query's own numbers."""
+        """Plain words for the current stage, with the selected query's own numbers (of the selected head,
+        for a scene split into heads)."""
         session = self._session
-        return stage_spec(session.stage).caption(session.scene, session.result, session.query)
+        return head_note(session.scene, session.head) + stage_spec(session.stage).caption(
+            session.shown, session.result, session.query)
 
 
 __all__ = ["StageStepper", "STAGE_TITLES", "full_formula_html"]

@@ -78,7 +78,17 @@ def blend(window: "MainWindow") -> QWidget:
 def explorer(window: "MainWindow") -> QWidget:
     from qkv_studio.ui.lesson.sqrt_dk_explorer import SqrtDkExplorer
 
-    return SqrtDkExplorer(appearance=window.appearance)
+    s = window.session
+    panel = SqrtDkExplorer(appearance=window.appearance)
+
+    def follow() -> None:  # the d_k of what the other views show: the scene's, or the selected head's
+        whose = f"head {s.head} of {s.scene.heads}" if s.scene.heads > 1 else "this scene"
+        panel.set_scene_d_k(s.shown.d_k, whose)
+
+    s.scene_changed.connect(follow)
+    s.head_changed.connect(follow)
+    follow()
+    return panel
 
 
 def heads(window: "MainWindow") -> QWidget:
@@ -97,14 +107,12 @@ def heads(window: "MainWindow") -> QWidget:
 
 
 def sync_heads(window: "MainWindow", panel) -> None:
-    """The heads panel follows the scene while it is shown (and the scene splits into heads)."""
-    scene = window.session.scene
-    split = scene.mode == "projection" or scene.heads > 1  # a direct scene with "heads" splits Q, K, V
-    if split and window.dock_heads.isVisible():
-        try:
-            panel.set_scene(scene)
-        except ValueError as exc:
-            window.session.message.emit(str(exc))
+    """The heads panel follows every scene (a scene of one head shows as one head, never as the last
+    split scene); while it is hidden it only takes note, and computes when shown."""
+    try:
+        panel.set_scene(window.session.scene)
+    except ValueError as exc:
+        window.session.message.emit(str(exc))
 
 
 def heads_shown(window: "MainWindow") -> None:

@@ -168,8 +168,8 @@ def test_edits_redraw_without_rebuilding_and_hidden_views_wait(qtbot, view, scen
 
 def test_set_query_moves_the_outline(view):
     view.set_query(4)
-    rect = view._query_box.rect()
-    assert rect.top() == 3.5 and view._query_box.isVisible()
+    rect = view.large.query_box.rect()
+    assert rect.top() == 3.5 and view.large.query_box.isVisible()
 
 
 def test_the_layout_follows_the_dock_shape(qtbot, view):
@@ -192,7 +192,7 @@ def test_the_view_follows_the_scenes_heads_and_wo(qtbot, view, scene):
     assert view.heads() == view.heads_spin.value() == 4 and len(view.small_images) == 4
     view.set_scene(scene.with_heads(8).with_wo(None))
     assert view.heads() == 8 and view.result().wo is None and len(view.detail_images) == 4
-    assert "Q₀" in view._detail_plots[0].titleLabel.text  # heads are counted from 0
+    assert "Q₀" in view.detail.plots[0].titleLabel.text  # heads are counted from 0
 
 
 def test_a_short_view_has_one_line_titles(qtbot, view):
@@ -270,3 +270,22 @@ def test_in_the_window_the_selected_head_is_the_sessions_view(qtbot, window):
     assert heads.selected() == 0 and s.head == 0
     s.load(load_preset("multihead"))  # another scene: the default view, head 0
     assert s.head == 0
+
+
+@pytest.mark.parametrize("size", [(900, 700), (1000, 400), (500, 900)])
+def test_the_large_head_shows_every_cell_whole(qtbot, scene, size):
+    """In large type, wide or tall: the large heatmap's view holds every row and every column (its first and
+    last columns' numbers were cut when one axis's range was set after the other with the aspect locked)."""
+    appearance = Appearance()
+    appearance.set_font_scale(2.0)
+    v = HeadsView(scene, appearance=appearance)
+    qtbot.addWidget(v)
+    v.resize(*size)
+    v.show()
+    qtbot.waitExposed(v)
+    for head in (1, 0, 1):  # (each drawn in a laid-out view: the one-axis ranges cut it then)
+        v.select_head(head)
+        qtbot.wait(10)
+    (x0, x1), (y0, y1) = v.big_plot.vb.viewRange()
+    n = scene.n
+    assert x0 <= -0.5 + 1e-9 and x1 >= n - 0.5 - 1e-9 and y0 <= -0.5 + 1e-9 and y1 >= n - 0.5 - 1e-9

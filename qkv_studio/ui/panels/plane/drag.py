@@ -176,7 +176,7 @@ class PlaneDrag(QObject):
         step, digits, axis = self._grid
         x, y = snap(x0 + at.x() - self._origin.x(), y0 + at.y() - self._origin.y(),
                     step=step if shift else None, axis=axis, digits=digits)
-        scene = p.session.scene
+        scene = p.session.shown
         if matrix in ("Q", "K") and scene.d_k == 1 or matrix == "V" and scene.d_v == 1:
             y = 0.0
         p.session.drag_vector(matrix, row, x, y)

@@ -73,7 +73,7 @@ class PlaneVectors:
 
     def read_vectors(self, session: Session, pca: bool) -> None:
         """The vectors of the session's scene; through their PCA when ``pca`` (and dₖ > 2)."""
-        q, k, v = session.scene.qkv()
+        q, k, v = session.shown.qkv()  # (a split scene: the selected head)
         row = slice(session.query, session.query + 1)
         if pca:
             self.bases = pca_bases(q, k, v)
@@ -96,7 +96,7 @@ class PlaneVectors:
         """The best key of the selected query, its weight, and the output (the blend of the values)."""
         result = session.result
         query = session.query
-        if result.weights.shape[0] != session.scene.n or query >= result.weights.shape[0]:
+        if result.weights.shape[0] != session.shown.n or query >= result.weights.shape[0]:
             self.best, self.output = None, None
             return
         stats = row_stats(result, query)

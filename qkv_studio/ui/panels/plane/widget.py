@@ -129,6 +129,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         session.query_changed.connect(self._on_query)
         session.stage_changed.connect(self._on_stage)
         session.tokens_changed.connect(self._on_tokens)
+        session.head_changed.connect(self._on_tokens)  # another head of a split scene: its vectors, fitted
 
         self._read_vectors()
         self.vectors.read_result(session)
@@ -234,7 +235,7 @@ class VectorPlane(FollowsAppearance, QWidget):
 
     def pca_shown(self) -> bool:
         """True when the plane draws the PCA projection (asked for, and dₖ > 2)."""
-        return self._pca and self.session.scene.d_k > 2
+        return self._pca and self.session.shown.d_k > 2
 
     def set_show_values(self, on: bool) -> None:
         """Show or hide the value vectors (the blend stage always shows them)."""
@@ -387,7 +388,7 @@ class VectorPlane(FollowsAppearance, QWidget):
     def _read_vectors(self) -> None:
         self.vectors.read_vectors(self.session, self.pca_shown())
         # (last: showing the box re-lays out the plane, which may draw — with the vectors now read)
-        self.pca_box.setVisible(self.session.scene.d_k > 2)  # nothing to project in two dimensions: no clutter
+        self.pca_box.setVisible(self.session.shown.d_k > 2)  # nothing to project in two dimensions: no clutter
 
     def _content(self) -> tuple[np.ndarray, np.ndarray]:
         """The drawn heads and label boxes, for the range."""
@@ -405,12 +406,12 @@ class VectorPlane(FollowsAppearance, QWidget):
 
     def _update_info(self) -> None:
         c = caption.PlaneCaption(
-            scene=self.session.scene, query=self.session.query, stage=self.session.stage,
+            scene=self.session.shown, query=self.session.query, stage=self.session.stage,
             bases=self.vectors.bases, values_shown=self.values_visible(), read_only=self.read_only(),
             best=self._shown_best(), best_weight=self.vectors.best_weight, weight_shown=self._reveals("weights"),
             step=self.drag.step(), snapping=self.drag.snapping and self.drag.state is not None)
         self.info.setText(caption.header_html(c, self._theme, self._px))
-        x_label, y_label = caption.axis_titles(self.session.scene.d_k, self.vectors.bases)
+        x_label, y_label = caption.axis_titles(self.session.shown.d_k, self.vectors.bases)
         css = {"color": self._theme.text, "font-size": f"{self._px(15)}px"}
         key = (x_label, y_label, tuple(css.items()))
         if key != self._axis_labels:  # a relabelled axis redraws itself (~8 ms)
@@ -468,5 +469,5 @@ class VectorPlane(FollowsAppearance, QWidget):
         best = best if best is not None and best < n else None
         show_v, show_out = self.values_visible(), self.output_shown()
         self.arrows.draw(self.vectors, best, show_v, show_out, head, px)
-        self.labels.draw(self.session.scene, self.vectors, self.session.query, best, show_v, show_out,
+        self.labels.draw(self.session.shown, self.vectors, self.session.query, best, show_v, show_out,
                          self._theme, self._px(17), self._font_scale, px)
