@@ -79,21 +79,23 @@ class UnprojectedView(FollowsAppearance, QWidget):
         lay.addWidget(self.canvas, 1)
         lay.addWidget(self.caption)
         lay.addWidget(self.message)
-        for signal in (session.scene_changed, session.result_changed, session.query_changed, session.stage_changed):
+        for signal in (session.scene_changed, session.result_changed, session.query_changed, session.stage_changed,
+                       session.head_changed):
             signal.connect(self._refresh_if_shown)
         self.bind_appearance(appearance)
         self.refresh()
 
     # ---- what is shown ---------------------------------------------------------------------------
     def pair(self) -> tuple[Scene, Scene] | None:
-        """(without projections, with them) for the Session's scene, or None with ``message`` saying why."""
-        scene = self._session.scene
+        """(without projections, with them) for the Session's scene — with them: the head the views show
+        of a split scene — or None with ``message`` saying why."""
+        scene, shown = self._session.scene, self._session.shown
         source = self._model_source() if self._model_source is not None else None
         try:
             if source is not None:
                 run, layer = source
-                return run.unprojected_scene(layer), scene
-            return without_projections(scene), scene
+                return run.unprojected_scene(layer), shown
+            return without_projections(scene), shown
         except SceneError:
             self.message.setText(f"“Without projections” {NEEDS_PROJECTION}.")
         except ValueError as exc:  # a model that keeps no layer inputs

@@ -78,3 +78,20 @@ def test_presentation_keeps_the_pair_on_the_slide(qtbot, show_window):
     qtbot.keyClick(w, Qt.Key_PageUp)  # the clicker steps the stages; the pair follows
     flush_pending()
     assert panel.canvas.options.stage == w.session.stage == "scaled"
+
+
+def test_it_follows_a_load_and_the_selected_head(qtbot, show_window):
+    w = show_window(load_preset("multihead"), (1280, 720))
+    w.act_unprojected.trigger()
+    panel = w.panel("unprojected")
+    s = w.session
+    s.set_head(1)
+    flush_pending()
+    learned = panel.canvas.options.compare_with
+    np.testing.assert_allclose(learned.result().weights, s.scene.head_scene(1).result().weights)
+    x = s.scene.x
+    np.testing.assert_allclose(panel.canvas.scene.result().scores, x @ x.T)  # X is every head's
+    s.replace_scene(load_preset("projection"), "Open preset")
+    flush_pending()
+    assert panel.canvas.scene.tokens == load_preset("projection").tokens
+    assert panel.caption.text().startswith(f"Without projections “{s.scene.token_label(s.query)}”")

@@ -108,8 +108,20 @@ def _quiz(w) -> dict:
     return {}  # the lesson's own questions: nothing of the scene to follow
 
 
+def _rope(w) -> dict:
+    return {}  # seeded toy vectors of its own: nothing of the scene to follow
+
+
+def _unprojected(w) -> dict:
+    p = w.built_panel("unprojected")
+    if p is None or not p.isVisible() or p.canvas.scene is None:
+        return {}  # (shown in the heatmap's place on demand; tests/ui/lesson/test_unprojected_view.py)
+    right = p.canvas.options.compare_with
+    return {"n": right.n, "d_k": right.d_k, "weights": right.result().weights}
+
+
 PROBES = {"editors": _editors, "plane": _plane, "calc": _calc, "blend": _blend, "explorer": _explorer,
-          "heads": _heads, "model": _model, "quiz": _quiz}
+          "heads": _heads, "model": _model, "quiz": _quiz, "rope": _rope, "unprojected": _unprojected}
 CENTRE = {"heatmap": _heatmap, "stepper": _stepper}
 
 
