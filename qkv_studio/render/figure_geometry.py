@@ -201,15 +201,6 @@ def _colorbar_ticks(scale: ColorScale, height: float, px: float) -> list[tuple[f
     return sorted(ticks)
 
 
-def _thin(n: int, step: int, keep: int | None) -> list[int]:
-    """Indices 0, step, 2·step… with ``keep`` forced in (neighbours that would collide dropped)."""
-    chosen = list(range(0, n, step))
-    if keep is not None and keep not in chosen and step > 1:
-        chosen = [i for i in chosen if abs(i - keep) >= step] + [keep]
-    return sorted(chosen)
-
-
-
 def effective_theme(options: FigureOptions) -> Theme:
     """The theme's colours, with the light theme's ink when the background is forced white."""
     theme = get_theme(options.theme)
@@ -306,51 +297,53 @@ def _layout(scene: Scene, options: FigureOptions, morph: Morph | None = None) ->
         if source is not None:  # (the numbers between the two stages' are no wider than the two ends)
             finite = np.concatenate([finite, source[np.isfinite(source)]])
         samples = {format_value(float(v), options.stage) for v in finite.ravel()} | {"−∞"}
-        widest_per_px = max(_width(t, 1.0) for t in samples)
-        vpx = min(17.0 * fs, c * 0.3 * fs, c * 0.86 / widest_per_px, c * 0.8 / _line(1.0))
-        if vpx >= 8.0:
+        vpx = label_layout.value_px(sorted(samples), c, c, measure(), max_px=min(17.0 * fs, c * 0.3 * fs),
+                                    min_px=8.0, width_frac=0.86, height_frac=0.8)
+        if vpx:
             lay.show_values, lay.value_px = True, vpx
 
     # row labels (queries), left of the grid
     left = 0.0
     bottom = g
     if options.token_labels:
-        lh = _line(label_px)
-        step = max(1, math.ceil(lh * 1.05 / c))
-        rows = _thin(n, step, options.query if options.highlight_query else None)
         max_w = 12 * label_px
         names = [_elide(scene.token_label(i), label_px, max_w) for i in range(n)]
-        wlab = max(_width(names[i], label_px, True) for i in rows)
-        lay.label_ticks = step > 1
+        keep = [options.query] if options.highlight_query else []
+        row_plan = label_layout.row_labels(names, c, label_px, measure(), min_px=9.0 * fs, max_width=max_w,
+                                           keep=keep)
+        rows, rpx = list(row_plan.shown), row_plan.px
+        lh = _line(rpx)
+        wlab = max(_width(t, rpx, True) for t in row_plan.texts)
+        lay.label_ticks = row_plan.step > 1
         tick = 5.0 * u if lay.label_ticks else 0.0
         x0 = -8.0 * u - tick - wlab
-        for i in rows:
+        for i, name in row_plan.pairs():
             is_q = options.highlight_query and i == options.query
-            items.append(TextItem(names[i], QRectF(x0, (i + 0.5) * c - lh / 2, wlab, lh), label_px,
+            items.append(TextItem(name, QRectF(x0, (i + 0.5) * c - lh / 2, wlab, lh), rpx,
                                   theme.highlight if is_q else text, Qt.AlignmentFlag.AlignRight
                                   | Qt.AlignmentFlag.AlignVCenter, bold=is_q))
         lay.row_label_ticks = rows
         left = x0
 
-        # column labels (keys), below the grid: horizontal when every one fits its column
-        widths = [_width(t, label_px) for t in names]
-        # horizontal when every label fits its column with a clear gap, at up to 20 % smaller type
-        col_px = min(label_px, (c - 12 * u) / (max(widths) / label_px))
-        horizontal = col_px >= max(0.8 * label_px, 9.0 * fs)
-        cols = _thin(n, step, None)
+        # column labels (keys), below the grid: horizontal when every one fits its column with a clear
+        # gap at up to 20 % smaller type, else upright (thinned only when even that does not fit)
+        col_plan = label_layout.key_labels(names, c, label_px, measure(), min_px=9.0 * fs, max_extent=max_w,
+                                           keep=keep, gap=12 * u, flat_min_px=max(0.8 * label_px, 9.0 * fs))
+        cols, col_px = list(col_plan.shown), col_plan.px
         y0 = g + 8.0 * u + tick
-        if horizontal:
-            for j in cols:
-                items.append(TextItem(names[j], QRectF(j * c, y0, c, _line(col_px)), col_px, text))
+        if col_plan.rotation == 0:
+            for j, name in col_plan.pairs():
+                items.append(TextItem(name, QRectF(j * c, y0, c, _line(col_px)), col_px, text))
             bottom = y0 + _line(col_px)
         else:
-            for j in cols:
-                w = widths[j]
+            clh = _line(col_px)
+            for j, name in col_plan.pairs():
+                w = _width(name, col_px)
                 # rotated −90° about (centre of column, y0): the text runs upwards and ends at y0
-                items.append(TextItem(names[j], QRectF(-w, -lh / 2, w, lh), label_px, text,
+                items.append(TextItem(name, QRectF(-w, -clh / 2, w, clh), col_px, text,
                                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                                       rotate=-90.0, anchor=QPointF((j + 0.5) * c, y0)))
-            bottom = y0 + max(widths[j] for j in cols)
+            bottom = y0 + col_plan.extent
         lay.col_label_ticks = cols
 
     # axis titles
@@ -383,6 +376,9 @@ def _layout(scene: Scene, options: FigureOptions, morph: Morph | None = None) ->
         bar = QRectF(right + 22 * u, (g - bar_h) / 2, 18 * fs, bar_h)
         lay.colorbar_logical = bar
         ticks = _colorbar_ticks(scale, bar_h, tick_px)
+        span = (scale.hi - scale.lo) or 1.0
+        ticks = [ticks[i] for i in label_layout.bar_ticks([(v - scale.lo) / span * bar_h for v, _ in ticks],
+                                                          tick_px, measure())]  # (never two overlapping)
         lay.colorbar_ticks = ticks
         tlh = _line(tick_px)
         tw = max(_width(t, tick_px) for _, t in ticks)

@@ -139,20 +139,23 @@ def row_labels(names: Sequence[str], cell_h: float, px: float, measure: TextMeas
 
 def key_labels(names: Sequence[str], cell_w: float, px: float, measure: TextMeasure, *,
                min_px: float, max_extent: float, keep: Sequence[int] = (),
-               visible: tuple[int, int] | None = None) -> AxisLabels:
-    """The key axis: side by side when every label fits its column (at down to ``min_px``), else upright
-    (90°) one per column, else upright every k-th (and the ``keep`` columns).  Upright labels are at most
-    ``max_extent`` long, side-by-side ones at most one column wide (abbreviated)."""
+               visible: tuple[int, int] | None = None, gap: float | None = None,
+               flat_min_px: float | None = None) -> AxisLabels:
+    """The key axis: side by side when every label and a ``gap`` fit its column (at down to
+    ``flat_min_px``, by default ``min_px``), else upright (90°) one per column (down to ``min_px``), else
+    upright every k-th (and the ``keep`` columns).  Upright labels are at most ``max_extent`` long
+    (abbreviated)."""
     n = len(names)
     lo, hi = _visible(n, visible)
     min_px = min(min_px, px)
+    flat_min = min(px, min_px if flat_min_px is None else flat_min_px)
     idx = range(lo, hi)
-    gap = GAP * px
+    gap = GAP * px if gap is None else gap
     widest = max((measure.width(names[i], 1.0) for i in idx), default=0.0)
     # side by side: the largest size at which the widest label and a gap fit a column
     if widest > 0 and cell_w > 0:
         flat = min(px, (cell_w - gap) / widest)
-        if flat >= min_px:
+        if flat >= flat_min:
             shown = list(idx)
             texts = tuple(names[i] for i in shown)
             return AxisLabels(tuple(shown), texts, flat, 0, 1, measure.height(flat), cell_w)
