@@ -180,6 +180,8 @@ MENU: tuple[Row, ...] = (
     Action("zoom_in", "Zoom &in", lambda w, _: w.set_zoom(w._zoom * 1.15), V, (K.ZoomIn, "Ctrl+=")),
     Action("zoom_out", "Zoom &out", lambda w, _: w.set_zoom(w._zoom / 1.15), V, (K.ZoomOut,)),
     Action("zoom_reset", "&Actual size", lambda w, _: w.set_zoom(1.0), V, ("Ctrl+0",)),
+    Action("heatmap_whole", "&Whole heatmap", lambda w, _: w.heatmap.reset_zoom(), V, ("Ctrl+Shift+F",),
+           tip="Ctrl+wheel over the heatmap zooms in (64 tokens and more); this shows the whole grid again"),
     Action("animate", "&Animate stage changes", "set_animate", V, checkable=True, checked=True,
            tip="Colours and numbers morph from one stage to the next (250 ms)"),
     Action("show_all_stages", "Show all stages at &once", _show_all_stages, V, checkable=True,
