@@ -120,7 +120,7 @@ def row_labels(names: Sequence[str], cell_h: float, px: float, measure: TextMeas
     """The query axis: one label per row, side by side with its row (never rotated).
 
     All of them at the largest size in ``min_px``…``px`` whose line fits a row; when even ``min_px``
-    does not fit, at ``px`` every k-th (and the ``keep`` rows).  Each at most ``max_width`` wide.
+    does not fit, at ``min_px`` every k-th (and the ``keep`` rows).  Each at most ``max_width`` wide.
     ``visible`` (lo, hi) limits them to the rows in view (zoomed in)."""
     n = len(names)
     lo, hi = _visible(n, visible)
@@ -128,8 +128,8 @@ def row_labels(names: Sequence[str], cell_h: float, px: float, measure: TextMeas
     fit = cell_h / (measure.line * (1 + GAP / 2)) if cell_h > 0 else 0.0
     if fit >= min_px:
         size, step = min(px, fit), 1
-    else:
-        size = px
+    else:  # (at the smallest legible size: the most names that fit)
+        size = min_px
         step = _step_for(measure.height(size) * (1 + GAP / 2), cell_h)
     shown = thin(lo, hi, step, keep) if hi > lo else []
     texts = tuple(abbreviate(names[i], size, max_width, measure) for i in shown)
@@ -143,8 +143,8 @@ def key_labels(names: Sequence[str], cell_w: float, px: float, measure: TextMeas
                flat_min_px: float | None = None) -> AxisLabels:
     """The key axis: side by side when every label and a ``gap`` fit its column (at down to
     ``flat_min_px``, by default ``min_px``), else upright (90°) one per column (down to ``min_px``), else
-    upright every k-th (and the ``keep`` columns).  Upright labels are at most ``max_extent`` long
-    (abbreviated)."""
+    upright at ``min_px`` every k-th (and the ``keep`` columns).  Upright labels are at most
+    ``max_extent`` long (abbreviated)."""
     n = len(names)
     lo, hi = _visible(n, visible)
     min_px = min(min_px, px)
@@ -163,8 +163,8 @@ def key_labels(names: Sequence[str], cell_w: float, px: float, measure: TextMeas
     fit = cell_w / (measure.line * (1 + GAP / 2)) if cell_w > 0 else 0.0
     if fit >= min_px:
         size, step = min(px, fit), 1
-    else:
-        size = px
+    else:  # (at the smallest legible size: the most names that fit)
+        size = min_px
         step = _step_for(measure.height(size) * (1 + GAP / 2), cell_w)
     shown = thin(lo, hi, step, keep) if hi > lo else []
     texts = tuple(abbreviate(names[i], size, max_extent, measure) for i in shown)

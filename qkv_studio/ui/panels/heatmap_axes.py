@@ -149,13 +149,15 @@ class AxisLabeller:
 
     def update(self, names: Sequence[str], *, cell_w: float, cell_h: float, px: float, title_px: float,
                scale: float, keep: Sequence[int], visible_rows: tuple[int, int], visible_cols: tuple[int, int],
-               sigma_at: float | None, room_h: float, room_w: float, colours: tuple[str, str]) -> bool:
+               sigma_at: float | None, room_h: float, room_w: float, panel_h: float,
+               colours: tuple[str, str]) -> bool:
         """Lay both axes out; returns whether anything changed.  ``px`` is the labels' size, ``scale``
         the text scale (minimum sizes grow with it), ``keep`` the indices always named (the query, a
         hovered cell), ``sigma_at`` where the Σ column's label goes (None: no Σ), ``room_h``/``room_w``
-        the plot's height and width in px (for the titles), ``colours`` (text, highlight)."""
+        the plot's height and width in px (for the titles), ``panel_h`` the whole panel's height (upright
+        key names take at most a quarter of it: the matrix keeps its room), ``colours`` (text, highlight)."""
         asked = (tuple(names), round(cell_w, 2), round(cell_h, 2), px, title_px, scale, tuple(keep), visible_rows,
-                 visible_cols, sigma_at, round(room_h), round(room_w), colours)
+                 visible_cols, sigma_at, round(room_h), round(room_w), round(panel_h), colours)
         if asked == self._asked:
             return False
         self._asked = asked
@@ -163,15 +165,16 @@ class AxisLabeller:
         min_px = 11.0 * scale
         rows = label_layout.row_labels(names, cell_h, px, m, min_px=min_px, max_width=9 * px, keep=keep,
                                        visible=visible_rows)
-        keys = label_layout.key_labels(names, cell_w, px, m, min_px=min_px, max_extent=7 * px, keep=keep,
+        upright = max(3 * px, min(7 * px, 0.25 * panel_h))
+        keys = label_layout.key_labels(names, cell_w, px, m, min_px=min_px, max_extent=upright, keep=keep,
                                        visible=visible_cols, flat_min_px=min(px, max(min_px, 0.72 * px)))
         flat: list[tuple[float, str]] = []
         key_pairs = keys.pairs()
         if sigma_at is not None:
             sigma_w = m.width("Σ", keys.px)
-            if keys.rotation == 0:  # a last key name ("[SEP]") must not run into the Σ over the sums
-                key_pairs = [(i, t) for i, t in key_pairs
-                             if (sigma_at - i) * cell_w >= (m.width(t, keys.px) + sigma_w) / 2 + 4]
+            # a last key name ("[SEP]") must not run into the Σ over the sums
+            along = (lambda t: m.width(t, keys.px)) if keys.rotation == 0 else (lambda t: m.height(keys.px))
+            key_pairs = [(i, t) for i, t in key_pairs if (sigma_at - i) * cell_w >= (along(t) + sigma_w) / 2 + 4]
             flat = [(sigma_at, "Σ")]
         self.rows, self.keys = rows, keys
         query = keep[0] if keep else None
@@ -181,8 +184,8 @@ class AxisLabeller:
         left_title = label_layout.axis_title(QUERY_TITLES, title_px, room_h, m, min_px=min(title_px, 10 * scale))
         top_title = label_layout.axis_title(KEY_TITLES, title_px, room_w, m, min_px=min(title_px, 10 * scale))
         self.titles = left_title.text, top_title.text
-        title_room = m.height(title_px) + 6 * scale
-        gap = 6 * scale
+        title_room = m.height(title_px) * 0.9 + 2  # (as pyqtgraph places the title: at the outer edge)
+        gap = float(self.top.style["tickTextOffset"][1])  # (between the names and the matrix)
         self.left.setWidth(int(round(title_room + gap + rows.extent + 4)))
         key_extent = keys.extent if keys.rotation else m.height(keys.px)
         if flat:

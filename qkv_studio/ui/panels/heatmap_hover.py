@@ -1,9 +1,10 @@
-"""The heatmap's hover read-out: the cell under the pointer, worked out, as a tooltip.
+"""The heatmap's hover read-out: the cell under the pointer, worked out, in a small panel beside it.
 
 The text comes from :func:`qkv_studio.core.cell_readout.cell_readout` (the maths lives in core); this
-module only finds the cell under the pointer, shows the text at the panel's text size (a tooltip also
-shows over a full-screen presentation) and tells the view which cell is hovered, so it can outline it
-and always name its row and column.
+module only finds the cell under the pointer, shows the text at the panel's text size in the theme's
+colours — in the heatmap itself, not a tooltip window, so it shows in a full-screen presentation and on a
+projector at the slide's size — and tells the view which cell is hovered, so it can outline it and
+always name its row and column.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import html
 import math
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QPointF, Signal
-from PySide6.QtGui import QCursor
-from PySide6.QtWidgets import QToolTip
+from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Signal
+from PySide6.QtWidgets import QLabel
 
 import pyqtgraph as pg
 
@@ -35,7 +35,19 @@ class CellHover(QObject):
         self._session, self._plot, self._graphics = session, plot, graphics
         self._n, self._text_px, self._stage = n, text_px, shown_stage
         self.hovered: tuple[int, int] | None = None
+        self._at = QPointF()
+        self.readout = QLabel(graphics)
+        self.readout.setTextFormat(Qt.TextFormat.RichText)
+        self.readout.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.readout.hide()
+        self._colours = ("#ffffff", "#111111", "#888888")
         graphics.scene().sigMouseMoved.connect(self.move_to)
+
+    def set_colours(self, panel: str, text: str, border: str) -> None:
+        """The read-out's background, text and border colours (the theme's)."""
+        self._colours = (panel, text, border)
+        if self.hovered is not None:
+            self.show_tip()
 
     def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
         """The (row, col) under a scene position, or None outside the matrix."""
@@ -61,29 +73,45 @@ class CellHover(QObject):
     def move_to(self, scene_pos: QPointF) -> None:
         """The pointer is at ``scene_pos``: show the read-out of the cell there (if it is a new one)."""
         cell = self.cell_at(scene_pos)
+        self._at = QPointF(scene_pos)
         if cell == self.hovered:
             return
         self.hovered = cell
         if cell is None:
-            QToolTip.hideText()
+            self.readout.hide()
             self.cell_changed.emit(-1, -1)
             return
         self.show_tip()
         self.cell_changed.emit(*cell)
 
+    def readout_text(self) -> str:
+        """What the read-out shows now (plain text), or "" when it is hidden."""
+        return self.text(*self.hovered) if self.hovered is not None and self.readout.isVisible() else ""
+
     def show_tip(self) -> None:
-        """(Re)show the hovered cell's read-out (after a new result or stage, too)."""
+        """(Re)show the hovered cell's read-out beside the pointer (after a new result or stage, too)."""
         if self.hovered is None:
             return
-        lines = self.text(*self.hovered).split("\n")
+        panel, text, border = self._colours
         px = self._text_px()
-        body = "<br>".join(html.escape(line) for line in lines)
-        tip = f'<div style="font-size:{px}px; white-space:pre">{body}</div>'
-        QToolTip.showText(QCursor.pos(), tip, self._graphics)
+        body = "<br>".join(html.escape(line) for line in self.text(*self.hovered).split("\n"))
+        label = self.readout
+        label.setStyleSheet(f"QLabel {{ background: {panel}; color: {text}; border: 1px solid {border}; "
+                            f"padding: {max(2, px // 3)}px; font-size: {px}px; }}")
+        label.setText(body)
+        label.adjustSize()
+        room = self._graphics.rect()
+        at = self._graphics.viewport().mapTo(self._graphics, self._graphics.mapFromScene(self._at))
+        gap = px
+        x = at.x() + gap if at.x() + gap + label.width() <= room.right() else at.x() - gap - label.width()
+        y = at.y() + gap if at.y() + gap + label.height() <= room.bottom() else at.y() - gap - label.height()
+        label.move(QPoint(max(0, x), max(0, y)))
+        label.show()
+        label.raise_()
 
     def leave(self) -> None:
         """The pointer left the panel."""
         if self.hovered is not None:
             self.hovered = None
-            QToolTip.hideText()
+            self.readout.hide()
             self.cell_changed.emit(-1, -1)

@@ -118,15 +118,19 @@ class HeatmapLegend:
         if ticks != self._ticks:
             self._ticks = ticks
             self.bar.axis.setTicks([ticks, []])
-        css = {"color": self._text, "font-size": f"{self._label_px}px"}
-        label = scale.label
         room = self._plot.vb.rect().height() * self._graphics.transform().m22()
-        if room > 0 and self._measure.width(label, self._label_px) > room:
-            label = label.split(" (")[0]  # "softmax weight (0–1)" → "softmax weight": the ticks say 0–1
+        label, px = scale.label, self._label_px
+        if room > 0:  # whole, or "softmax weight (0–1)" → "softmax weight" (the ticks say 0–1), or smaller
+            forms = [scale.label, scale.label.split(" (")[0]]
+            title = label_layout.axis_title(forms, px, room, self._measure, min_px=0.6 * px)
+            label, px = title.text, int(title.px)
+        css = {"color": self._text, "font-size": f"{px}px"}
         key = (label, tuple(css.items()))
         if key != self._label:
             self._label = key
-            self.bar.getAxis("left").setLabel(label, **css)
+            axis = self.bar.getAxis("left")
+            axis.setLabel(label, **css)
+            axis.showLabel(bool(label))
 
     def align(self, *_: object) -> None:
         """Span the matrix's cells (not the view box, which pads them a little), so the bar's 0 and its

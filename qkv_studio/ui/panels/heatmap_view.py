@@ -209,6 +209,8 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.setPalette(pal)
         self.setAutoFillBackground(True)
         self.graphics.setBackground(theme.background)
+        if hasattr(self, "hover"):
+            self.hover.set_colours(theme.panel, theme.text, theme.muted)
         self._apply_fonts()
         if self._matrix is not None:
             self._recolour()
@@ -311,6 +313,8 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._recolour(change)
         self._update_range()
         self._update_title()
+        if self.hover.hovered is not None:  # (the read-out follows the numbers and the stage)
+            self.hover.show_tip()
 
     def _on_stage(self, stage: str) -> None:
         shown = SHOWN_STAGE[stage]
@@ -579,7 +583,7 @@ class HeatmapView(FollowsAppearance, QWidget):
             labels, cell_w=self._cell_px(), cell_h=self._cell_h_px(), px=self._px(17), title_px=self._px(15),
             scale=self._font_scale, keep=keep, visible_rows=rows, visible_cols=cols,
             sigma_at=n + SIGMA_GAP if self._sigma and self._cell_px() >= MIN_CELL_PX else None,
-            room_h=vb_rect.height() * t.m22(), room_w=vb_rect.width() * t.m11(),
+            room_h=vb_rect.height() * t.m22(), room_w=vb_rect.width() * t.m11(), panel_h=self.graphics.height(),
             colours=(self._theme.text, self._theme.highlight))
         if changed:
             self._set_titles()
