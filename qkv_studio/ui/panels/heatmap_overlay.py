@@ -13,8 +13,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
+
+from qkv_studio.core import row_stats
+from qkv_studio.core.stages import SIGNED_STAGES, stage_spec
+from qkv_studio.render.colormaps import text_is_dark
+from qkv_studio.render.figure import format_value as figure_format_value
+from qkv_studio.render.label_layout import TextMeasure, value_px
 
 if TYPE_CHECKING:
     from qkv_studio.ui.panels.heatmap_view import HeatmapView
@@ -22,6 +28,29 @@ if TYPE_CHECKING:
 SIGMA_GAP = 0.2  # gap (in cells) between the matrix and the row-sum column
 MIN_CELL_PX = 14.0  # cells smaller than this get no numbers at all (cheap early exit)
 MIN_HATCH_PX = 6.0
+MIN_TEXT_PX = 9.0  # cell numbers smaller than this are not drawn
+
+
+def format_value(x: float, stage: str) -> str:
+    """A cell's number as printed: the figure's rule (so screen and exports agree); "0" for a blocked weight."""
+    if x == 0 and stage not in SIGNED_STAGES:
+        return "0"
+    return figure_format_value(x, stage)
+
+
+_NUMBERS: list[TextMeasure] = []
+
+
+def _number_measure() -> TextMeasure:
+    """The cells' (demi-bold) font for the label layout, measured once."""
+    if not _NUMBERS:
+        font = QFont()
+        font.setPixelSize(100)
+        font.setWeight(QFont.Weight.DemiBold)
+        fm = QFontMetricsF(font)
+        _NUMBERS.append(TextMeasure(width=lambda text, px: fm.horizontalAdvance(text) * px / 100.0,
+                                    line=fm.height() / 100.0))
+    return _NUMBERS[0]
 
 
 class CellOverlay(pg.GraphicsObject):
@@ -156,3 +185,59 @@ class CellOverlay(pg.GraphicsObject):
         """Repaint one cell with ``margin`` cells around it (a hover moving on)."""
         if cell is not None:
             self.update(QRectF(cell[1] - 0.5 - margin, cell[0] - 0.5 - margin, 1 + 2 * margin, 1 + 2 * margin))
+
+
+def text_plan(view: "HeatmapView") -> dict:
+    """Which cells of ``view`` get text at the current size (those in view), with which font and colour:
+    ``rows``, ``cols`` (ranges in view), ``cell_px``, ``font`` (None: no numbers), ``cells`` (row, col,
+    text, dark?) and ``sums`` (row, text) of the Σ column.  The size follows the shared label layout's
+    rule (:func:`~qkv_studio.render.label_layout.value_px`), as in the exported figure."""
+    plan: dict = {"rows": range(0), "cols": range(0), "cell_px": 0.0, "font": None, "cells": [], "sums": []}
+    m = view._matrix
+    if m is None:
+        return plan
+    n = m.shape[0]
+    cell_px = view._cell_px()
+    if cell_px <= 0:
+        return plan
+    (x0, x1), (y0, y1) = view.plot.vb.viewRange()
+    rows = range(max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
+    cols = range(max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
+    plan.update(rows=rows, cols=cols, cell_px=cell_px)
+    if cell_px < MIN_CELL_PX or stage_spec(view._session.stage).previews or not len(rows) or not len(cols):
+        return plan
+    stage = view._shown
+    sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+    # (during a morph the cells show a blend of the old and new colours: numbers dark or light for
+    # the colours on screen, not the new ones — black on the old dark purple was unreadable)
+    shown = view.image_item.image
+    colours = shown if view._anim_from is not None and shown is not None and shown.shape == view._rgba.shape \
+        else view._rgba
+    dark = text_is_dark(colours[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
+    if view._text_matrix is not None and view._text_matrix.shape == m.shape:
+        sub = view._text_matrix[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+    texts = [[format_value(float(v), stage) for v in row] for row in sub]
+    sums: list[tuple[int, str]] = []
+    if view._sigma:
+        result = view._session.result
+        if result.weights.shape[0] == n:
+            for r in rows:
+                s = row_stats(result, r)
+                sums.append((r, "0" if s.fully_masked else f"{s.row_sum:.2f}"))
+    longest = max((t for row in texts for t in row), key=len, default="0")
+    longest = max([longest] + [t for _, t in sums], key=len)
+    # the widest number fits its cell and a line its row (on a short slide the rows are much flatter
+    # than the cells are wide): the label layout's rule, as in the exported figure
+    size = value_px([longest + " "], cell_px, view._cell_h_px(), _number_measure(),
+                    max_px=min(0.36 * cell_px, 64.0 * view._font_scale), min_px=MIN_TEXT_PX,
+                    width_frac=0.86, height_frac=0.8)
+    if not size:
+        return plan
+    font = QFont()
+    font.setWeight(QFont.Weight.DemiBold)
+    font.setPixelSize(int(size))
+    plan["font"] = font
+    plan["cells"] = [(rows[0] + i, cols[0] + j, texts[i][j], bool(dark[i, j]))
+                     for i in range(len(rows)) for j in range(len(cols))]
+    plan["sums"] = sums
+    return plan

@@ -25,15 +25,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEasingCurve, QEvent, QPointF, Qt, QTimer, QVariantAnimation
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPalette, QPen
+from PySide6.QtGui import QBrush, QColor, QPalette, QPen
 from PySide6.QtWidgets import QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
 
-from qkv_studio.core import STAGES, row_stats
+from qkv_studio.core import STAGES
 from qkv_studio.core.morph import blend_colours, blend_values
-from qkv_studio.core.stages import SIGNED_STAGES, shown_matrix, stage_spec
-from qkv_studio.render.figure import format_value as figure_format_value
-from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, scale_for, text_is_dark
-from qkv_studio.render.label_layout import TextMeasure, value_px
+from qkv_studio.core.stages import shown_matrix, stage_spec
+from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, scale_for
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.changes import ResultChange
 from qkv_studio.state.appearance import Appearance
@@ -47,13 +45,14 @@ from qkv_studio.ui.widgets.rgba_image import RgbaImage
 from qkv_studio.ui.panels.heatmap_axes import AxisLabeller, TokenAxis, pixel_font
 from qkv_studio.ui.panels.heatmap_hover import CellHover
 from qkv_studio.ui.panels.heatmap_legend import HeatmapLegend
-from qkv_studio.ui.panels.heatmap_overlay import MIN_CELL_PX, SIGMA_GAP, CellOverlay
+from qkv_studio.ui.panels.heatmap_overlay import MIN_CELL_PX, SIGMA_GAP, CellOverlay, format_value, text_plan
 from qkv_studio.ui.panels.heatmap_zoom import ZOOM_FROM, HeatmapZoom
+
+__all__ = ["SHOWN_STAGE", "HeatmapView", "format_value"]
 
 # The matrix a stage shows (the stage registry's): the vectors stage previews the scores, the blend
 # stage shows its weights.
 SHOWN_STAGE = {name: shown_matrix(name) for name in STAGES}
-MIN_TEXT_PX = 9.0  # cell numbers smaller than this are not drawn
 MAX_LABEL_CHARS = 14
 _DIM_OPACITY = 0.35
 
@@ -64,13 +63,6 @@ ANIMATE_MAX_N = 256  # beyond this a morph costs more than it shows
 
 def _minus(s: str) -> str:
     return s.replace("-", "\u2212")
-
-
-def format_value(x: float, stage: str) -> str:
-    """A cell's number as printed: the figure's rule (so screen and exports agree); "0" for a blocked weight."""
-    if x == 0 and stage not in SIGNED_STAGES:
-        return "0"
-    return figure_format_value(x, stage)
 
 
 def _elide(name: str) -> str:
@@ -589,18 +581,6 @@ class HeatmapView(FollowsAppearance, QWidget):
             self._set_titles()
             self.legend.relabel()
 
-    def _number_measure(self) -> TextMeasure:
-        """The cells' (demi-bold) font for the label layout, measured once."""
-        m = getattr(self, "_numbers_fm", None)
-        if m is None:
-            font = QFont()
-            font.setPixelSize(100)
-            font.setWeight(QFont.Weight.DemiBold)
-            fm = QFontMetricsF(font)
-            m = self._numbers_fm = TextMeasure(width=lambda text, px: fm.horizontalAdvance(text) * px / 100.0,
-                                               line=fm.height() / 100.0)
-        return m
-
     def _cell_px(self) -> float:
         """A cell's width in screen pixels.  (What ``ViewBox.viewPixelSize()`` says for the heatmap's
         unscaled view, without mapping three points through inverted transforms: a stage step asks
@@ -620,54 +600,5 @@ class HeatmapView(FollowsAppearance, QWidget):
         return px if px > 0 and math.isfinite(px) else 0.0
 
     def _text_plan(self) -> dict:
-        """Which cells get text at the current size, with which font and colour."""
-        plan: dict = {"rows": range(0), "cols": range(0), "cell_px": 0.0, "font": None, "cells": [], "sums": []}
-        m = self._matrix
-        if m is None:
-            return plan
-        n = m.shape[0]
-        cell_px = self._cell_px()
-        if cell_px <= 0:
-            return plan
-        (x0, x1), (y0, y1) = self.plot.vb.viewRange()
-        rows = range(max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
-        cols = range(max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
-        plan.update(rows=rows, cols=cols, cell_px=cell_px)
-        if cell_px < MIN_CELL_PX or stage_spec(self._session.stage).previews or not len(rows) or not len(cols):
-            return plan
-        stage = self._shown
-        sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-        # (during a morph the cells show a blend of the old and new colours: numbers dark or light for
-        # the colours on screen, not the new ones — black on the old dark purple was unreadable)
-        shown = self.image_item.image
-        colours = shown if self._anim_from is not None and shown is not None and shown.shape == self._rgba.shape \
-            else self._rgba
-        dark = text_is_dark(colours[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
-        if self._text_matrix is not None and self._text_matrix.shape == m.shape:
-            sub = self._text_matrix[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-        texts = [[format_value(float(v), stage) for v in row] for row in sub]
-        sums: list[tuple[int, str]] = []
-        if self._sigma:
-            result = self._session.result
-            if result.weights.shape[0] == n:
-                for r in rows:
-                    s = row_stats(result, r)
-                    sums.append((r, "0" if s.fully_masked else f"{s.row_sum:.2f}"))
-        longest = max((t for row in texts for t in row), key=len, default="0")
-        longest = max([longest] + [t for _, t in sums], key=len)
-        # the widest number fits its cell and a line its row (on a short slide the rows are much flatter
-        # than the cells are wide): the label layout's rule, as in the exported figure
-        size = value_px([longest + " "], cell_px, self._cell_h_px(), self._number_measure(),
-                        max_px=min(0.36 * cell_px, 64.0 * self._font_scale), min_px=MIN_TEXT_PX,
-                        width_frac=0.86, height_frac=0.8)
-        if not size:
-            return plan
-        font = QFont()
-        font.setWeight(QFont.Weight.DemiBold)
-        font.setPixelSize(int(size))
-        plan["font"] = font
-        plan["cells"] = [(rows[0] + i, cols[0] + j, texts[i][j], bool(dark[i, j]))
-                         for i in range(len(rows)) for j in range(len(cols))]
-        plan["sums"] = sums
-        return plan
-
+        """Which cells get text at the current size, with which font and colour (see :func:`text_plan`)."""
+        return text_plan(self)
