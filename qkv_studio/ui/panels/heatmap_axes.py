@@ -186,7 +186,11 @@ class AxisLabeller:
         self.titles = left_title.text, top_title.text
         title_room = m.height(title_px) * 0.9 + 2  # (as pyqtgraph places the title: at the outer edge)
         gap = float(self.top.style["tickTextOffset"][1])  # (between the names and the matrix)
-        self.left.setWidth(int(round(title_room + gap + rows.extent + 4)))
+        widest = rows.extent
+        if query in rows.shown:  # (the query's name is bold: wider than it was measured)
+            bold = QFontMetricsF(pixel_font(rows.px, True)).horizontalAdvance(rows.texts[rows.shown.index(query)])
+            widest = max(widest, bold)
+        self.left.setWidth(int(round(title_room + float(self.left.style["tickTextOffset"][0]) + widest + 4)))
         key_extent = keys.extent if keys.rotation else m.height(keys.px)
         if flat:
             key_extent = max(key_extent, m.height(keys.px))
