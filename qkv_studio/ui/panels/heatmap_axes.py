@@ -59,6 +59,7 @@ class TokenAxis(RememberingAxis):
         self._rotation = 0
         self._bold: int | None = None
         self._bold_colour = QColor("#d6246e")
+        self._fonts = (pixel_font(12), pixel_font(12, True))
         super().__init__(orientation, **kwargs)
 
     def set_labels(self, labels: Sequence[tuple[float, str]], px: float, rotation: int = 0, *,
@@ -71,6 +72,8 @@ class TokenAxis(RememberingAxis):
         if look == (self._labels, self._flat, self._px, self._rotation, self._bold,
                     None if bold_colour is None else self._bold_colour.name()):
             return
+        if px != self._px:
+            self._fonts = (pixel_font(px), pixel_font(px, True))
         self._labels, self._flat, self._px, self._rotation, self._bold = labels, flat, px, rotation, bold
         if bold_colour is not None:
             self._bold_colour = QColor(bold_colour)
@@ -79,6 +82,10 @@ class TokenAxis(RememberingAxis):
     def shown_labels(self) -> list[tuple[float, str]]:
         """The (position, text) labels drawn now (without the flat extras)."""
         return list(self._labels)
+
+    def flat_labels(self) -> list[tuple[float, str]]:
+        """The (position, text) labels drawn never turned (the Σ)."""
+        return list(self._flat)
 
     def label_rotation(self) -> int:
         """0 (side by side) or 90 (upright, reading upwards)."""
@@ -102,7 +109,7 @@ class TokenAxis(RememberingAxis):
         lo, hi = sorted(self.range)
         gap = float(self.style["tickTextOffset"][0 if self.orientation in ("left", "right") else 1])
         size = self.size()
-        font, bold = pixel_font(self._px), pixel_font(self._px, True)
+        font, bold = self._fonts
         line = QFontMetricsF(font).height()
         text_pen = self.textPen()
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
@@ -143,6 +150,7 @@ class AxisLabeller:
         self.left, self.top = left, top
         self.measure = ScreenMeasure()
         self._asked: tuple | None = None
+        self._kept: tuple = ()
         self.rows: AxisLabels | None = None
         self.keys: AxisLabels | None = None
         self.titles: tuple[str, str] = QUERY_TITLES[0], KEY_TITLES[0]
@@ -156,11 +164,22 @@ class AxisLabeller:
         hovered cell), ``sigma_at`` where the Σ column's label goes (None: no Σ), ``room_h``/``room_w``
         the plot's height and width in px (for the titles), ``panel_h`` the whole panel's height (upright
         key names take at most a quarter of it: the matrix keeps its room), ``colours`` (text, highlight)."""
-        asked = (tuple(names), round(cell_w, 2), round(cell_h, 2), px, title_px, scale, tuple(keep), visible_rows,
-                 visible_cols, sigma_at, round(room_h), round(room_w), round(panel_h), colours)
-        if asked == self._asked:
-            return False
-        self._asked = asked
+        names = tuple(names)
+        layout = (names, round(cell_w, 2), round(cell_h, 2), px, title_px, scale, visible_rows, visible_cols,
+                  sigma_at, round(room_h), round(room_w), round(panel_h), colours)
+        keep = tuple(keep)
+        if layout == self._asked:
+            if keep == self._kept:
+                return False
+            if self.rows is not None and self.rows.step == 1 and self.keys.step == 1:
+                # every name is shown anyway: only the bold one moves (a new query, a hover)
+                self._kept = keep
+                query = keep[0] if keep else None
+                self.left.set_labels(self.left.shown_labels(), self.rows.px, 0, bold=query, bold_colour=colours[1])
+                self.top.set_labels(self.top.shown_labels(), self.keys.px, self.keys.rotation,
+                                    flat=self.top.flat_labels(), bold=query, bold_colour=colours[1])
+                return False
+        self._asked, self._kept = layout, keep
         m = self.measure
         min_px = 11.0 * scale
         rows = label_layout.row_labels(names, cell_h, px, m, min_px=min_px, max_width=9 * px, keep=keep,
@@ -187,9 +206,9 @@ class AxisLabeller:
         title_room = m.height(title_px) * 0.9 + 2  # (as pyqtgraph places the title: at the outer edge)
         gap = float(self.top.style["tickTextOffset"][1])  # (between the names and the matrix)
         widest = rows.extent
-        if query in rows.shown:  # (the query's name is bold: wider than it was measured)
-            bold = QFontMetricsF(pixel_font(rows.px, True)).horizontalAdvance(rows.texts[rows.shown.index(query)])
-            widest = max(widest, bold)
+        if rows.texts:  # (the query's name is bold, wider than measured: room for the widest one in bold)
+            longest = max(rows.texts, key=lambda t: m.width(t, rows.px))
+            widest = max(widest, QFontMetricsF(pixel_font(rows.px, True)).horizontalAdvance(longest))
         self.left.setWidth(int(round(title_room + float(self.left.style["tickTextOffset"][0]) + widest + 4)))
         key_extent = keys.extent if keys.rotation else m.height(keys.px)
         if flat:

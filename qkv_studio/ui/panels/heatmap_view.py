@@ -368,6 +368,7 @@ class HeatmapView(FollowsAppearance, QWidget):
 
     def _on_query(self, index: int) -> None:
         old, self._query = self._query, index
+        self._update_ticks()  # (the query's name is always shown, in bold)
         cell_px = self._cell_px()
         if cell_px > 0 and self._matrix is not None and 0 <= old < self._matrix.shape[0]:
             # The outline moves from one row to another: repaint those two rows, not the matrix.
@@ -579,7 +580,7 @@ class HeatmapView(FollowsAppearance, QWidget):
             colours=(self._theme.text, self._theme.highlight))
         if changed:
             self._set_titles()
-            self.legend.relabel()
+            self.legend.relabel()  # (the bar's room follows the axes' new sizes)
 
     def _cell_px(self) -> float:
         """A cell's width in screen pixels.  (What ``ViewBox.viewPixelSize()`` says for the heatmap's

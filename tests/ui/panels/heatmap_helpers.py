@@ -30,4 +30,3 @@ def settle(qtbot, view: HeatmapView) -> None:
     for _ in range(3):
         qtbot.wait(5)
         view.graphics.viewport().repaint()
-    view._update_ticks()

@@ -1,11 +1,21 @@
 """Hovering a heatmap cell shows its computation (from core), outlines it and names its row and column."""
 
+from PySide6.QtCore import QPoint
+
 from tests.ui.panels.heatmap_helpers import preset_session, settle, shown
 
 
 def _hover(qtbot, view, row, col):
-    qtbot.mouseMove(view.graphics.viewport(), view.cell_center(row, col))
-    qtbot.waitUntil(lambda: view.hovered_cell() == (row, col), timeout=2000)
+    """Move the mouse onto the cell (pyqtgraph ignores moves closer together than its rate limit: moved
+    again, a pixel apart, until the view has seen one)."""
+    centre = view.cell_center(row, col)
+    moves = iter(range(1000))
+
+    def arrived() -> bool:
+        qtbot.mouseMove(view.graphics.viewport(), centre + QPoint(next(moves) % 2, 0))
+        return view.hovered_cell() == (row, col)
+
+    qtbot.waitUntil(arrived, timeout=3000)
 
 
 def test_hovering_a_cell_reads_out_its_computation_at_each_stage(qtbot):

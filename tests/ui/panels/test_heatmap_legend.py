@@ -14,16 +14,21 @@ def test_tick_labels_have_room_and_keep_the_ends(qtbot, size, scale, stage):
     session.set_stage(stage)
     view = shown(qtbot, session, size, scale)
     axis = view.color_bar.axis
-    ticks = axis.given_ticks()[0]
     lo, hi = view.color_levels()
-    height = axis.size().height()
     line = view.labeller.measure.height(view._px(17))
-    ys = sorted((v - lo) / (hi - lo) * height for v, _ in ticks)
-    assert all(b - a >= line for a, b in zip(ys, ys[1:]))
-    values = [v for v, _ in ticks]
-    assert lo in values  # the low end always
-    if height >= 2.5 * line:
-        assert hi in values
+
+    def check() -> None:
+        view.graphics.viewport().repaint()
+        ticks = axis.given_ticks()[0]
+        height = axis.size().height()
+        ys = sorted((v - lo) / (hi - lo) * height for v, _ in ticks)
+        assert all(b - a >= line for a, b in zip(ys, ys[1:]))
+        values = [v for v, _ in ticks]
+        assert lo in values  # the low end always
+        if height >= 2.5 * line:
+            assert hi in values
+
+    qtbot.waitUntil(check, timeout=2000)  # (once the bar has its height: it follows the layouts)
 
 
 def test_candidate_ticks_are_nice_and_include_the_ends_and_zero():
