@@ -81,7 +81,9 @@ class HeatmapView(FollowsAppearance, QWidget):
     ``bind_appearance``): theme, the weights' colour map, the scale of text and lines.
     Test hooks: ``image_item``, ``overlay``, ``plot``, ``graphics``, ``color_bar``, ``title``,
     ``displayed_matrix()``, ``displayed_stage()``, ``color_levels()``, ``cell_texts()``,
-    ``cell_center(row, col)`` (viewport coordinates of ``graphics``).
+    ``cell_center(row, col)`` (viewport coordinates of ``graphics``), ``labeller`` (the axes' layout),
+    ``legend``, ``hover`` and ``hovered_cell()``, ``zoom``, ``zoom_at(row, col, factor)`` and
+    ``reset_zoom()``.
     """
 
     def __init__(self, session: Session, parent: QWidget | None = None, *,
