@@ -151,15 +151,26 @@ class AxisLabeller:
         self.measure = ScreenMeasure()
         self._asked: tuple | None = None
         self._kept: tuple = ()
+        self._bold_asked: tuple | None = None
+        self._bold_w = 0.0
         self.rows: AxisLabels | None = None
         self.keys: AxisLabels | None = None
         self.titles: tuple[str, str] = QUERY_TITLES[0], KEY_TITLES[0]
+
+    def _bold_width(self, text: str, px: float) -> float:
+        """``text`` in bold at ``px`` (the query's name is bold: wider than the layout measured it)."""
+        key = (text, px)
+        if key != self._bold_asked:
+            self._bold_asked = key
+            self._bold_w = QFontMetricsF(pixel_font(px, True)).horizontalAdvance(text)
+        return self._bold_w
 
     def update(self, names: Sequence[str], *, cell_w: float, cell_h: float, px: float, title_px: float,
                scale: float, keep: Sequence[int], visible_rows: tuple[int, int], visible_cols: tuple[int, int],
                sigma_at: float | None, room_h: float, room_w: float, panel_h: float,
                colours: tuple[str, str]) -> bool:
-        """Lay both axes out; returns whether anything changed.  ``px`` is the labels' size, ``scale``
+        """Lay both axes out; returns whether their sizes or titles may have changed (not only which names
+        are shown).  ``px`` is the labels' size, ``scale``
         the text scale (minimum sizes grow with it), ``keep`` the indices always named (the query, a
         hovered cell), ``sigma_at`` where the Σ column's label goes (None: no Σ), ``room_h``/``room_w``
         the plot's height and width in px (for the titles), ``panel_h`` the whole panel's height (upright
@@ -179,6 +190,7 @@ class AxisLabeller:
                 self.top.set_labels(self.top.shown_labels(), self.keys.px, self.keys.rotation,
                                     flat=self.top.flat_labels(), bold=query, bold_colour=colours[1])
                 return False
+        layout_changed = layout != self._asked
         self._asked, self._kept = layout, keep
         m = self.measure
         min_px = 11.0 * scale
@@ -205,13 +217,18 @@ class AxisLabeller:
         self.titles = left_title.text, top_title.text
         title_room = m.height(title_px) * 0.9 + 2  # (as pyqtgraph places the title: at the outer edge)
         gap = float(self.top.style["tickTextOffset"][1])  # (between the names and the matrix)
-        widest = rows.extent
-        if rows.texts:  # (the query's name is bold, wider than measured: room for the widest one in bold)
-            longest = max(rows.texts, key=lambda t: m.width(t, rows.px))
-            widest = max(widest, QFontMetricsF(pixel_font(rows.px, True)).horizontalAdvance(longest))
+        # The axes' room is that of the widest name in view, whichever are shown: a new query (which
+        # changes the thinned names) then repaints the two axes, not the whole plot laid out anew.
+        in_view = [names[i] for i in range(*visible_rows)]
+        widest = min(9 * rows.px, self._bold_width(max(in_view, key=lambda t: m.width(t, 1.0)), rows.px)) \
+            if in_view else 0.0
         self.left.setWidth(int(round(title_room + float(self.left.style["tickTextOffset"][0]) + widest + 4)))
-        key_extent = keys.extent if keys.rotation else m.height(keys.px)
+        if keys.rotation:
+            cols_in_view = [names[i] for i in range(*visible_cols)]
+            key_extent = min(upright, max((m.width(t, keys.px) for t in cols_in_view), default=0.0))
+        else:
+            key_extent = m.height(keys.px)
         if flat:
             key_extent = max(key_extent, m.height(keys.px))
         self.top.setHeight(int(round(title_room + gap + key_extent + 2)))
-        return True
+        return layout_changed
