@@ -136,6 +136,7 @@ class HeatmapLegend:
         """Span the matrix's cells (not the view box, which pads them a little), so the bar's 0 and its
         top stand level with the first and last rows."""
         cells = self._image.mapRectToParent(self._image.boundingRect())  # (in the view's coordinates)
+        cells = cells.intersected(self._plot.vb.viewRect())  # (zoomed in: the cells in view)
         # (through the view box, which brings its transform up to date for a range set just now)
         rect = self._plot.vb.mapFromViewToItem(self.bar, cells).boundingRect()
         height = self.bar.boundingRect().height()

@@ -201,8 +201,9 @@ def text_plan(view: "HeatmapView") -> dict:
     if cell_px <= 0:
         return plan
     (x0, x1), (y0, y1) = view.plot.vb.viewRange()
-    rows = range(max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
-    cols = range(max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
+    # the cells wholly in view (zoomed in, a number is never cut at the edge)
+    rows = range(max(0, math.ceil(y0 + 0.5 - 1e-9)), min(n, math.floor(y1 - 0.5 + 1e-9) + 1))
+    cols = range(max(0, math.ceil(x0 + 0.5 - 1e-9)), min(n, math.floor(x1 - 0.5 + 1e-9) + 1))
     plan.update(rows=rows, cols=cols, cell_px=cell_px)
     if cell_px < MIN_CELL_PX or stage_spec(view._session.stage).previews or not len(rows) or not len(cols):
         return plan

@@ -35,7 +35,12 @@ def test_ctrl_wheel_zooms_around_the_pointer_and_names_every_token_in_view(qtbot
     left = dict(view.plot.getAxis("left").shown_labels())
     rows = [r for r in range(64) if y0 + 0.5 <= r <= y1 - 0.5]
     assert rows and all(r in left for r in rows)  # zoomed in, every visible row is named
-    assert view.cell_texts()  # and the cells are large enough for their numbers
+    texts = view.cell_texts()
+    assert texts  # and the cells are large enough for their numbers, each in a cell wholly in view
+    assert all(x0 <= c - 0.5 and c + 0.5 <= x1 and y0 <= r - 0.5 and r + 0.5 <= y1 for r, c, _ in texts if c < 64)
+    # the colour bar spans the cells in view, inside the panel (not the whole zoomed grid)
+    qtbot.waitUntil(lambda: view.graphics.viewport().repaint() or view.graphics.sceneRect().contains(
+        view.color_bar.bar.sceneBoundingRect()), timeout=2000)
     view.reset_zoom()
     settle(qtbot, view)
     assert _visible(view) == whole
