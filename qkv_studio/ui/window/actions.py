@@ -187,6 +187,9 @@ MENU: tuple[Row, ...] = (
     Separator(V),
     Action("presentation", "&Presentation mode", "toggle_presentation", V, ("F5",), checkable=True,
            tip="Full screen, large text; Esc leaves"),
+    Action("rehearse", "&Rehearse with the presenter console", lambda w, on: w.presenter.set_rehearse(on), V,
+           checkable=True, tip="One screen: F5 shows the slide and the presenter console side by side"),
+    Group(V, lambda w, menu: w.presenter.add_screen_menu(menu)),
     Action("plane", "Show vector &plane", "toggle_plane", V, tip="P (brings the plane back in presentation mode)"),
     Action("blank", "&Blank screen", "blank_overlay.toggle", V, tip="B or . (a clicker's blank button)"),
     # Esc keeps its usual meaning (cancel an edit) outside presentations
