@@ -106,10 +106,27 @@ def _cmd_screenshot(argv: list[str]) -> int:
         from qkv_studio.app import screenshot
     except ImportError:
         raise CliError("screenshots are not available yet") from None
+    notes, ink = _annotations(args)
     _run_foreign(lambda: screenshot(scene, str(out), size=args.size, presentation=args.presentation,
-                                    theme=args.theme, panels=tuple(args.panel or ()), model=model, view=view),
+                                    theme=args.theme, panels=tuple(args.panel or ()), model=model, view=view,
+                                    presenter=args.slide_size if args.presenter else None, notes=notes,
+                                    ink=ink if args.ink else None),
                  out, "screenshot")
     return 0
+
+
+def _annotations(args: argparse.Namespace):
+    """The notes and ink of the session file or preset named (none for a model's head)."""
+    from qkv_studio.core.ink import EMPTY_INK, NO_NOTES
+    from qkv_studio.core.presets import preset_document
+    from qkv_studio.core.sessionfile import read_session
+
+    if getattr(args, "model", None) is not None or _is_qkv_file(args):
+        if args.ink:
+            raise CliError("--ink needs a session file (*.qkv.json) or a preset: a model's head has no ink")
+        return NO_NOTES, EMPTY_INK
+    doc = read_session(args.file) if args.file is not None else preset_document(args.preset or "lesson")
+    return doc.notes, doc.ink
 
 
 def _cmd_presets(argv: list[str]) -> int:

@@ -6,7 +6,8 @@ the pointer is.  Its mode (:data:`MODES`) decides what the mouse does on the sli
 clicks go through to the slide), move the dot (``laser``: the cursor is hidden), draw (``ink``, with a
 tablet's pressure) or erase strokes (``erase``).  The presenter console's copy of the slide drives the
 same layer through :meth:`laser_to`, :meth:`pen_down`, :meth:`pen_move`, :meth:`pen_up` with points as
-fractions of the slide.  Hidden when there is nothing to draw and no mode on: it then costs nothing.
+fractions of the slide.  Shown only on the slide (:meth:`set_active`, presentation mode) and only
+when there is something to draw or a mode is on: otherwise it is hidden and costs nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class InkOverlay(FollowsAppearance, QWidget):
         self.mode = "off"
         self.colour = 1
         self.width_fraction = DEFAULT_WIDTH
+        self.active = False  # (the slide is shown: ink is drawn on the slide's layout only)
         self.painting = True  # (False while the slide is grabbed for the console: it draws the ink itself)
         self._clock = clock
         self._trail: list[tuple[float, float, float]] = []  # (x, y, time)
@@ -60,10 +62,18 @@ class InkOverlay(FollowsAppearance, QWidget):
         parent.installEventFilter(self)
         self.setGeometry(parent.rect())
         book.changed.connect(self._on_ink)
+        self.hide()  # (until there is ink or a mode: shown with its parent, it would cost every paint)
         self._apply_mode()
         self.bind_appearance(appearance)
 
     # ---- the mode ------------------------------------------------------------------------------------
+    def set_active(self, on: bool) -> None:
+        """The slide is shown (presentation mode) or not: the layer shows its ink only on the slide."""
+        self.active = bool(on)
+        if not on:
+            self.set_mode("off")
+        self._show_if_needed()
+
     def toggle_mode(self, mode: str) -> None:
         """``mode`` on, or off when it is on already (its key pressed again)."""
         self.set_mode("off" if mode == self.mode else mode)
@@ -92,11 +102,11 @@ class InkOverlay(FollowsAppearance, QWidget):
         self._show_if_needed()
 
     def _show_if_needed(self) -> None:
-        wanted = self.mode != "off" or bool(self.book.strokes())
-        if wanted and not self.isVisible():
+        wanted = self.active and (self.mode != "off" or bool(self.book.strokes()))
+        if wanted and self.isHidden():
             self.setGeometry(self.parentWidget().rect())
             self.show()
-        elif not wanted and self.isVisible():
+        elif not wanted and not self.isHidden():
             self.hide()
         if wanted:
             self.raise_()

@@ -91,7 +91,7 @@ class Presenter(QObject):
     def scene_opened(self, key: str, notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK, *, keep: bool = False) -> None:
         """A scene was opened (a file, a preset, a deck's scene): its notes and ink (see InkBook.open_scene)."""
         self.book.open_scene(key, notes, ink, keep=keep)
-        self._refresh_console()
+        self.refresh_console()
 
     def _read_annotations(self, path: str) -> None:
         from qkv_studio.core.sessionfile import SessionFileError, read_session
@@ -118,7 +118,7 @@ class Presenter(QObject):
         if not on:
             w.presentation.set(False)
             self._hide_console()
-            self.overlay.set_mode("off")
+            self.overlay.set_active(False)
             self.stopwatch.pause()
             self.placement = None
             self._hide_banner()
@@ -136,8 +136,9 @@ class Presenter(QObject):
             self.placement = None
             w.presentation.set(True, fullscreen=fullscreen)
         self.stopwatch.start()
+        self.overlay.set_active(True)
         self._raise_overlay()
-        self._refresh_console()
+        self.refresh_console()
 
     def _rehearse_layout(self) -> None:
         """One screen, rehearsing: the slide in a window on the left 62 %, the console on the right."""
@@ -148,7 +149,7 @@ class Presenter(QObject):
         w.showNormal()
         w.setGeometry(avail.x(), avail.y() + 30, split - 8, int(avail.height() * 0.9) - 30)
         w.presentation.set(True, fullscreen=False)
-        console = self._console()
+        console = self.build_console()
         console.showNormal()
         console.setGeometry(avail.x() + split, avail.y() + 30, avail.width() - split, int(avail.height() * 0.9) - 30)
         console.show()
@@ -165,7 +166,8 @@ class Presenter(QObject):
         g = screen.availableGeometry()
         widget.setGeometry(g.x() + 40, g.y() + 40, max(200, g.width() - 80), max(150, g.height() - 80))
 
-    def _console(self):
+    def build_console(self):
+        """The console window (built the first time; not shown)."""
         if self.console is None:
             from qkv_studio.ui.window.presenter.console import PresenterConsole
 
@@ -176,10 +178,11 @@ class Presenter(QObject):
         return self.console
 
     def _show_console(self, screen: QScreen) -> None:
-        console = self._console()
+        console = self.build_console()
         self._move_to(console, screen)
         console.showFullScreen()
         self.grab_slide()
+        self._grab_timer.start(GRAB_DELAY)  # (again once the slide has its full-screen size)
 
     def _hide_console(self) -> None:
         if self.console is not None and self.console.isVisible():
@@ -303,7 +306,8 @@ class Presenter(QObject):
         elif key == int(Qt.Key_C):
             self.book.clear()
         elif key == int(Qt.Key_U):
-            self.book.redo() if text == "U" else self.book.undo()
+            shifted = text == "U" or bool(QGuiApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self.book.redo() if shifted else self.book.undo()
         elif key == int(Qt.Key_T):
             self.stopwatch.toggle()
         elif key == int(Qt.Key_R):
@@ -316,7 +320,7 @@ class Presenter(QObject):
             return False
         if self.overlay.mode != "off":
             self._raise_overlay()
-        self._refresh_console()
+        self.refresh_console()
         return True
 
     def console_key(self, event) -> bool:
@@ -346,7 +350,7 @@ class Presenter(QObject):
         if self.console_shown():
             self._grab_timer.start(GRAB_DELAY)
             self._morph_timer.start(MORPH_GRAB)
-            self._refresh_console()
+            self.refresh_console()
 
     def _ink_changed(self) -> None:
         if self.console_shown():
@@ -374,7 +378,8 @@ class Presenter(QObject):
             self.console.mirror.set_picture(image)
         return image
 
-    def _refresh_console(self) -> None:
+    def refresh_console(self) -> None:
+        """The console's titles, notes, next stage and times for what the slide shows now."""
         c = self.console
         if c is None or not (c.isVisible() or c.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)):
             return
