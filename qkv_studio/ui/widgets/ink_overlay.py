@@ -59,7 +59,6 @@ class InkOverlay(FollowsAppearance, QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground, True)
         self.setMouseTracking(True)
         self.setAttribute(Qt.WidgetAttribute.WA_TabletTracking, True)
-        parent.installEventFilter(self)
         self.setGeometry(parent.rect())
         book.changed.connect(self._on_ink)
         self.hide()  # (until there is ink or a mode: shown with its parent, it would cost every paint)
@@ -69,6 +68,13 @@ class InkOverlay(FollowsAppearance, QWidget):
     # ---- the mode ------------------------------------------------------------------------------------
     def set_active(self, on: bool) -> None:
         """The slide is shown (presentation mode) or not: the layer shows its ink only on the slide."""
+        if bool(on) != self.active:
+            # (the slide's resizes followed while it is shown: outside presentations no event of the
+            # window passes through here)
+            if on:
+                self.parentWidget().installEventFilter(self)
+            else:
+                self.parentWidget().removeEventFilter(self)
         self.active = bool(on)
         if not on:
             self.set_mode("off")

@@ -71,12 +71,13 @@ class SlideMirror(QWidget):
         self.update()
 
     def slide_rect(self) -> QRectF:
-        """Where the slide is drawn: as large as fits, the audience's proportions, centred."""
+        """Where the slide is drawn: as large as fits, the audience's proportions, at the top (under
+        its title), centred across."""
         ref = self._presenter.audience_size()
         aw, ah = max(1, ref.width()), max(1, ref.height())
         f = min(self.width() / aw, self.height() / ah)
         w, h = aw * f, ah * f
-        return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
+        return QRectF((self.width() - w) / 2, 0, w, h)
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -201,6 +202,7 @@ class PresenterConsole(QWidget):
         font.setPointSizeF(points)
         font.setBold(bold)
         label.setFont(font)
+        label.setProperty("points", points)
         label.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         label.setTextFormat(Qt.TextFormat.PlainText)
         return label
@@ -209,6 +211,17 @@ class PresenterConsole(QWidget):
     def _keys_text() -> str:
         # (no-break spaces inside an entry: a line breaks between entries, never inside one)
         return "    ".join(f"{k} {what}".replace(" ", "\u00a0") for k, what in CONSOLE_KEYS)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        # (the type grows with the console: a 1920×1080 laptop reads as a 1280×720 one, larger)
+        f = max(0.8, min(2.0, min(self.width() / 1280, self.height() / 720)))
+        for label in self.findChildren(QLabel):
+            points = label.property("points")
+            if points:
+                font = label.font()
+                font.setPointSizeF(float(points) * f)
+                label.setFont(font)
 
     # ---- what it shows ---------------------------------------------------------------------------
     def showEvent(self, event) -> None:  # noqa: N802

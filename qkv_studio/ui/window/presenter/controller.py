@@ -72,15 +72,9 @@ class Presenter(QObject):
         self._morph_timer = QTimer(self)
         self._morph_timer.setSingleShot(True)
         self._morph_timer.timeout.connect(self.grab_slide)
-        for signal in (s.result_changed, s.query_changed, s.scene_changed, s.head_changed):
-            signal.connect(self._slide_changed)
-        s.stage_changed.connect(self._stage_changed)
-        a = window.appearance
-        for signal in (a.theme_changed, a.colormap_changed, a.scale_changed):
-            signal.connect(self._slide_changed)
+        self._following = False
         self.book.changed.connect(self._ink_changed)
         self.overlay.pointer_moved.connect(self._pointer_moved)
-        window.installEventFilter(self)
         app = QGuiApplication.instance()
         app.screenAdded.connect(self.on_screen_added)
         app.screenRemoved.connect(self.on_screen_removed)
@@ -153,6 +147,7 @@ class Presenter(QObject):
         console.showNormal()
         console.setGeometry(avail.x() + split, avail.y() + 30, avail.width() - split, int(avail.height() * 0.9) - 30)
         console.show()
+        self._follow(True)
         self.grab_slide()
 
     @staticmethod
@@ -163,8 +158,8 @@ class Presenter(QObject):
         handle = widget.windowHandle()
         if handle is not None:
             handle.setScreen(screen)
-        g = screen.availableGeometry()
-        widget.setGeometry(g.x() + 40, g.y() + 40, max(200, g.width() - 80), max(150, g.height() - 80))
+        # (the whole screen: where no window manager makes it full screen, it still covers it)
+        widget.setGeometry(screen.geometry())
 
     def build_console(self):
         """The console window (built the first time; not shown)."""
@@ -177,16 +172,32 @@ class Presenter(QObject):
                 self.console.addAction(act)
         return self.console
 
+    def _follow(self, on: bool) -> None:
+        """The console's copy follows the slide (connected only while the console is shown: an edit
+        outside presentations passes through nothing of the presenter's)."""
+        if on == self._following:
+            return
+        self._following = on
+        w, s, a = self._window, self._window.session, self._window.appearance
+        pairs = [(sig, self._slide_changed) for sig in (s.result_changed, s.query_changed, s.scene_changed,
+                                                         s.head_changed, a.theme_changed, a.colormap_changed,
+                                                         a.scale_changed)] + [(s.stage_changed, self._stage_changed)]
+        for signal, slot in pairs:
+            signal.connect(slot) if on else signal.disconnect(slot)
+        w.installEventFilter(self) if on else w.removeEventFilter(self)
+
     def _show_console(self, screen: QScreen) -> None:
         console = self.build_console()
         self._move_to(console, screen)
         console.showFullScreen()
+        self._follow(True)
         self.grab_slide()
         self._grab_timer.start(GRAB_DELAY)  # (again once the slide has its full-screen size)
 
     def _hide_console(self) -> None:
         if self.console is not None and self.console.isVisible():
             self.console.hide()
+        self._follow(False)
 
     def console_shown(self) -> bool:
         return self.console is not None and self.console.isVisible()
