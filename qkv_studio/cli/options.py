@@ -284,7 +284,7 @@ def _screenshot_parser() -> _Parser:
     p.add_argument("--presentation", action="store_true", help="presentation mode")
     p.add_argument("--presenter", action="store_true",
                    help="the presenter console (at --size) beside a slide of --slide-size, instead of the window")
-    p.add_argument("--slide-size", type=_size, default=(1920, 1080), metavar="WxH",
+    p.add_argument("--slide-size", type=_size, default=None, metavar="WxH",
                    help="with --presenter: the audience's slide (the projector; default 1920x1080)")
     p.add_argument("--ink", action="store_true", help="draw the file's ink (its 'ink' field) on the slide")
     p.add_argument("--theme", choices=THEMES, help="the window's theme")

@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
                 self.set_presentation(False)
             self.settings_store.store_layout(self.saveGeometry(), self.saveState(), self.isMaximized())
         QApplication.instance().removeEventFilter(self._key_router)
+        self.presenter.close_console()  # (a window of its own: it would stay on the laptop's screen)
         event.accept()
 
     # ---- panels (qkv_studio.ui.registry) ------------------------------------------------------------

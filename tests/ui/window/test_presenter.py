@@ -211,6 +211,15 @@ def test_ink_and_notes_are_saved_with_the_scene_and_read_back(qtbot, window, tmp
     assert obj["notes"] == "Hello" and len(obj["ink"]["weights"]) == 2
 
 
+def test_the_console_closes_with_the_window(qtbot, window):
+    p = window.presenter
+    p.set_rehearse(True)
+    window.set_presentation(True)
+    assert p.console_shown() and p.console.parentWidget() is window  # (never keeps the app open alone)
+    window.close()
+    assert not p.console.isVisible()
+
+
 def test_a_screen_plugged_in_while_presenting_on_one_is_offered(qtbot, window):
     window.set_presentation(True, fullscreen=False)
     screen = QApplication.primaryScreen()
@@ -241,6 +250,13 @@ def test_screenshot_presenter_renders_the_console(tmp_path):
     picture = QImage(str(slide))
     row = [picture.pixelColor(x, 540) for x in range(300, 1600, 50)]
     assert sum(c.red() > 220 and c.green() > 180 and c.blue() < 90 for c in row) > len(row) * 0.7
+
+
+def test_slide_size_without_presenter_is_refused(capsys, tmp_path):
+    from qkv_studio.cli import main
+
+    assert main(["screenshot", "--slide-size", "1280x720", "-o", str(tmp_path / "x.png")]) == 2
+    assert "give --presenter too" in capsys.readouterr().err and not (tmp_path / "x.png").exists()
 
 
 def test_ink_on_a_model_head_is_refused_with_a_message(monkeypatch, capsys, tmp_path):

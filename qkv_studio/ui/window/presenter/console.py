@@ -148,7 +148,8 @@ class PresenterConsole(QWidget):
     """The console window (see the module's docstring); built and driven by the :class:`Presenter`."""
 
     def __init__(self, presenter: "Presenter", clock: Callable[[], float] = time.time) -> None:
-        super().__init__(None, Qt.WindowType.Window)
+        # (a window of its own, owned by the main window: it closes with it and never keeps the app open)
+        super().__init__(presenter.window, Qt.WindowType.Window)
         self._presenter = presenter
         self._wall = clock
         self.setWindowTitle("QKV Studio — presenter console")

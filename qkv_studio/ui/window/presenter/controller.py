@@ -97,6 +97,10 @@ class Presenter(QObject):
         self.book.open_scene(path, doc.notes, doc.ink)
 
     # ---- presenting ------------------------------------------------------------------------------------
+    @property
+    def window(self) -> "MainWindow":
+        return self._window
+
     def is_presenting(self) -> bool:
         return self._window.presentation.on
 
@@ -198,6 +202,11 @@ class Presenter(QObject):
         if self.console is not None and self.console.isVisible():
             self.console.hide()
         self._follow(False)
+
+    def close_console(self) -> None:
+        """The window closes: so does the console (the timer stops)."""
+        self._hide_console()
+        self.stopwatch.pause()
 
     def console_shown(self) -> bool:
         return self.console is not None and self.console.isVisible()
