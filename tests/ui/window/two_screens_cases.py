@@ -40,6 +40,7 @@ def _on_slide(qtbot, window):
 def test_f5_puts_the_slide_on_the_projector_and_the_console_on_the_laptop(qtbot, window):
     laptop, projector = _screens()
     assert QGuiApplication.primaryScreen() is laptop and window.screen() is laptop
+    before = window.geometry()
     qtbot.keyClick(window, Qt.Key_F5)
     _settle(qtbot)
     p = window.presenter
@@ -53,7 +54,12 @@ def test_f5_puts_the_slide_on_the_projector_and_the_console_on_the_laptop(qtbot,
     # the console's copy of the slide is a picture of the projector's slide
     qtbot.waitUntil(lambda: p.console.mirror.picture().size() == projector.geometry().size(), timeout=3000)
     qtbot.keyClick(window, Qt.Key_Escape)
+    qtbot.wait(300)
     assert not window.is_presentation() and not p.console_shown()
+    # (Esc: the window as it was — on the laptop, its size; its place but for the offscreen frame margins)
+    g = window.geometry()
+    assert window.screen() is laptop and g.size() == before.size()
+    assert abs(g.x() - before.x()) <= 30 and abs(g.y() - before.y()) <= 30
 
 
 def test_keys_from_either_window_step_the_stage_and_the_console_follows(qtbot, window):

@@ -66,6 +66,7 @@ class Presenter(QObject):
         self.swapped = False
         self.rehearse = False
         self._banner: QLabel | None = None
+        self._window_before: tuple | None = None  # (geometry, maximised) before F5 moved the window
         self._grab_timer = QTimer(self)
         self._grab_timer.setSingleShot(True)
         self._grab_timer.timeout.connect(self.grab_slide)
@@ -115,6 +116,7 @@ class Presenter(QObject):
             return
         if not on:
             w.presentation.set(False)
+            self._put_window_back()
             self._hide_console()
             self.overlay.set_active(False)
             self.stopwatch.pause()
@@ -122,7 +124,14 @@ class Presenter(QObject):
             self._hide_banner()
             return
         placement = place(self.screens(), QGuiApplication.primaryScreen(), self.chosen_screen, self.swapped)
-        if fullscreen and placement is not None and placement.console is not None:
+        two = fullscreen and placement is not None and placement.console is not None
+        if two or (self.rehearse and fullscreen):
+            # (the window is moved before presentation mode saves it: Esc must give back the window as
+            # it was on the laptop, not as it was moved)
+            self._window_before = (w.saveGeometry(), w.isMaximized())
+            if w.isMaximized():
+                w.showNormal()
+        if two:
             self.placement = placement
             self._move_to(w, placement.audience)
             w.presentation.set(True, fullscreen=True)
@@ -137,6 +146,27 @@ class Presenter(QObject):
         self.overlay.set_active(True)
         self._raise_overlay()
         self.refresh_console()
+
+    def _put_window_back(self) -> None:
+        """After presentation mode: the window where and as it was before F5 moved it."""
+        before, self._window_before = self._window_before, None
+        if before is None:
+            return
+        w = self._window
+        geometry, maximised = before
+
+        def put_back() -> None:
+            if w.presentation.on:
+                return  # (presenting again already)
+            w.restoreGeometry(geometry)
+            if maximised:
+                w.showMaximized()
+
+        put_back()
+        # (again once the platform has brought the window out of full screen, which puts back the
+        # geometry it had before — the projector's — a moment later)
+        for delay in (0, 250):
+            QTimer.singleShot(delay, w, put_back)
 
     def _rehearse_layout(self) -> None:
         """One screen, rehearsing: the slide in a window on the left 62 %, the console on the right."""
