@@ -90,6 +90,31 @@ def test_ink_belongs_to_its_stage_stays_and_undoes(qtbot, window):
     assert not s.undo_stack.canUndo()
 
 
+def _tablet(widget, kind, pos, pressure):
+    from PySide6.QtGui import QPointingDevice, QTabletEvent
+
+    event = QTabletEvent(kind, QPointingDevice.primaryPointingDevice(), QPointF(pos), widget.mapToGlobal(QPointF(pos)),
+                         pressure, 0.0, 0.0, 0.0, 0.0, 0.0, Qt.KeyboardModifier.NoModifier,
+                         Qt.MouseButton.LeftButton, Qt.MouseButton.LeftButton)
+    QApplication.sendEvent(widget, event)
+    return event
+
+
+def test_a_tablet_pen_draws_with_its_pressure(qtbot, window):
+    window.set_presentation(True, fullscreen=False)
+    p = window.presenter
+    qtbot.keyClick(window, Qt.Key_D)
+    o = p.overlay
+    w, h = o.width(), o.height()
+    assert _tablet(o, QEvent.Type.TabletPress, QPointF(w * 0.2, h * 0.5), 0.2).isAccepted()
+    _tablet(o, QEvent.Type.TabletMove, QPointF(w * 0.4, h * 0.5), 0.9)
+    _tablet(o, QEvent.Type.TabletRelease, QPointF(w * 0.4, h * 0.5), 0.0)
+    (drawn,) = p.book.strokes()
+    assert [round(pt[2], 2) for pt in drawn.points] == [0.2, 0.9]
+    assert drawn.points[1][:2] == pytest.approx((0.4, 0.5), abs=0.01)
+    window.grab()  # (a pen stroke of varying width paints)
+
+
 def test_ink_is_drawn_on_the_slide_and_in_its_screenshot(qtbot, window):
     window.set_presentation(True, fullscreen=False)
     p = window.presenter
