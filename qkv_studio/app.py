@@ -201,18 +201,43 @@ def grab_window(window):
     return image
 
 
+def presenter_image(window, size: tuple[int, int]):
+    """The presenter console of ``window`` (presenting) at ``size``, offscreen, as a QImage."""
+    from PySide6.QtCore import Qt
+
+    app = ensure_qapp()
+    console = window.presenter.build_console()
+    console.setAttribute(Qt.WA_DontShowOnScreen, True)
+    console.resize(*size)
+    console.show()
+    for _ in range(3):
+        app.processEvents()
+    window.presenter.grab_slide()
+    window.presenter.refresh_console()
+    app.processEvents()
+    return console.grab().toImage()
+
+
 def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = (1600, 900),
                presentation: bool = False, theme: str | None = None, panels: Sequence[str] = (),
-               model: tuple[str, str, int, int] | None = None, view: View | None = None) -> None:
+               model: tuple[str, str, int, int] | None = None, view: View | None = None,
+               presenter: tuple[int, int] | None = None, notes=None, ink=None) -> None:
     """Render the window offscreen at ``size`` and save it as PNG (atomically); ``panels``, ``model`` and
-    ``view`` as for :func:`prepare_window`.
+    ``view`` as for :func:`prepare_window`.  ``presenter`` (the slide's size) renders the presenter
+    console at ``size`` instead, beside a slide of that size; ``notes`` and ``ink``
+    (:mod:`qkv_studio.core.ink`) are the scene's, the ink drawn on the slide.
 
     Raises OSError with a one-line message when the file cannot be written.
     """
     out = Path(out)
-    window = prepare_window(scene, size=size, presentation=presentation, theme=theme, panels=panels, model=model,
-                            view=view)
-    image = grab_window(window)
+    window = prepare_window(scene, size=presenter or size, presentation=presentation or presenter is not None,
+                            theme=theme, panels=panels, model=model, view=view)
+    if notes is not None or ink is not None:
+        from qkv_studio.core.ink import EMPTY_INK, NO_NOTES
+
+        window.presenter.scene_opened("screenshot", notes or NO_NOTES, ink or EMPTY_INK)
+        ensure_qapp().processEvents()
+    image = grab_window(window) if presenter is None else presenter_image(window, size)
     window.session.undo_stack.setClean()
     window.close()
     if not out.parent.exists():

@@ -144,10 +144,34 @@ def _cmd_screenshot(argv: list[str]) -> int:
         from qkv_studio.app import screenshot
     except ImportError:
         raise CliError("screenshots are not available yet") from None
+    if args.slide_size is not None and not args.presenter:
+        raise CliError("--slide-size is the slide beside the presenter console: give --presenter too")
+    extra = {}  # (only what was asked for: the presenter console, the file's ink)
+    if args.presenter or args.ink:
+        notes, ink = _annotations(args)
+        if args.presenter:
+            extra.update(presenter=args.slide_size or (1920, 1080), notes=notes)
+        if args.ink:
+            extra["ink"] = ink
     _run_foreign(lambda: screenshot(scene, str(out), size=args.size, presentation=args.presentation,
-                                    theme=args.theme, panels=panels, model=model, view=view),
+                                    theme=args.theme, panels=panels, model=model, view=view, **extra),
                  out, "screenshot")
     return 0
+
+
+def _annotations(args: argparse.Namespace):
+    """The notes and ink of the session file or preset named (none for a model's head)."""
+    from qkv_studio.core.ink import EMPTY_INK, NO_NOTES
+    from qkv_studio.core.presets import preset_document
+    from qkv_studio.core.sessionfile import read_session
+
+    if getattr(args, "model", None) is not None or getattr(args, "qkv_head", None) is not None \
+            or _is_qkv_file(args):
+        if args.ink:
+            raise CliError("--ink needs a session file (*.qkv.json) or a preset: a model's head has no ink")
+        return NO_NOTES, EMPTY_INK
+    doc = read_session(args.file) if args.file is not None else preset_document(args.preset or "lesson")
+    return doc.notes, doc.ink
 
 
 def _cmd_presets(argv: list[str]) -> int:

@@ -317,6 +317,11 @@ def _screenshot_parser() -> _Parser:
                         f"{SIZE_RANGE[1]})")
     _add_scene_options(p)
     p.add_argument("--presentation", action="store_true", help="presentation mode")
+    p.add_argument("--presenter", action="store_true",
+                   help="the presenter console (at --size) beside a slide of --slide-size, instead of the window")
+    p.add_argument("--slide-size", type=_size, default=None, metavar="WxH",
+                   help="with --presenter: the audience's slide (the projector; default 1920x1080)")
+    p.add_argument("--ink", action="store_true", help="draw the file's ink (its 'ink' field) on the slide")
     p.add_argument("--theme", choices=THEMES, help="the window's theme")
     p.add_argument("--panel", action="append", choices=panel_registry.cli_names(), default=None, metavar="PANEL",
                    help="open a panel of the View menu first (repeat for several): " + ", ".join(

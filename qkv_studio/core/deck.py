@@ -5,7 +5,12 @@
  "scenes": ["preset:lesson", "preset:causal", "my-example.qkv.json"]}
 ```
 
-File entries are relative to the deck's folder (absolute paths are allowed).  Reading checks every
+File entries are relative to the deck's folder (absolute paths are allowed).  An entry may also be an
+object with the presenter's notes for that scene (optional; they take the place of the scene file's
+``notes``, :mod:`qkv_studio.core.ink`)::
+
+    {"scene": "preset:lesson", "notes": {"weights": "Each row sums to 1"}}
+  Reading checks every
 entry up front, so a lecture never stops on a missing slide half-way through.
 """
 
@@ -16,6 +21,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from qkv_studio.core.ink import Notes, notes_from_json, notes_to_json
 from qkv_studio.core.presets import preset_document
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.safe_read import check_path_text
@@ -38,6 +44,15 @@ class Deck:
     scenes: tuple[Scene, ...]
     folder: str
     views: tuple[View, ...] = ()
+    docs: tuple[SessionDocument, ...] = ()  # (each scene's notes and ink)
+    notes: tuple[Notes | None, ...] = ()  # (the entries' own notes; None: the scene file's)
+
+    def notes_of(self, i: int) -> Notes:
+        """The presenter's notes for entry i: the deck entry's, else its scene file's (else none)."""
+        own = self.notes[i] if i < len(self.notes) else None
+        if own is not None:
+            return own
+        return self.docs[i].notes if i < len(self.docs) else Notes()
 
     def view_of(self, i: int) -> View:
         """The view entry i's file opens with (the default view when the deck was built without views)."""
@@ -82,9 +97,10 @@ def read_deck(path: str | os.PathLike) -> Deck:
         raise SessionFileError(source, f"deck version {obj.get('version')!r} is not supported (this QKV Studio "
                                        f"reads version {DECK_VERSION})")
     entries = obj.get("scenes")
-    if not isinstance(entries, list) or not entries or not all(isinstance(e, str) and e for e in entries):
+    if not isinstance(entries, list) or not entries:
         raise SessionFileError(source, "'scenes' must be a non-empty list of preset names (\"preset:lesson\") "
                                        "or session file paths")
+    entries, own_notes = _entries(entries, source)
     if len(entries) > MAX_ENTRIES:
         raise SessionFileError(source, f"a deck holds at most {MAX_ENTRIES} scenes")
     for i, entry in enumerate(entries):
@@ -101,13 +117,44 @@ def read_deck(path: str | os.PathLike) -> Deck:
             docs.append(load_entry(entry, folder))
         except SessionFileError as exc:
             raise SessionFileError(source, f"scene {i + 1} ({display_name(entry)}): {exc.problem}") from None
-    return Deck(tuple(entries), tuple(d.scene for d in docs), folder, tuple(d.view for d in docs))
+    return Deck(tuple(entries), tuple(d.scene for d in docs), folder, tuple(d.view for d in docs), tuple(docs),
+                tuple(own_notes))
 
 
-def write_deck(entries: list[str], path: str | os.PathLike) -> None:
-    """Write a deck file atomically (temporary file, then rename)."""
+def _entries(raw: list, source: str) -> tuple[list[str], list[Notes | None]]:
+    """The deck's entries as scene names, and each entry's own notes (None where it has none)."""
+    names: list[str] = []
+    notes: list[Notes | None] = []
+    for i, entry in enumerate(raw):
+        own = None
+        if isinstance(entry, dict):
+            unknown = set(entry) - {"scene", "notes"}
+            if unknown:
+                raise SessionFileError(source, f"scene {i + 1} has an unknown field {sorted(unknown)[0][:30]!r} "
+                                               "(an entry object has 'scene' and 'notes')")
+            try:
+                own = notes_from_json(entry["notes"]) if "notes" in entry else None
+            except ValueError as exc:
+                raise SessionFileError(source, f"scene {i + 1}: {exc}") from None
+            entry = entry.get("scene")
+        if not isinstance(entry, str) or not entry:
+            raise SessionFileError(source, "'scenes' must be a non-empty list of preset names (\"preset:lesson\") "
+                                           "or session file paths (or objects with 'scene' and 'notes')")
+        names.append(entry)
+        notes.append(own)
+    return names, notes
+
+
+def write_deck(entries: list[str], path: str | os.PathLike, notes: list[Notes | None] | None = None) -> None:
+    """Write a deck file atomically (temporary file, then rename); ``notes`` (one per entry, None for
+    none) makes the entries with notes objects."""
     p = Path(path)
-    text = json.dumps({"format": DECK_FORMAT, "version": DECK_VERSION, "scenes": list(entries)}, indent=2) + "\n"
+    scenes: list = list(entries)
+    for i, own in enumerate(notes or ()):
+        if own is not None and i < len(scenes):
+            scenes[i] = {"scene": scenes[i], "notes": notes_to_json(own) or ""}
+    text = json.dumps({"format": DECK_FORMAT, "version": DECK_VERSION, "scenes": scenes}, indent=2,
+                      ensure_ascii=False) + "\n"
     tmp = p.with_name(f".{p.name}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")

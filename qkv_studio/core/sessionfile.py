@@ -3,8 +3,9 @@
 Reading never executes anything: the bytes are size-checked, decoded as UTF-8 and parsed by the
 standard ``json`` module with NaN/Infinity refused and nesting bounded, then every field is checked
 before a :class:`SessionDocument` is built: the :class:`Scene` (content) and the :class:`View` (the
-file's ``query`` and ``stage``).  Every refusal is a :class:`SessionFileError` whose message names the
-file and the problem.
+file's ``query`` and ``stage``), with the optional lecture annotations beside them (``notes`` and
+``ink``, :mod:`qkv_studio.core.ink`; absent, they are empty).  Every refusal is a
+:class:`SessionFileError` whose message names the file and the problem.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from qkv_studio.core.ink import (
+    EMPTY_INK, NO_NOTES, Ink, Notes, ink_from_json, ink_to_json, notes_from_json, notes_to_json,
+)
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
 from qkv_studio.core.safe_read import UnreadableFile, read_regular
 from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
@@ -40,11 +44,24 @@ class SessionFileError(ValueError):
         self.problem = problem
 
 
-class SessionDocument(NamedTuple):
-    """What a session file holds: the scene's content and the view of it (``scene, view = read_session(p)``)."""
-
+class _Document(NamedTuple):
     scene: Scene
     view: View = View()
+
+
+class SessionDocument(_Document):
+    """What a session file holds: the scene's content and the view of it (``scene, view = read_session(p)``),
+    and the presenter's ``notes`` and the slide's ``ink`` (attributes, not part of the pair: empty by
+    default, and a file without them reads as before)."""
+
+    notes: Notes
+    ink: Ink
+
+    def __new__(cls, scene: Scene, view: View = View(), notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK):
+        doc = super().__new__(cls, scene, view)
+        doc.notes = notes
+        doc.ink = ink
+        return doc
 
 
 def _reject_constant(name: str) -> Any:
@@ -278,11 +295,15 @@ def document_from_dict(obj: Any, source: str = "<data>") -> SessionDocument:
     if "Wo" in obj:
         kwargs["wo"] = _matrix(obj, "Wo", source, None)
     try:
+        notes, ink = notes_from_json(obj.get("notes")), ink_from_json(obj.get("ink"))
+    except ValueError as exc:
+        raise SessionFileError(source, str(exc)) from None
+    try:
         scene = Scene.create(tokens, mask=mask, scale=scale, title=title, description=description, heads=heads,
                              **kwargs)
     except SceneError as exc:
         raise SessionFileError(source, str(exc)) from None
-    return SessionDocument(scene, View(query=query, stage=stage))
+    return SessionDocument(scene, View(query=query, stage=stage), notes, ink)
 
 
 def _rows(a: np.ndarray) -> list[list[float | int]]:
@@ -290,8 +311,8 @@ def _rows(a: np.ndarray) -> list[list[float | int]]:
     return [[int(x) if float(x).is_integer() and abs(x) < 2**53 else float(x) for x in row] for row in a.tolist()]
 
 
-def scene_to_dict(scene: Scene, view: View) -> dict[str, Any]:
-    """The session-file object for a scene and its view (version 1)."""
+def scene_to_dict(scene: Scene, view: View, notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK) -> dict[str, Any]:
+    """The session-file object for a scene and its view (version 1), with its notes and ink if any."""
     obj: dict[str, Any] = {"format": FORMAT, "version": VERSION}
     if scene.title:
         obj["title"] = scene.title
@@ -308,12 +329,15 @@ def scene_to_dict(scene: Scene, view: View) -> dict[str, Any]:
         obj["Wo"] = _rows(scene.wo)
     obj["mask"] = scene.mask if isinstance(scene.mask, str) else scene.mask.tolist()
     obj.update(scale=scene.scale, query=int(view.query), stage=view.stage)
+    for key, value in (("notes", notes_to_json(notes)), ("ink", ink_to_json(ink))):
+        if value is not None:  # (the defaults — none — are left out)
+            obj[key] = value
     return obj
 
 
-def dumps(scene: Scene, view: View) -> str:
+def dumps(scene: Scene, view: View, notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK) -> str:
     """The file text: one matrix row per line, readable in a text editor and in diffs."""
-    obj = scene_to_dict(scene, view)
+    obj = scene_to_dict(scene, view, notes, ink)
     parts = []
     for key, val in obj.items():
         if isinstance(val, list) and val and isinstance(val[0], list):
@@ -362,9 +386,10 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-def write_session(path: str | os.PathLike, scene: Scene, view: View) -> None:
-    """Write ``scene`` and ``view`` to ``path`` atomically: a temporary file in the same folder, flushed,
-    then renamed over the target.
+def write_session(path: str | os.PathLike, scene: Scene, view: View, *, notes: Notes = NO_NOTES,
+                  ink: Ink = EMPTY_INK) -> None:
+    """Write ``scene`` and ``view`` (and ``notes`` and ``ink`` when given) to ``path`` atomically: a
+    temporary file in the same folder, flushed, then renamed over the target.
 
     On any failure the old file (if any) is untouched and no temporary file is left behind; the
     failure is raised as :class:`SessionFileError` naming the file.
@@ -372,7 +397,7 @@ def write_session(path: str | os.PathLike, scene: Scene, view: View) -> None:
     if not isinstance(scene, Scene) or not isinstance(view, View):
         raise TypeError("write_session(path, scene, view)")
     view.check(scene)
-    data = dumps(scene, view).encode("utf-8")
+    data = dumps(scene, view, notes, ink).encode("utf-8")
     try:
         atomic_write(path, data)
     except OSError as exc:

@@ -98,8 +98,9 @@ class Files:
     def open_preset(self, name: str) -> None:
         if self.confirm_discard():
             self._window.lecture.leave()
-            scene, view = preset_document(name)
-            self._window.session.load(scene, "", view)
+            doc = preset_document(name)
+            self._window.session.load(doc.scene, "", doc.view)
+            self._window.presenter.scene_opened(f"preset:{name}", doc.notes, doc.ink)
 
     def open_dialog(self) -> None:
         if not self.confirm_discard():
@@ -113,12 +114,13 @@ class Files:
         if ask and not self.confirm_discard():
             return False
         try:
-            scene, view = read_session(path)
+            doc = read_session(path)
         except SessionFileError as exc:
             QMessageBox.warning(self._window, APP_NAME, f"Could not open the file.\n\n{exc}")
             return False
         self._window.lecture.leave()
-        self._window.session.load(scene, os.path.abspath(path), view)
+        self._window.session.load(doc.scene, os.path.abspath(path), doc.view)
+        self._window.presenter.scene_opened(os.path.abspath(path), doc.notes, doc.ink)
         self._remember(os.path.abspath(path))
         return True
 
@@ -140,7 +142,8 @@ class Files:
         """Save the scene to ``path``; a failure is reported and the work stays open."""
         w = self._window
         try:
-            write_session(path, w.session.scene, w.session.view)
+            write_session(path, w.session.scene, w.session.view, notes=w.presenter.book.notes(),
+                          ink=w.presenter.book.ink())
         except SessionFileError as exc:
             QMessageBox.warning(w, APP_NAME, f"Could not save.\n\n{exc}\n\nYour work is still open.")
             return False

@@ -100,6 +100,9 @@ def handle_lecture_key(window: "MainWindow", key: int, text: str = "") -> bool:
     While the screen is blank or the shortcut list shows, any key takes it away and does nothing else."""
     if _uncover(window):
         return True
+    presenter = getattr(window, "presenter", None)
+    if presenter is not None and presenter.handle_key(int(key), text):
+        return True  # (L, I, D, E, C, U, T, R, X and the ink's 1–4: presentation mode only)
     row = _BY_KEY.get(int(key))
     if row is None and text == "?":
         row = _BY_KEY[int(Qt.Key_Question)]  # (a layout whose "?" has a key code of its own)
@@ -207,8 +210,9 @@ def shortcut_rows(window: "MainWindow") -> list[tuple[str, str]]:
     """Every shortcut of the window as (keys, what they do): the lecture keys, then each action that
     has a shortcut, in the action table's order (the registry's panels included)."""
     from qkv_studio.ui.window.actions import MENU, Action
+    from qkv_studio.ui.window.presenter import PRESENTER_KEYS
 
-    rows = [(row.label, row.what) for row in LECTURE_KEYS]
+    rows = [(row.label, row.what) for row in LECTURE_KEYS] + list(PRESENTER_KEYS)
     listed = set()
     for row in MENU:
         if isinstance(row, Action):

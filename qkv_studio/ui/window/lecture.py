@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from qkv_studio.core import STAGES, SessionFileError
 from qkv_studio.core.deck import Deck, read_deck
+from qkv_studio.core.ink import EMPTY_INK
 from qkv_studio.ui.window.files import APP_NAME
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class Lecture:
             QMessageBox.warning(w, APP_NAME, f"Could not open the deck.\n\n{exc}")
             return False
         self.deck = deck
+        w.presenter.scene_opened("")  # (a new lecture: the ink of the last one goes)
         self.show_scene(0, STAGES[0])
         return True
 
@@ -73,6 +75,9 @@ class Lecture:
         self.index = index
         scene = self.deck.scenes[index]
         w.session.load(scene, self.deck.path_of(index), self.deck.view_of(index).with_stage(stage))
+        doc = self.deck.docs[index] if index < len(self.deck.docs) else None
+        w.presenter.scene_opened(f"deck:{index}", self.deck.notes_of(index), doc.ink if doc is not None else EMPTY_INK,
+                                 keep=True)  # (its ink as drawn when it was shown before)
         w.statusBar().showMessage(f"Deck: scene {index + 1} of {len(self.deck)}", 4000)
         w.stepper.set_deck_position(index, len(self.deck))
 

@@ -32,6 +32,7 @@ from qkv_studio.ui.window.files import APP_NAME, Files
 from qkv_studio.ui.window.keys import KeyRouter, handle_lecture_key, shortcut_rows
 from qkv_studio.ui.window.lecture import Lecture
 from qkv_studio.ui.window.presentation import Presentation
+from qkv_studio.ui.window.presenter import Presenter
 from qkv_studio.ui.window.screens import PREFERRED_SIZE, ScreenFit
 from qkv_studio.ui.window.settings import Remembered, WindowSettings
 from qkv_studio.ui.window.style import WindowStyle
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.window_style = WindowStyle(self, self.appearance)
         self._build_widgets()
         self.window_style.style_stage_buttons()
+        self.presenter = Presenter(self)  # (the console, ink and laser; its layer is under the covers)
         self.blank_overlay = BlankOverlay(self)
         self.shortcuts_overlay = ShortcutsOverlay(self, appearance=self.appearance)
         actions.build(self)
@@ -142,6 +144,7 @@ class MainWindow(QMainWindow):
                 self.set_presentation(False)
             self.settings_store.store_layout(self.saveGeometry(), self.saveState(), self.isMaximized())
         QApplication.instance().removeEventFilter(self._key_router)
+        self.presenter.close_console()  # (a window of its own: it would stay on the laptop's screen)
         event.accept()
 
     # ---- panels (qkv_studio.ui.registry) ------------------------------------------------------------
@@ -268,8 +271,9 @@ class MainWindow(QMainWindow):
         self.set_presentation(not self.presentation.on)
 
     def set_presentation(self, on: bool, *, fullscreen: bool = True) -> None:
-        """Presentation mode: editing panels fold away, text grows for the back row, full screen."""
-        self.presentation.set(on, fullscreen=fullscreen)
+        """Presentation mode: editing panels fold away, text grows for the back row, full screen (with
+        two screens on the projector, the presenter console on the laptop)."""
+        self.presenter.present(on, fullscreen=fullscreen)
 
     def layout_docks(self) -> None:
         """Share the width and height between the panels in proportion to the window (default layout)."""
