@@ -36,6 +36,7 @@ screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1920x1080 --presentation -o resources/screenshots/presentation.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1280x720 -o resources/screenshots/window-1280x720.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --size 1024x768 --presentation -o resources/screenshots/presentation-1024x768.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/qkv-studio screenshot --preset lesson --stage scores --cell 2,1 --size 1280x720 --presentation -o resources/screenshots/cell-by-cell.png
 
 # A seeded random user on the real window (tests/monkey_driver.py); prints the actions and failures.
 # SOAK_ACTIONS / SOAK_SEED change the length and the seed; exit status 1 on any failure.

@@ -71,7 +71,8 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
 
 def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), presentation: bool = False,
                    theme: str | None = None, panels: Sequence[str] = (),
-                   model: tuple[str, str, int, int] | None = None, view: View | None = None):
+                   model: tuple[str, str, int, int] | None = None, view: View | None = None,
+                   cell: int | None = None):
     """The main window on ``scene`` (looked at with ``view``: the query and stage; default the first query's
     weights), laid out offscreen at ``size`` and ready to grab (not shown on screen).
 
@@ -102,6 +103,8 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     window.show()
     if presentation:
         window.set_presentation(True, fullscreen=False)
+    if cell is not None:  # the query's cell of that key, worked out term by term (Q·Kᵀ cell by cell)
+        window.session.select_cell(cell)
     window.resize(*size)
     app.processEvents()
     window.layout_docks()
@@ -221,9 +224,9 @@ def presenter_image(window, size: tuple[int, int]):
 def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = (1600, 900),
                presentation: bool = False, theme: str | None = None, panels: Sequence[str] = (),
                model: tuple[str, str, int, int] | None = None, view: View | None = None,
-               presenter: tuple[int, int] | None = None, notes=None, ink=None) -> None:
+               presenter: tuple[int, int] | None = None, notes=None, ink=None, cell: int | None = None) -> None:
     """Render the window offscreen at ``size`` and save it as PNG (atomically); ``panels``, ``model`` and
-    ``view`` as for :func:`prepare_window`.  ``presenter`` (the slide's size) renders the presenter
+    ``view`` (and ``cell``: a key, the selected cell in the query's row) as for :func:`prepare_window`.  ``presenter`` (the slide's size) renders the presenter
     console at ``size`` instead, beside a slide of that size; ``notes`` and ``ink``
     (:mod:`qkv_studio.core.ink`) are the scene's, the ink drawn on the slide.
 
@@ -231,7 +234,7 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
     """
     out = Path(out)
     window = prepare_window(scene, size=presenter or size, presentation=presentation or presenter is not None,
-                            theme=theme, panels=panels, model=model, view=view)
+                            theme=theme, panels=panels, model=model, view=view, cell=cell)
     if notes is not None or ink is not None:
         from qkv_studio.core.ink import EMPTY_INK, NO_NOTES
 

@@ -308,9 +308,9 @@ def fake_app(monkeypatch):
     module.views = []  # the view (query, stage) each call opens the scene with
 
     def screenshot(scene, out_path, *, size=(1600, 900), presentation=False, theme=None, panels=(), model=None,
-                   view=None):
+                   view=None, **more):
         module.calls.append(("screenshot", scene, out_path, size, presentation, theme))
-        module.extra.append(dict(panels=panels, model=model))
+        module.extra.append(dict(panels=panels, model=model, **more))
         module.views.append(view)
         Path(out_path).write_bytes(b"\x89PNG fake")
 
@@ -725,3 +725,25 @@ def test_screenshot_without_projections_opens_the_comparison(tmp_path, capsys, f
     (_, scene, *_), = fake_app.calls
     assert scene.same_as(load_preset("projection"))  # the window shows the scene; the panel shows both
     assert fake_app.extra == [dict(panels=("unprojected",), model=None)]
+
+
+# ---- --cell ROW,COL (Q·Kᵀ cell by cell) ------------------------------------------------------------------
+def test_screenshot_cell_selects_the_query_row_and_the_key(tmp_path, capsys, fake_app):
+    code, _, err = run(capsys, "screenshot", "--preset", "lesson", "--stage", "scores", "--cell", "2,1",
+                       "-o", str(tmp_path / "s.png"))
+    assert (code, err) == (0, "")
+    assert fake_app.extra == [dict(panels=(), model=None, cell=1)]
+    (view,) = fake_app.views
+    assert (view.query, view.stage) == (2, "scores")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--stage", "scores", "--cell", "4,0"], "outside the 4×4 grid"),
+    (["--stage", "weights", "--cell", "1,1"], "give --stage scores or scaled"),
+    (["--stage", "scores", "--cell", "a,b"], "ROW,COL counted from 0"),
+])
+def test_screenshot_cell_refusals(tmp_path, capsys, fake_app, args, fragment):
+    out = tmp_path / "s.png"
+    code, out_text, err = run(capsys, "screenshot", "--preset", "lesson", *args, "-o", str(out))
+    assert_one_line_error(code, out_text, err, fragment)
+    assert not out.exists() and fake_app.calls == []

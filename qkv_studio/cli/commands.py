@@ -146,7 +146,10 @@ def _cmd_screenshot(argv: list[str]) -> int:
         raise CliError("screenshots are not available yet") from None
     if args.slide_size is not None and not args.presenter:
         raise CliError("--slide-size is the slide beside the presenter console: give --presenter too")
-    extra = {}  # (only what was asked for: the presenter console, the file's ink)
+    extra = {}  # (only what was asked for: the presenter console, the file's ink, a cell)
+    if args.cell is not None:
+        extra["cell"] = _cell_of(args, scene, view)
+        view = view.with_query(args.cell[0])
     if args.presenter or args.ink:
         notes, ink = _annotations(args)
         if args.presenter:
@@ -172,6 +175,19 @@ def _annotations(args: argparse.Namespace):
         return NO_NOTES, EMPTY_INK
     doc = read_session(args.file) if args.file is not None else preset_document(args.preset or "lesson")
     return doc.notes, doc.ink
+
+
+def _cell_of(args: argparse.Namespace, scene, view) -> int:
+    """--cell ROW,COL: in range, at a stage that works a cell out; returns the key (the row becomes the query)."""
+    from qkv_studio.core.cellwise import CELL_STAGES
+
+    row, col = args.cell
+    if row >= scene.n or col >= scene.n:
+        raise CliError(f"--cell {row},{col} is outside the {scene.n}×{scene.n} grid (rows and columns 0–{scene.n - 1})")
+    if view.stage not in CELL_STAGES:
+        raise CliError(f"--cell works a cell of Q·Kᵀ out term by term: give --stage scores or scaled, "
+                       f"not {view.stage}")
+    return col
 
 
 def _cmd_presets(argv: list[str]) -> int:

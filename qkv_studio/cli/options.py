@@ -105,6 +105,13 @@ def _int_in(lo: int, hi: int):
     return parse
 
 
+def _cell(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d{1,6})\s*,\s*(\d{1,6})\s*", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"a cell is ROW,COL counted from 0 (e.g. 2,1), not '{_brief(text)}'")
+    return int(m.group(1)), int(m.group(2))
+
+
 def _size(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d{1,6})\s*[x×X]\s*(\d{1,6})\s*", text)
     if not m:
@@ -327,6 +334,9 @@ def _screenshot_parser() -> _Parser:
                    help="open a panel of the View menu first (repeat for several): " + ", ".join(
                        f"{s.cli_name} ({s.title})" for s in panel_registry.panels() if s.cli_name)
                         + "; model is implied by --model")
+    p.add_argument("--cell", type=_cell, metavar="ROW,COL",
+                   help="select that cell of Q·Kᵀ (0-based query row, key column; with --stage scores or scaled) "
+                        "and work it out term by term, row · column")
     _add_model_options(p)
     return p
 

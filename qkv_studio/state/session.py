@@ -131,6 +131,8 @@ class Session(QObject):
     stage_changed(str): the stepper's stage changed.
     head_changed(int): the selected head (0-based) of a multi-head split changed; for a split scene
         the views show another head (:attr:`shown`), and ``result_changed`` follows.
+    cell_changed(int): the selected key of the selected query's row changed — the cell (query, key)
+        worked out term by term at Q·Kᵀ (:mod:`qkv_studio.core.cellwise`); −1 when none is selected.
     path_changed(str): the file the scene belongs to changed ("" for none).
     modified_changed(bool): unsaved changes appeared or were saved.
     message(str): a refused edit or a notice, for the status bar.
@@ -144,6 +146,7 @@ class Session(QObject):
     query_changed = Signal(int)
     stage_changed = Signal(str)
     head_changed = Signal(int)
+    cell_changed = Signal(int)
     path_changed = Signal(str)
     modified_changed = Signal(bool)
     message = Signal(str)
@@ -154,6 +157,7 @@ class Session(QObject):
         super().__init__(parent)
         self._scene = scene
         self._origin = scene  # the scene as loaded (see keep_description_true)
+        self._cell_key: int | None = None  # the selected cell's key (see select_cell)
         self._view = (view or View()).fitted(scene)
         self._path = path
         self._result: LiveResult | None = None
@@ -202,6 +206,11 @@ class Session(QObject):
     @property
     def head(self) -> int:
         return self._view.head
+
+    @property
+    def cell_key(self) -> int | None:
+        """The selected cell's key (its query is :attr:`query`), or None: see :meth:`select_cell`."""
+        return self._cell_key
 
     @property
     def modified(self) -> bool:
@@ -254,6 +263,8 @@ class Session(QObject):
             self.query_changed.emit(self._view.query)
         if self._view.head != old_head:
             self.head_changed.emit(self._view.head)
+        if self._cell_key is not None and new.tokens != old.tokens:
+            self.select_cell(None)  # (another token list: the cell is no longer the one chosen)
         self._notify.start()
 
     def _on_clean_changed(self, clean: bool) -> None:
@@ -331,6 +342,7 @@ class Session(QObject):
             self.stage_changed.emit(new.stage)
         if new.head != old.head:
             self.head_changed.emit(new.head)
+        self.select_cell(None)
         self.undo_stack.setClean()
         self.modified_changed.emit(False)
         self._notify.start()
@@ -350,6 +362,28 @@ class Session(QObject):
         self.flush()  # (views see the numbers of an edit before the query that follows it)
         self._view = self._view.with_query(index)
         self.query_changed.emit(index)
+
+    def select_cell(self, key: int | None, query: int | None = None) -> None:
+        """Select the cell (``query``, ``key``) of the score grid (``query`` None: the selected query's row);
+        ``key`` None clears it.  Navigation, not an edit."""
+        if query is not None:
+            self.set_query(query)
+        if key is not None and not 0 <= int(key) < self._scene.n:
+            return
+        key = None if key is None else int(key)
+        if key != self._cell_key:
+            self._cell_key = key
+            self.cell_changed.emit(-1 if key is None else key)
+
+    def step_cell(self, delta: int) -> None:
+        """The next (+1) or previous (−1) cell of the grid, row by row (from the query's first key)."""
+        from qkv_studio.core.cellwise import step_cell
+
+        if self._cell_key is None:
+            row, key = self.query, (0 if delta > 0 else self._scene.n - 1)
+        else:
+            row, key = step_cell(self.query, self._cell_key, self._scene.n, delta)
+        self.select_cell(key, row)
 
     def move_query(self, delta: int) -> None:
         self.set_query(max(0, min(self._scene.n - 1, self._view.query + delta)))

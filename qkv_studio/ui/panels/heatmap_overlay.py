@@ -171,6 +171,16 @@ class CellOverlay(pg.GraphicsObject):
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRect(rect)
 
+        # The selected cell of Q·Kᵀ cell by cell (worked out in the stepper's caption), boldly outlined.
+        picked = view.selected_cell()
+        if picked is not None and 0 <= picked[0] < n and 0 <= picked[1] < n:
+            pen = QPen(QColor(theme.text))
+            pen.setWidthF(4.0 * f)
+            pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+            p.setPen(pen)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(tr.mapRect(QRectF(picked[1] - 0.5, picked[0] - 0.5, 1, 1)))
+
         # The hovered cell (its read-out is the tooltip), in the text colour.
         hover = view.hovered_cell()
         if hover is not None and 0 <= hover[0] < n and 0 <= hover[1] < n:

@@ -168,6 +168,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.hover = CellHover(session, self.plot, self.graphics, n=lambda: self._n(),
                                text_px=lambda: self._px(15), shown_stage=lambda: self._shown, parent=self)
         self.hover.cell_changed.connect(self._on_hover)
+        session.cell_changed.connect(self._on_cell)
         self.zoom = HeatmapZoom(vb, self.graphics, full=self._full_range, n=lambda: self._n(), parent=self)
         self.graphics.viewport().installEventFilter(self)  # (the pointer leaving ends the hover)
 
@@ -228,6 +229,18 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.overlay.update()
 
     # ---- hover and zoom -----------------------------------------------------------------------------
+    def selected_cell(self) -> tuple[int, int] | None:
+        """(query, key) of the cell worked out term by term, at the stages that show it (else None)."""
+        from qkv_studio.core.cellwise import CELL_STAGES
+
+        s = self._session
+        if s.cell_key is None or s.stage not in CELL_STAGES:
+            return None
+        return s.query, s.cell_key
+
+    def _on_cell(self, _key: int) -> None:
+        self.overlay.update()
+
     def hovered_cell(self) -> tuple[int, int] | None:
         """The (row, col) under the pointer, or None."""
         return self.hover.hovered
@@ -403,8 +416,8 @@ class HeatmapView(FollowsAppearance, QWidget):
         if in_matrix:
             if toggle:
                 self._session.toggle_blocked(row, col)
-            else:
-                self._session.set_query(row)
+            else:  # the query's row, and the cell: worked out term by term at Q·Kᵀ (core/cellwise.py)
+                self._session.select_cell(col, row)
             ev.accept()
         elif on_left and 0 <= row < n:
             self._session.set_query(row)

@@ -76,6 +76,8 @@ class MatrixModel(QAbstractTableModel):
         self._next_frame = FrameThrottle(self._follow_scene, self)
         session.scene_changed.connect(self._on_scene_changed)
         session.query_changed.connect(self._on_query_changed)
+        self._cell_row = -1
+        session.cell_changed.connect(self._on_cell_changed)
         session.drag_changed.connect(self._on_drag)
         session.head_changed.connect(self._on_head_changed)
 
@@ -118,9 +120,9 @@ class MatrixModel(QAbstractTableModel):
             return repr(float(self.matrix()[index.row(), index.column()]))
         if role == _ALIGNMENT:
             return _ALIGN_RIGHT
-        if role == _BACKGROUND and self._per_token() and index.row() == self._session.query:
+        if role == _BACKGROUND and self._per_token() and self._lit(index.row()):
             return self._highlight_brush
-        if role == _FOREGROUND and self._per_token() and index.row() == self._session.query:
+        if role == _FOREGROUND and self._per_token() and self._lit(index.row()):
             return self._dark_brush
         if role == _TOOLTIP:
             return repr(float(self.matrix()[index.row(), index.column()]))
@@ -245,11 +247,23 @@ class MatrixModel(QAbstractTableModel):
             if tokens_changed:
                 self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, shape[0] - 1)
 
+    def _lit(self, row: int) -> bool:
+        """The query's row; in K also the selected cell's key (Q·Kᵀ cell by cell: row · column)."""
+        return row == self._session.query or (self.name == "K" and row == self._session.cell_key)
+
     def _on_query_changed(self, row: int) -> None:
         previous, self._query_row = self._query_row, row
+        self._repaint_rows({previous, row})
+
+    def _on_cell_changed(self, key: int) -> None:
+        if self.name == "K":
+            previous, self._cell_row = self._cell_row, key
+            self._repaint_rows({previous, key})
+
+    def _repaint_rows(self, rows) -> None:
         if self._per_token() and self._shape[0] and self._shape[1]:
             last = self._shape[1] - 1
-            for r in {previous, row}:  # only the rows that gain or lose the highlight
+            for r in rows:  # only the rows that gain or lose the highlight
                 if 0 <= r < self._shape[0]:
                     self.dataChanged.emit(self.index(r, 0), self.index(r, last),
                                           [Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole])

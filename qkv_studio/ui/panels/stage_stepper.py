@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QButtonGroup, QGridLayout, QPushButton, QSizePolic
 
 from qkv_studio.core import STAGE_TITLES, STAGES
 from qkv_studio.core.captions import description_note, head_note
+from qkv_studio.core.cellwise import cell_text
 from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.state.session import Session
 from qkv_studio.render.theme import Theme
@@ -104,6 +105,7 @@ class StageStepper(FollowsAppearance, QWidget):
         session.query_changed.connect(self._next_frame.request)
         session.result_changed.connect(self._next_frame.request)
         session.tokens_changed.connect(self._next_frame.request)
+        session.cell_changed.connect(self._next_frame.request)
         self._sync()
         self.bind_appearance(appearance)
 
@@ -237,8 +239,13 @@ class StageStepper(FollowsAppearance, QWidget):
         """Plain words for the current stage, with the selected query's own numbers (of the selected head,
         for a scene split into heads)."""
         session = self._session
-        return head_note(session.scene, session.head) + stage_spec(session.stage).caption(
+        text = head_note(session.scene, session.head) + stage_spec(session.stage).caption(
             session.shown, session.result, session.query)
+        if session.cell_key is not None:  # Q·Kᵀ cell by cell: the selected cell's row · column
+            cell = cell_text(session.shown, session.result, session.query, session.cell_key, session.stage)
+            if cell:
+                text += "<br>" + cell
+        return text
 
 
 __all__ = ["StageStepper", "STAGE_TITLES", "full_formula_html"]

@@ -45,6 +45,16 @@ def _pick_query(window: "MainWindow", key: int) -> None:
         window.session.set_query(index)
 
 
+def _step_cell(window: "MainWindow", back: bool = False) -> None:
+    """K: the next cell (Shift+K: the previous), shown at Q·Kᵀ — a later stage steps back there first."""
+    from qkv_studio.core.cellwise import CELL_STAGES
+
+    s = window.session
+    if s.stage not in CELL_STAGES:
+        s.set_stage(CELL_STAGES[0])
+    s.step_cell(-1 if back else +1)
+
+
 @dataclass(frozen=True)
 class LectureKey:
     """Keys that drive the lecture: ``run(window, key)`` does it; ``label`` and ``what`` are the line of
@@ -78,6 +88,8 @@ LECTURE_KEYS: tuple[LectureKey, ...] = (
                lambda w, k: w.session.move_query(-1 if k == Qt.Key_Up else +1)),
     LectureKey(tuple(Qt.Key(int(Qt.Key_1) + i) for i in range(9)), "1 – 9", "pick the query token", _pick_query),
     LectureKey((Qt.Key_P,), "P", "vector plane on / off (presentation)", lambda w, _: w.toggle_plane()),
+    LectureKey((Qt.Key_K,), "K / Shift+K", "next / previous cell of Q·Kᵀ, worked out row · column",
+               lambda w, _: _step_cell(w)),
     LectureKey((Qt.Key_B, Qt.Key_Period), "B  or  .", "black screen (any key or click brings the picture back)",
                lambda w, _: w.blank_overlay.toggle()),
     LectureKey((Qt.Key_Question,), "?", "this list (any key closes it)", lambda w, _: w.show_shortcuts()),
@@ -108,6 +120,9 @@ def handle_lecture_key(window: "MainWindow", key: int, text: str = "") -> bool:
         row = _BY_KEY[int(Qt.Key_Question)]  # (a layout whose "?" has a key code of its own)
     if row is None:
         return False
+    if int(key) == int(Qt.Key_K):  # (Shift+K steps back: the key's text says whether Shift was held)
+        _step_cell(window, back=text == "K")
+        return True
     row.run(window, int(key))
     return True
 
@@ -194,7 +209,10 @@ class KeyRouter(QObject):
             return False
         if key in TABLE_KEYS and isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable):
             return False
-        return self._window.handle_lecture_key(key, event.text())
+        text = event.text()
+        if event.modifiers() & Qt.ShiftModifier and text.islower():
+            text = text.upper()  # (Shift+K's text is "K" from a keyboard; a synthetic event may say "k")
+        return self._window.handle_lecture_key(key, text)
 
 
 # ---- the shortcut list (F1 or ?) -------------------------------------------------------------------------
