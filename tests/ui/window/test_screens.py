@@ -213,3 +213,20 @@ def test_maximised_is_remembered(qtbot, lesson_scene):
     b = MainWindow(lesson_scene)
     qtbot.addWidget(b)
     assert b.windowState() & b.windowState().WindowMaximized
+
+
+def test_leaving_presentation_restores_the_window_inside_the_screen(qtbot, show_window, lesson_scene):
+    """Esc gives back the window F5 left, inside the screen: with the slide's large text still on, the
+    window's minimum size was taller than the screen and the restored window kept that height."""
+    from PySide6.QtWidgets import QApplication
+
+    screen = QApplication.primaryScreen().availableGeometry()
+    window = show_window(lesson_scene, (screen.width() - 20, screen.height() - 40))
+    before = window.geometry()
+    window.set_presentation(True)
+    qtbot.waitUntil(window.isFullScreen, timeout=2000)
+    window.set_presentation(False)
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=2000)
+    QApplication.processEvents()
+    assert screen.contains(window.frameGeometry()), (window.frameGeometry(), screen)
+    assert window.geometry().size() == before.size()
