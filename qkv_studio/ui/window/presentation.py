@@ -330,6 +330,20 @@ class Presentation:
         w.centralWidget().layout().activate()
         w.stepper.fit_bar()
 
+    def reset_layout(self) -> None:
+        """View → Reset layout: the docks as the window lays them out by default for the size it has now
+        — floating ones docked, closed ones shown, the View menu's panels folded away again."""
+        w = self._window
+        if self.on:
+            self.compose_slide()
+            return
+        w.panel_host.arrange(show=True)
+        w.layout().activate()
+        w.screen_fit.keep_inside()  # (a layout of the user's own may have made the window taller than the screen)
+        w.calc.fit_columns(even_hidden=True)
+        w.layout().activate()
+        self.layout_docks()
+
     def layout_docks(self) -> None:
         """Share the width and height between the panels in proportion to the window (default layout)."""
         win = self._window
