@@ -179,7 +179,7 @@ class Presentation:
         below = None if beside else (w.dock_calc if main is None else main)
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
         w.heatmap.setVisible(main is None)
-        for dock in (w.dock_editors, w.dock_calc, w.dock_blend, w.dock_plane):
+        for dock in w.panel_host.docks.values():  # (the View menu's panels too: the Real model's)
             if dock is not below and dock is not side:
                 dock.hide()
         for dock in (below, side):
@@ -273,13 +273,19 @@ class Presentation:
         self._placeholder = None
 
     def _hide_stale_tab_bars(self) -> None:
-        """Qt leaves the tab bar of a group of docks on screen when all but one of them are hidden (the
-        normal layout's Tokens | Vector plane tabs over the slide's table): a tab bar with fewer than
-        two shown docks goes."""
+        """Qt leaves tab bars of groups of docks that are no more on the window: the normal layout's
+        Tokens | Vector plane tabs over the slide's table when all but one of them are hidden, and the
+        first group's Calculation | Blend over the stepper when the default layout tabs more docks into
+        it.  A tab bar whose tabs are not those of a group of shown docks goes."""
         w = self._window
-        shown = {d.windowTitle() for d in w.findChildren(QDockWidget) if not d.isHidden() and not d.isFloating()}
+        shown = [d for d in w.findChildren(QDockWidget) if not d.isHidden() and not d.isFloating()]
+        groups = set()
+        for dock in shown:
+            group = [dock] + [d for d in w.tabifiedDockWidgets(dock) if not d.isHidden()]
+            if len(group) > 1:
+                groups.add(tuple(sorted(d.windowTitle() for d in group)))
         for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
-            if bar.isVisible() and sum(bar.tabText(i) in shown for i in range(bar.count())) < 2:
+            if not bar.isHidden() and tuple(sorted(bar.tabText(i) for i in range(bar.count()))) not in groups:
                 bar.hide()
 
     def _hide_title_bars(self) -> None:
@@ -320,6 +326,13 @@ class Presentation:
             w.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
             w.layout().activate()  # (resizeDocks shares out the sizes the docks have now)
             self.layout_docks()
+            w.layout().activate()
+            if w.screen_fit.placed and w.screen_fit.keep_inside():
+                # (the first activation, before the docks were shared out, grew the window to the
+                # minimum of a layout not yet made — the multihead scene's four editors: taller than
+                # a 1280×720 screen — and nothing shrank it back)
+                w.layout().activate()
+                self.layout_docks()
         self._fit_stage_bar()
 
     def _fit_stage_bar(self) -> None:
@@ -353,25 +366,45 @@ class Presentation:
         w, h = max(win.width(), 800), max(win.height(), 500)
         fm = QFontMetrics(win.font())
         folded = w < 180 * fm.averageCharWidth()
+        host = win.panel_host
+        lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
+        front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
         if folded:
             # Too narrow for the calculation and the blend beside the heatmap and the editors: they
-            # fold into tabs of one column (the heatmap keeps its width; View brings each forward).
+            # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
+            # and the View menu's panels, tabs of the blend's place, go with the blend.
             win.tabifyDockWidget(win.dock_calc, win.dock_blend)
+            for dock in lazy:
+                win.tabifyDockWidget(win.dock_blend, dock)
+        editors, calc = self._column_widths(w, folded)
         if h < 900:
             # Too short for editors and plane one above the other: the plane becomes a tab of the
             # right-hand column, beside the blend (under the editors it was a strip of 280 × 600 px at
-            # 1280×720, its labels cut; the right-hand column is the wider one).
-            win.tabifyDockWidget(win.dock_blend, win.dock_plane)
+            # 1280×720, its labels cut; the right-hand column is the wider one) — where that column's
+            # tabs keep their whole titles; else a tab of the editors, as before.
+            right = [win.dock_calc, win.dock_blend] if folded else [win.dock_blend]
+            if self._tabs_fit(fm, [d.windowTitle() for d in right + [win.dock_plane]], calc):
+                win.tabifyDockWidget(win.dock_blend, win.dock_plane)
+            else:
+                win.tabifyDockWidget(win.dock_editors, win.dock_plane)
+                win.dock_editors.raise_()
             if not folded:
                 win.dock_blend.raise_()
         win.dock_calc.raise_()
-        editors, calc = self._column_widths(w, folded)
+        for dock in front:
+            dock.raise_()
+        self._hide_stale_tab_bars()
         win.resizeDocks([win.dock_editors, win.dock_calc], [editors, calc], Qt.Horizontal)
         if h >= 900:
             # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
             win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
         if not folded:
             self._share_right_column(h, 0.36)
+
+    @staticmethod
+    def _tabs_fit(fm: QFontMetrics, titles: list[str], width: int) -> bool:
+        """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""
+        return sum(fm.horizontalAdvance(t) + 2 * fm.height() for t in titles) <= width
 
     def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
         """The widths of the editors' and the calculation's columns in a window ``w`` wide.
@@ -380,7 +413,7 @@ class Presentation:
         narrow window the weights, its last column, would otherwise sit behind a scroll bar).  Where
         that would take the heatmap below :data:`HEATMAP_MIN_WIDTH` of the window, the editors give
         up width for it, down to their minimum — only if the whole table then fits (a table that
-        scrolls anyway leaves the editors as they are, and a folded one keeps 28 %).
+        scrolls anyway leaves the editors as they are, and a folded one takes 26 %).
         """
         win = self._window
         win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
@@ -395,7 +428,9 @@ class Presentation:
             if calc >= need and room - calc >= least:
                 editors = room - calc
             elif folded:
-                calc = int(w * 0.28)
+                # (it scrolls anyway: the heatmap keeps the width — 1024 px is where the editors, the
+                # table and the heatmap all want more than there is)
+                calc = int(w * 0.26)
         return editors, calc
 
     def _share_right_column(self, h: int, calc_share: float) -> None:
