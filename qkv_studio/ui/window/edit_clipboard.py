@@ -3,8 +3,10 @@
 The three actions of the action table (:mod:`qkv_studio.ui.window.actions`, with the platform's
 standard shortcuts) act on the matrix table that last had the keyboard focus in the window — a menu
 taking the focus as it opens does not change it — and are enabled only when they apply: Copy with
-cells selected, Cut with cells selected in an editable matrix, Paste with text on the clipboard and an
-editable matrix.  Their enabling follows the focus, the selection and the clipboard (never an edit).
+cells selected, Cut with cells selected in an editable matrix, Paste in an editable matrix (and, as
+the Edit menu opens, with text on the clipboard).  Their enabling follows the focus and the selection
+(never an edit); the clipboard is read only when the menu opens (on X11 reading it asks the
+application that owns it), and a paste of something that is not numbers says so beside the table.
 A text field with the focus keeps its own Ctrl+X/C/V (Qt gives it the keys before the window's
 shortcuts).
 """
@@ -30,14 +32,15 @@ class EditClipboard:
         self._table: MatrixTable | None = None
         app = QApplication.instance()
         app.focusChanged.connect(self._on_focus)
-        QGuiApplication.clipboard().dataChanged.connect(self.sync)
         window.destroyed.connect(lambda *_: self._disconnect(app))
+        edit = getattr(window, "menu_by_title", {}).get("&Edit")
+        if edit is not None:
+            edit.aboutToShow.connect(lambda: self.sync(clipboard=True))
         self.sync()
 
     def _disconnect(self, app) -> None:
         try:
             app.focusChanged.disconnect(self._on_focus)
-            QGuiApplication.clipboard().dataChanged.disconnect(self.sync)
         except (RuntimeError, TypeError):
             pass
 
@@ -71,15 +74,15 @@ class EditClipboard:
             table.selectionModel().selectionChanged.connect(self.sync)
         self.sync()
 
-    def sync(self, *_: object) -> None:
-        """Enable each action where it applies now."""
+    def sync(self, *_: object, clipboard: bool = False) -> None:
+        """Enable each action where it applies now (``clipboard``: Paste only with text to paste)."""
         w = self._window
         table = self._table
         selected = table is not None and table.has_selection()
         editable = table is not None and table.model().editable()
         w.act_copy.setEnabled(selected)
         w.act_cut.setEnabled(selected and editable)
-        w.act_paste.setEnabled(editable and bool(QGuiApplication.clipboard().text().strip()))
+        w.act_paste.setEnabled(editable and (not clipboard or bool(QGuiApplication.clipboard().text().strip())))
 
     # ---- the actions ------------------------------------------------------------------------------
     def cut(self, _checked: bool = False) -> None:

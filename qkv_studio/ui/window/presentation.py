@@ -3,10 +3,12 @@
 Presentation mode (F5, Esc leaves): the window goes full screen and becomes a slide composed for that
 screen (:meth:`Presentation.compose_slide`): the stage bar, formula and caption sized from the screen,
 the current stage's main view (``StageSpec.slide_view``: the heatmap, the vector plane or the blend)
-taking the rest, no dock title bars; P brings a side panel.  Leaving it puts the layout back as it was.
-The default layout (:meth:`Presentation.layout_docks`) shares the window between the docks in
-proportion to its size, the heatmap the largest share: below a width or height measured in lines of
-text the side panels fold into tabs (their View-menu entries bring each forward).
+taking the rest — at the score stages the calculation table beside the heatmap where it fits whole,
+else under it — no dock title bars; P brings a side panel.  Leaving it puts the window back as it was,
+inside its screen.  The default layout (:meth:`Presentation.layout_docks`, again by View → Reset
+layout) shares the window between the docks in proportion to its size, the heatmap the largest share:
+below a width or height measured in lines of text the side panels fold into tabs (their View-menu
+entries bring each forward).
 """
 
 from __future__ import annotations
