@@ -271,7 +271,7 @@ def test_a_file_captured_from_a_real_model_gives_back_its_attention(tmp_path, ca
 
 
 def test_the_command_line_knows_the_same_suffixes_without_importing_the_models():
-    from qkv_studio import cli
+    from qkv_studio.cli import options as cli
     from qkv_studio.core.models import qkv_file
 
     assert cli.QKV_FILE_SUFFIXES == qkv_file.SUFFIXES
