@@ -1,7 +1,7 @@
 """The layout barrier: a changing word-wrapped text re-lays out only itself, and a grow-only barrier
 leaves no gap once its text is shorter again."""
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from qkv_studio.ui.widgets.layout_barrier import SHRINK_DELAY_MS, LayoutBarrier
