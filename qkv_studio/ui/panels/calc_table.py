@@ -324,7 +324,13 @@ class CalcDelegate(QStyledItemDelegate):
 
 class CalcTable(FollowsAppearance, QTableView):
     """The calculation table view (read-only); its grid and rows follow the Appearance it is bound to
-    (``appearance=`` or ``bind_appearance``)."""
+    (``appearance=`` or ``bind_appearance``).
+
+    ``content_changed()`` fires after a refit that changed the width its columns need (to the last
+    stage it is shown at) or its number of rows: a slide that sized the table to them sizes it again.
+    """
+
+    content_changed = Signal()
 
     def __init__(self, session: Session, parent=None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
@@ -335,6 +341,7 @@ class CalcTable(FollowsAppearance, QTableView):
         self._all_columns_width = 0  # every column's width, the hidden ones too (at the last fit)
         self._last_stage = STAGES[-1]  # the last stage the table is shown at (see set_last_stage)
         self._fitted: dict[str, int] = {}  # column -> its width at the last fit, shown or hidden
+        self._content = (0, 0)  # (the columns' width to the last stage shown, the rows) at the last fit
         self.calc_model = CalcModel(session, self)
         self.setModel(self.calc_model)
         self._delegate = CalcDelegate(self.calc_model, self)
@@ -520,6 +527,9 @@ class CalcTable(FollowsAppearance, QTableView):
         # keeps the rows where they are (the bar coming and going moved them and re-laid out the dock).
         self._all_columns_width = total
         self._choose_scroll_bar()
+        if (total, rows) != self._content:
+            self._content = (total, rows)
+            self.content_changed.emit()
 
     def set_last_stage(self, stage: str | None) -> None:
         """The last stage the table will be shown at (None: the last of all): its columns, and no

@@ -53,6 +53,8 @@ class Presentation:
         self._bare_docks: list[QDockWidget] = []  # docks whose title bars the slide hides
         self._row: QHBoxLayout | None = None  # the heatmap and the table beside it (made when first needed)
         self._placeholder: QWidget | None = None  # the calculation dock's widget while its table is beside
+        self._follows_table = False  # (the table's content_changed is connected at the first slide)
+        self._composing = False
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
 
@@ -169,12 +171,26 @@ class Presentation:
         width empty), else under it; P's side panel on the right; every other panel folded away; no
         dock title bars."""
         w = self._window
+        if not self._follows_table:
+            self._follows_table = True
+            w.calc.content_changed.connect(self._on_table_content)
         view = stage_spec(w.session.stage).slide_view
         self._slide_view = view
         size = self.slide_size()
         width, height = size.width(), size.height()
         main = None if view == "heatmap" else w.dock(view)
-        stepper = w.stepper.sizeHint().height()
+        # (the stepper's height across the slide: its size hint lays the caption out at a reading
+        # width, a line or two taller)
+        stepper = w.stepper.heightForWidth(width) if w.stepper.hasHeightForWidth() else -1
+        stepper = stepper if stepper > 0 else w.stepper.sizeHint().height()
+        self._composing = True
+        try:
+            self._compose(main, width, height, stepper)
+        finally:
+            self._composing = False
+
+    def _compose(self, main: QDockWidget | None, width: int, height: int, stepper: int) -> None:
+        w = self._window
         beside = main is None and not self._side and self._table_fits_beside(width, height - stepper)
         if not beside:
             self._table_to_dock()
@@ -257,6 +273,16 @@ class Presentation:
         table.show()
         lay.activate()
         table.setFixedHeight(min(room, table.content_height() + 2))
+
+    def _on_table_content(self) -> None:
+        # The table needs another size (a deck's next scene, a token more, wider numbers after edits;
+        # a refit says so only when its width or rows changed): a heatmap's slide is composed again —
+        # the table beside the heatmap or under it, as it now fits.
+        if self.on and self._slide_view == "heatmap" and not self._composing:
+            table = self._window.calc
+            beside = self._placeholder is not None
+            if not beside or (self._beside_width(), table.content_height() + 2) != (table.width(), table.height()):
+                QTimer.singleShot(0, self._window, lambda: self.on and self.compose_slide())
 
     def _table_to_dock(self) -> None:
         """The table back in its dock (the slide leaves the heatmap, or the heatmap's slide is left)."""

@@ -312,3 +312,37 @@ def test_leaving_presentation_restores_the_window_inside_the_screen(qtbot, show_
     QApplication.processEvents()
     assert screen.contains(window.frameGeometry()), (window.frameGeometry(), screen)
     assert window.geometry().size() == before.size()
+
+
+def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longer_fits(qtbot, show_window,
+                                                                                       lesson_scene):
+    """On a wide slide the calculation table stands beside the heatmap, whole; numbers too wide for that
+    send it under the heatmap (once the table has refitted), and it comes back as they shrink; leaving
+    the slide puts it back in its dock."""
+    from PySide6.QtCore import QRect
+
+    window = show_window(lesson_scene, (1600, 900))
+    window.set_presentation(True, fullscreen=False)
+    window.resize(1600, 900)
+    window.layout_docks()
+    qtbot.wait(20)
+    table, heatmap = window.calc, window.heatmap
+
+    def beside() -> bool:
+        return window.dock_calc.widget() is not table and table.isVisible()
+
+    def rect(widget) -> QRect:
+        return QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
+
+    assert beside() and not window.dock_calc.isVisible()
+    assert not rect(table).intersects(rect(heatmap)) and rect(table).left() >= rect(heatmap).right()
+    shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
+    assert shown <= table.viewport().width()  # (every column of the stage whole: the weights the last)
+    assert heatmap.width() * heatmap.height() > 1.4 * table.width() * table.height()
+    window.session.set_value("K", 0, 0, 123456.789)
+    qtbot.waitUntil(lambda: window.dock_calc.widget() is table and window.dock_calc.isVisible(), timeout=5000)
+    window.session.undo_stack.undo()
+    qtbot.waitUntil(beside, timeout=5000)
+    window.set_presentation(False)
+    assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
+    assert table.minimumWidth() == 0 and table.maximumHeight() > 10000  # (no slide's fixed size left on it)
