@@ -179,26 +179,31 @@ class Presentation:
         size = self.slide_size()
         width, height = size.width(), size.height()
         main = None if view == "heatmap" else w.dock(view)
-        # (the stepper's height across the slide: its size hint lays the caption out at a reading
-        # width, a line or two taller)
-        stepper = w.stepper.heightForWidth(width) if w.stepper.hasHeightForWidth() else -1
-        stepper = stepper if stepper > 0 else w.stepper.sizeHint().height()
         self._composing = True
         try:
-            self._compose(main, width, height, stepper)
+            self._compose(main, width, height)
         finally:
             self._composing = False
 
-    def _compose(self, main: QDockWidget | None, width: int, height: int, stepper: int) -> None:
+    def _compose(self, main: QDockWidget | None, width: int, height: int) -> None:
         w = self._window
-        beside = main is None and not self._side and self._table_fits_beside(width, height - stepper)
+        stepper = w.stepper.sizeHint().height()  # (what the main view below it leaves: a line to spare)
+        # The room beside the heatmap: below the stepper as it lays out across the slide (its size hint
+        # lays the caption out at a reading width, a line or two taller than it will be).
+        across = w.stepper.heightForWidth(width) if w.stepper.hasHeightForWidth() else -1
+        room = height - (across if across > 0 else stepper)
+        fits = main is None and self._table_fits_beside(width, room)
+        beside = fits and not self._side
         if not beside:
             self._table_to_dock()
-        below = None if beside else (w.dock_calc if main is None else main)
+        # P on the heatmap's slide: the plane on the right, and the table above it in that column when
+        # it fits there whole (under the heatmap, across the slide, it was larger than the heatmap)
+        stacked = fits and self._side
+        below = None if beside or stacked else (w.dock_calc if main is None else main)
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
         w.heatmap.setVisible(main is None)
         for dock in w.panel_host.docks.values():  # (the View menu's panels too: the Real model's)
-            if dock is not below and dock is not side:
+            if dock is not below and dock is not side and not (stacked and dock is w.dock_calc):
                 dock.hide()
         for dock in (below, side):
             if dock is None:
@@ -209,7 +214,12 @@ class Presentation:
                 w.addDockWidget(area, dock)
             dock.show()
         if beside:
-            self._table_beside(height - stepper)
+            self._table_beside(room)
+        if stacked:
+            w.dock_calc.setFloating(False)
+            w.addDockWidget(Qt.RightDockWidgetArea, w.dock_calc)
+            w.splitDockWidget(w.dock_calc, w.dock_plane, Qt.Vertical)
+            w.dock_calc.show()
         self._hide_title_bars()
         w.layout().activate()
         self._hide_stale_tab_bars()
@@ -224,7 +234,13 @@ class Presentation:
                           Qt.Vertical)
         elif below is not None:
             w.resizeDocks([below], [max(1, height - stepper)], Qt.Vertical)
-        if side is not None:
+        if stacked:
+            chrome = max(0, w.dock_calc.height() - w.calc.height())
+            w.resizeDocks([w.dock_calc], [self._beside_width() + 4], Qt.Horizontal)
+            w.resizeDocks([w.dock_calc, w.dock_plane], [w.calc.content_height() + chrome + 10,
+                                                       max(1, room - w.calc.content_height() - chrome - 10)],
+                          Qt.Vertical)
+        elif side is not None:
             w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
 
     # ---- the calculation table beside the heatmap (the score stages' slide) ----------------------------
