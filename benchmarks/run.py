@@ -8,7 +8,8 @@ value, target, pass/fail) and writes a flat JSON object of the medians (``benchm
 unless ``--out`` says otherwise).
 
 Every time is the median over ``--reps`` repetitions after ``--warmup`` unmeasured ones; the window
-is shown on Qt's offscreen platform at 1600×950 with d_k = d_v = 64.  "Repainted" means: the
+is shown on Qt's offscreen platform at 1600×950 with d_k = d_v = 64 (``present_*``: full screen in
+presentation mode on a 1920×1080 screen and on a 3840×2160 one at 200 %, see ``present_child.py``).  "Repainted" means: the
 Session's coalesced ``result_changed`` is delivered (``flush()``), pending events are processed (which
 paints every widget that asked for it), and each widget the change must show up in has received a
 paint event since the change — if one has not, ``repaint()`` forces it, synchronously, inside the timing.
@@ -53,6 +54,10 @@ TARGETS: dict[str, tuple[str, object]] = {
     "startup_s": ("ratio", (1.3, "startup_bare_qt_s")),
     "export_png_4k_ms_n64": ("max", 300.0),
     "peak_rss_mb_n1024": ("max", 300.0),
+    "present_edit_ms_n64_1080p": ("max", FRAME_MS),
+    "present_step_ms_n64_1080p": ("max", FRAME_MS),
+    "present_edit_ms_n64_4k2x": ("max", FRAME_MS),
+    "present_step_ms_n64_4k2x": ("max", FRAME_MS),
     "matplotlib_redraw_ms_n16": ("faster", (20.0, "edit_repaint_ms_n16")),
     "matplotlib_redraw_ms_n64": ("faster", (20.0, "edit_repaint_ms_n64")),
 }
@@ -381,6 +386,38 @@ def bench_startup(runs: int) -> dict[str, float]:
     return {"startup_s": statistics.median(times["app"]), "startup_bare_qt_s": statistics.median(times["bare"])}
 
 
+#: The slides of the presentation benchmark: name → physical size and device-pixel ratio (a 4K screen at
+#: 200 % is a 1920×1080 slide of four times the pixels: paint cost grows with pixels).
+SLIDES = {"1080p": (1920, 1080, 1.0), "4k2x": (3840, 2160, 2.0)}
+
+
+def bench_present(n: int, reps: int, warmup: int, slides=SLIDES) -> dict[str, tuple[float, float]]:
+    """An edit and a stage step on a full-screen presentation slide, each screen in a child process of
+    its own (the screen is fixed when Qt starts): ``present_child.py``."""
+    out = {}
+    for name, (width, height, dpr) in slides.items():
+        args = [str(HERE / "present_child.py"), str(width), str(height), str(dpr), str(n), str(reps), str(warmup)]
+        values = _child_values(args, ("PRESENT_EDIT_MS", "PRESENT_EDIT_FOLLOW_MS", "PRESENT_STEP_MS",
+                                      "PRESENT_STEP_FOLLOW_MS"), 600)
+        out[f"present_edit_ms_n{n}_{name}"] = (values["PRESENT_EDIT_MS"], values["PRESENT_EDIT_FOLLOW_MS"])
+        out[f"present_step_ms_n{n}_{name}"] = (values["PRESENT_STEP_MS"], values["PRESENT_STEP_FOLLOW_MS"])
+    return out
+
+
+def _child_values(args: list[str], tags: tuple[str, ...], timeout: float = 300) -> dict[str, float]:
+    """The numbers a child process prints as ``TAG value`` lines, one for each of ``tags``."""
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=_child_env(),
+                          timeout=timeout)
+    found = {}
+    for line in proc.stdout.splitlines():
+        tag, _, value = line.partition(" ")
+        if tag in tags:
+            found[tag] = float(value)
+    if set(found) != set(tags):
+        raise RuntimeError(f"{' '.join(args)} failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr[-2000:]}")
+    return found
+
+
 def bench_rss(n: int, edits: int) -> float:
     return _child([str(HERE / "rss_child.py"), str(n), str(edits)], "PEAK_RSS_MB", 600)
 
@@ -450,6 +487,7 @@ def metric_keys(sizes=EDIT_SIZES, n: int = 64, mpl_sizes=MPL_SIZES, rss_n: int =
     return ([f"edit_repaint_ms_n{size}" for size in sizes]
             + [f"drag_step_ms_n{n}", f"step_ms_n{n}", f"query_change_ms_n{n}", "startup_s", "startup_bare_qt_s",
                f"export_png_4k_ms_n{n}", f"export_svg_ms_n{n}", f"export_pdf_ms_n{n}", f"peak_rss_mb_n{rss_n}"]
+            + [f"present_{action}_ms_n{n}_{slide}" for slide in SLIDES for action in ("edit", "step")]
             + [f"matplotlib_redraw_ms_n{size}" for size in mpl_sizes])
 
 
@@ -471,7 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=None, help="measured repetitions per metric (default 40)")
     ap.add_argument("--warmup", type=int, default=None, help="unmeasured repetitions first (default 5)")
     ap.add_argument("--startup-runs", type=int, default=None, help="start-ups of each kind (default 11: the bare window alone varies by ±15 %% between runs)")
-    ap.add_argument("--only", default="", help="comma-separated groups: edit,drag,step,query,startup,export,rss,mpl")
+    ap.add_argument("--only", default="",
+                    help="comma-separated groups: edit,drag,step,query,startup,export,rss,present,mpl")
     ap.add_argument("--out", type=Path, default=HERE / "results.json", help="where to write the JSON results")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = ap.parse_args(argv)
@@ -484,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
     warmup = args.warmup if args.warmup is not None else (0 if quick else 5)
     startup_runs = args.startup_runs or (1 if quick else 11)
     groups = set(filter(None, args.only.split(","))) or {"edit", "drag", "step", "query", "startup", "export",
-                                                        "rss", "mpl"}
+                                                        "rss", "present", "mpl"}
     n = args.n or (16 if quick else 64)
 
     results: dict[str, float] = {}
@@ -517,6 +556,11 @@ def main(argv: list[str] | None = None) -> int:
             record(key, value)
     if "rss" in groups:
         record(f"peak_rss_mb_n{rss_n}", bench_rss(rss_n, 10 if quick else 60))
+    if "present" in groups:
+        # (quick: the 4K slide at half its pixels, still at 200 %: the script cannot rot, and quickly)
+        slides = {name: ((w // 2, h // 2, d) if quick and d != 1 else (w, h, d)) for name, (w, h, d) in SLIDES.items()}
+        for key, pair in bench_present(n, reps, warmup, slides).items():
+            record_pair(key, pair)
     if "mpl" in groups:
         try:
             import matplotlib  # noqa: F401

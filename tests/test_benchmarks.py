@@ -28,7 +28,8 @@ def test_full_run_writes_exactly_the_issue_keys():
         "edit_repaint_ms_n4", "edit_repaint_ms_n16", "edit_repaint_ms_n64", "edit_repaint_ms_n256",
         "edit_repaint_ms_n1024", "drag_step_ms_n64", "step_ms_n64", "query_change_ms_n64", "startup_s",
         "startup_bare_qt_s", "export_png_4k_ms_n64", "export_svg_ms_n64", "export_pdf_ms_n64",
-        "peak_rss_mb_n1024", "matplotlib_redraw_ms_n16", "matplotlib_redraw_ms_n64",
+        "peak_rss_mb_n1024", "present_edit_ms_n64_1080p", "present_step_ms_n64_1080p",
+        "present_edit_ms_n64_4k2x", "present_step_ms_n64_4k2x", "matplotlib_redraw_ms_n16", "matplotlib_redraw_ms_n64",
     ]
 
 
@@ -37,7 +38,7 @@ def test_quick_run_measures_everything_and_writes_json(tmp_path):
     out = tmp_path / "results.json"
     args = [sys.executable, str(RUN), "--quick", "--out", str(out)]
     if not have_mpl:  # matplotlib is in the "bench" extra, not the "test" one
-        args += ["--only", "edit,drag,step,query,startup,export,rss"]
+        args += ["--only", "edit,drag,step,query,startup,export,rss,present"]
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYQTGRAPH_QT_LIB="PySide6")
     proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=240, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -91,6 +91,11 @@ class CalcModel(QAbstractTableModel):
             self._show_all_stages = bool(on)
             self._refresh(forget=False)
 
+    @property
+    def shows_all_stages(self) -> bool:
+        """Whether every stage's columns show at every stage (View → Show all stages at once)."""
+        return self._show_all_stages
+
     def _visible(self, stage: str | None = None) -> tuple[str, ...]:
         stage_i = STAGES.index(stage or (STAGES[-1] if self._show_all_stages else self._session.stage))
         cols = [c for c in COLUMNS if STAGES.index(APPEARS[c]) <= stage_i]
@@ -319,7 +324,13 @@ class CalcDelegate(QStyledItemDelegate):
 
 class CalcTable(FollowsAppearance, QTableView):
     """The calculation table view (read-only); its grid and rows follow the Appearance it is bound to
-    (``appearance=`` or ``bind_appearance``)."""
+    (``appearance=`` or ``bind_appearance``).
+
+    ``content_changed()`` fires after a refit that changed the width its columns need (to the last
+    stage it is shown at) or its number of rows: a slide that sized the table to them sizes it again.
+    """
+
+    content_changed = Signal()
 
     def __init__(self, session: Session, parent=None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
@@ -328,6 +339,9 @@ class CalcTable(FollowsAppearance, QTableView):
         self._header_hints: dict[tuple[str, str], int] = {}  # (column, header font) -> section hint
         self._follows_scroll_range = True  # (see _follow_scroll_range)
         self._all_columns_width = 0  # every column's width, the hidden ones too (at the last fit)
+        self._last_stage = STAGES[-1]  # the last stage the table is shown at (see set_last_stage)
+        self._fitted: dict[str, int] = {}  # column -> its width at the last fit, shown or hidden
+        self._content = (0, 0)  # (the columns' width to the last stage shown, the rows) at the last fit
         self.calc_model = CalcModel(session, self)
         self.setModel(self.calc_model)
         self._delegate = CalcDelegate(self.calc_model, self)
@@ -422,12 +436,19 @@ class CalcTable(FollowsAppearance, QTableView):
                                 & 0xFFFFFFFF)
         self._grid_pen = QPen(color, 0, self.gridStyle())
 
-    def content_width(self) -> int:
-        """The width that shows every column of every stage (the output's last), frame and scroll
-        bar included."""
-        shown = sum(self.columnWidth(c) for c in range(self.calc_model.columnCount()))
-        columns = max(shown, self._all_columns_width)
-        return columns + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
+    def content_width(self, through: str | None = None) -> int:
+        """The width that shows every column the current stage shows — or, given ``through``, every
+        column of the stages up to that one — frame and scroll bar included.  (A column of a later
+        stage is not counted: it is hidden, and the dock sized for it left the weights, which are
+        shown, behind a scroll bar where the room was short.)"""
+        if through is None:
+            widths = [self.columnWidth(c) for c in range(self.calc_model.columnCount()) if not self.isColumnHidden(c)]
+        else:
+            # (a hidden column's section reads 0 wide: the width measured for it at the last fit)
+            last = STAGES.index(through)
+            widths = [self.columnWidth(c) or self._fitted.get(name, 0) for c, name in enumerate(self.calc_model.columns())
+                      if STAGES.index(APPEARS[name]) <= last]
+        return sum(widths) + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
 
     def content_height(self) -> int:
         """The height that shows every row (the header, the keys and the Σ row), frame included."""
@@ -484,6 +505,7 @@ class CalcTable(FollowsAppearance, QTableView):
         best = model.best_row()
         bold_best = model.is_bold(best)
         font_key = header.font().key()
+        last_stage = STAGES.index(self._last_stage)
         total = 0
         for c, name in enumerate(model.columns()):
             key = (name, first, last, bold_best)
@@ -496,16 +518,30 @@ class CalcTable(FollowsAppearance, QTableView):
             if hint is None:
                 hint = self._header_hints[(name, font_key)] = header.sectionSizeHint(c)
             width = max(math.ceil(widest) + pad, hint)
-            total += width
+            self._fitted[name] = width
+            if STAGES.index(APPEARS[name]) <= last_stage:
+                total += width
             if header.sectionSize(c) != width:  # (a hidden column keeps its size for when it shows)
                 header.resizeSection(c, width)
         # The horizontal scroll bar stays for every stage once the last one needs it: stepping then
         # keeps the rows where they are (the bar coming and going moved them and re-laid out the dock).
         self._all_columns_width = total
         self._choose_scroll_bar()
+        if (total, rows) != self._content:
+            self._content = (total, rows)
+            self.content_changed.emit()
+
+    def set_last_stage(self, stage: str | None) -> None:
+        """The last stage the table will be shown at (None: the last of all): its columns, and no
+        later stage's, decide whether the horizontal scroll bar stays on.  (A slide shows the table at
+        the score stages only; the blend stage has a slide of its own.)"""
+        stage = stage or STAGES[-1]
+        if stage != self._last_stage:
+            self._last_stage = stage
+            self.fit_columns(even_hidden=True)
 
     def _choose_scroll_bar(self) -> None:
-        wide = self._all_columns_width > self.viewport().width()  # (every column: the last stage's width)
+        wide = self._all_columns_width > self.viewport().width()  # (every column to the last stage shown)
         policy = Qt.ScrollBarPolicy.ScrollBarAlwaysOn if wide else Qt.ScrollBarPolicy.ScrollBarAsNeeded
         if self.horizontalScrollBarPolicy() != policy:
             self.setHorizontalScrollBarPolicy(policy)
@@ -547,5 +583,11 @@ class CalcTable(FollowsAppearance, QTableView):
             self._restyle()
             self.viewport().update()
         if event.type() == QEvent.Type.FontChange:
+            # The header is given the table's font: left to inherit it, it kept the size of the first
+            # change when two came in a row (the slide's screen scale, then its text scale: 4K@2's
+            # presentation showed 22-pt headings over 48-pt rows).
+            header = self.horizontalHeader()
+            if header.font() != self.font():
+                header.setFont(self.font())
             # a zoom or presentation mode: refit at once (the headers hear of the font after the table)
             QTimer.singleShot(0, self, self.fit_columns)

@@ -208,6 +208,13 @@ class MatrixModel(QAbstractTableModel):
             self.rejected.emit(f"paste into {self.name}: {said[-1]}")
         return ok
 
+    def clear(self, row: int, col: int, rows: int, cols: int) -> bool:
+        """Set a ``rows`` × ``cols`` block at (row, col) to 0 (Edit → Cut): one undo step."""
+        if not self.editable():
+            return False
+        block = np.zeros((rows, cols), dtype=np.float64)
+        return self._session.edit(lambda s: s.with_block(self.name, row, col, block), f"Cut from {self.name}")
+
     def _where(self, index) -> str:
         row = self._session.scene.token_label(index.row()) if self._per_token() else f"row {index.row() + 1}"
         return f"[{row}, {index.column() + 1}]"
@@ -307,24 +314,48 @@ class MatrixTable(QTableView):
             event.accept()
             return
         if event.matches(QKeySequence.Paste):
-            self.model().paste(self.currentIndex(), QGuiApplication.clipboard().text())
+            self.paste_clipboard()
             event.accept()
             return
         if event.matches(QKeySequence.Copy):
-            self._copy_selection()
+            self.copy_selection()
+            event.accept()
+            return
+        if event.matches(QKeySequence.Cut):
+            self.cut_selection()
             event.accept()
             return
         super().keyPressEvent(event)
 
-    def _copy_selection(self) -> None:
+    # ---- the clipboard (these keys, and Edit → Cut / Copy / Paste) -----------------------------------
+    def has_selection(self) -> bool:
+        return self.selectionModel() is not None and self.selectionModel().hasSelection()
+
+    def _selected_block(self) -> tuple[list[int], list[int]]:
         sel = self.selectionModel().selectedIndexes()
-        if not sel:
-            return
-        rows = sorted({i.row() for i in sel})
-        cols = sorted({i.column() for i in sel})
+        return sorted({i.row() for i in sel}), sorted({i.column() for i in sel})
+
+    def copy_selection(self) -> bool:
+        """The selected cells onto the clipboard, tab-separated rows (as a spreadsheet copies)."""
+        if not self.has_selection():
+            return False
+        rows, cols = self._selected_block()
         m = self.model().matrix()
         text = "\n".join("\t".join(repr(float(m[r, c])) for c in cols) for r in rows)
         QGuiApplication.clipboard().setText(text)
+        return True
+
+    def cut_selection(self) -> bool:
+        """Copy the selected cells, then set them to 0 (one undo step)."""
+        if not self.has_selection() or not self.model().editable() or not self.copy_selection():
+            return False
+        rows, cols = self._selected_block()
+        return self.model().clear(rows[0], cols[0], rows[-1] - rows[0] + 1, cols[-1] - cols[0] + 1)
+
+    def paste_clipboard(self) -> bool:
+        """The clipboard's block of numbers, its top-left at the current cell (refused with a message
+        beside the table when it is not one)."""
+        return self.model().paste(self.currentIndex(), QGuiApplication.clipboard().text())
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
         if event.modifiers() & Qt.ControlModifier:

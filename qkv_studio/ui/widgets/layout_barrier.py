@@ -9,8 +9,11 @@ height the widget needs at its current width really changes (a caption that gain
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize
+from PySide6.QtCore import QEvent, QSize, QTimer
 from PySide6.QtWidgets import QWidget
+
+#: How long a grow-only barrier's text must stay unchanged before the barrier shrinks to it.
+SHRINK_DELAY_MS = 350
 
 
 class LayoutBarrier(QWidget):
@@ -18,9 +21,11 @@ class LayoutBarrier(QWidget):
 
     The child stays a normal widget (its text, font and visibility are set as usual); the barrier takes
     its size policy, size hints and height-for-width from it and follows its visibility.  With
-    ``grow_only`` it keeps the tallest height its text has needed at a width (until the width or font
-    changes), so a caption that alternates between two and three lines does not make the panel below
-    it jump, and re-lay out, on every edit.
+    ``grow_only`` it keeps the tallest height its text has needed at a width while the text keeps
+    changing, so a caption that alternates between two and three lines does not make the panel below
+    it jump, and re-lay out, on every edit; once the changes pause for :data:`SHRINK_DELAY_MS` it gives
+    back what its text no longer needs (one re-layout, not one per edit), so no gap is left under a
+    text that got shorter.
     """
 
     def __init__(self, child: QWidget, parent: QWidget | None = None, *, grow_only: bool = False) -> None:
@@ -33,6 +38,10 @@ class LayoutBarrier(QWidget):
         # (measured once the barrier has its width: at the default one a caption was laid out as a
         # column of words, ~3 ms each while the window is built)
         self._hint: tuple | None = None
+        self._shrink = QTimer(self)  # (grow_only: gives back the height the text no longer needs)
+        self._shrink.setSingleShot(True)
+        self._shrink.setInterval(SHRINK_DELAY_MS)
+        self._shrink.timeout.connect(self._give_back)
         if child.isHidden():  # (showing it explicitly would size it now, from its child's text: ~2 ms)
             self.hide()
         child.installEventFilter(self)
@@ -89,7 +98,26 @@ class LayoutBarrier(QWidget):
                 self._hint = wanted
                 self.updateGeometry()  # the rare case: the parents must make room
             self._place()
+            if self._grow_only and self._child.hasHeightForWidth():
+                if self._child.heightForWidth(self.width()) < self.height():
+                    self._shrink.start()  # (restarted by each change: the barrier shrinks once they pause)
+                else:
+                    self._shrink.stop()  # (the text needs all of it again)
         return super().event(event)
+
+    def _give_back(self) -> None:
+        """The changes paused: forget the taller heights kept, and re-lay out the parents if that
+        makes the barrier shorter."""
+        self._tallest.clear()
+        wanted = self._wanted()
+        if wanted != self._hint:
+            self._hint = wanted
+            self.updateGeometry()
+        self._place()
+
+    def shrink_pending(self) -> bool:
+        """Whether the barrier is taller than its text needs and will shrink once changes pause."""
+        return self._shrink.isActive()
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
         if obj is self._child:

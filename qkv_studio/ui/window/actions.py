@@ -19,7 +19,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from qkv_studio.core.scene import SceneError, projection_of, with_random_projections
-from qkv_studio.ui.window import menus
+from qkv_studio.ui.window import edit_clipboard, menus
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -86,6 +86,13 @@ def _export_heatmap(window: "MainWindow", _checked: bool = False) -> object:
     from qkv_studio.ui.window.slide_picture import SlideComposer
 
     return export_dialog.export_heatmap(window, slide_composer=SlideComposer)
+
+
+def _clipboard(name: str) -> Callable[["MainWindow", bool], object]:
+    def run(window: "MainWindow", _checked: bool = False) -> object:
+        return getattr(edit_clipboard.attach(window), name)()
+
+    return run
 
 
 def _projection_mode(window: "MainWindow", on: bool) -> None:
@@ -156,6 +163,14 @@ MENU: tuple[Row, ...] = (
     Action("redo", "&Redo", None, E, ("Ctrl+Shift+Z", "Ctrl+Y"),
            create=lambda w: w.session.undo_stack.createRedoAction(w, "&Redo")),
     Separator(E),
+    # (the matrix editor worked in last: see edit_clipboard; enabled where they apply)
+    Action("cut", "Cu&t", _clipboard("cut"), E, (K.Cut,), enabled=False,
+           tip="The selected cells onto the clipboard, and set to 0"),
+    Action("copy", "&Copy", _clipboard("copy"), E, (K.Copy,), enabled=False,
+           tip="The selected cells onto the clipboard (tab-separated, as a spreadsheet's)"),
+    Action("paste", "&Paste", _clipboard("paste"), E, (K.Paste,), enabled=False,
+           tip="A block of numbers from the clipboard, at the current cell"),
+    Separator(E),
     Action("add_token", "Add token", "tokens_panel.add_token", E, ("Ctrl+T",)),
     Action("remove_token", "Remove selected token", lambda w, _: w.session.remove_token(w.session.query), E),
     Action("add_dk", "Add dimension to dₖ", lambda w, _: w.session.add_dim("qk"), E),
@@ -195,6 +210,8 @@ MENU: tuple[Row, ...] = (
            tip="Colours and numbers morph from one stage to the next (250 ms)"),
     Action("show_all_stages", "Show all stages at &once", _show_all_stages, V, checkable=True,
            tip="Every view shows every stage's results (for exploring at home; a lecture reveals them stage by stage)"),
+    Action("reset_layout", "&Reset layout", lambda w, _: w.presentation.reset_layout(), V,
+           tip="The panels back where the window puts them for this screen"),
     Separator(V),
     Action("presentation", "&Presentation mode", "toggle_presentation", V, ("F5",), checkable=True,
            tip="Full screen, large text; Esc leaves"),
@@ -283,6 +300,7 @@ def build(window: "MainWindow", rows: tuple[Row, ...] | None = None) -> None:
     window.session.stage_changed.connect(lambda *_: menus.sync_stage(window))
     sync_toggles(window)
     menus.sync_stage(window)
+    edit_clipboard.attach(window)  # (the Edit menu's Cut/Copy/Paste follow the focus and selection)
 
 
 def sync_toggles(window: "MainWindow") -> None:

@@ -34,11 +34,29 @@ class PanelHost:
     def build_docks(self) -> None:
         """The core docks (stacked in their column), then the lazy ones as hidden tabs of the right column."""
         w = self._window
+        for spec in self._specs.values():
+            if spec.docked and not spec.lazy:
+                widget = spec.build(w)
+                setattr(w, spec.attr, widget)
+                self._add_dock(spec, widget)
+        for spec in self._specs.values():
+            if spec.docked and spec.lazy:
+                dock = self._add_dock(spec, QWidget())
+                dock.visibilityChanged.connect(lambda on, name=spec.name: on and self.panel(name))
+        self.arrange()
+
+    def arrange(self, *, show: bool = False) -> None:
+        """Every dock in its place as built: the core docks stacked in their columns (``show``: shown,
+        docked — View → Reset layout), the lazy ones hidden tabs of the right column."""
+        w = self._window
         core = [s for s in self._specs.values() if s.docked and not s.lazy]
-        for spec in core:
-            widget = spec.build(w)
-            setattr(w, spec.attr, widget)
-            self._add_dock(spec, widget)
+        for spec in self._specs.values():
+            if spec.docked and (show or not spec.lazy):
+                dock = self.docks[spec.name]
+                dock.setFloating(False)
+                w.addDockWidget(_AREAS[spec.area], dock)  # (moved there, out of any tab group)
+                if show and not spec.lazy:
+                    dock.show()
         # Split first, tabify after: splitting the blend away from its tab group would leave the View-menu
         # panels in a strip of their own under it instead of tabbed with it.
         for area in _AREAS:
@@ -48,11 +66,10 @@ class PanelHost:
         right = [self.docks[s.name] for s in core if s.area == "right"]
         for spec in self._specs.values():
             if spec.docked and spec.lazy:
-                dock = self._add_dock(spec, QWidget())
+                dock = self.docks[spec.name]
                 if right:
                     w.tabifyDockWidget(right[-1], dock)
                 dock.hide()
-                dock.visibilityChanged.connect(lambda on, name=spec.name: on and self.panel(name))
         if right:
             right[-1].raise_()
 

@@ -3,10 +3,12 @@
 Presentation mode (F5, Esc leaves): the window goes full screen and becomes a slide composed for that
 screen (:meth:`Presentation.compose_slide`): the stage bar, formula and caption sized from the screen,
 the current stage's main view (``StageSpec.slide_view``: the heatmap, the vector plane or the blend)
-taking the rest, no dock title bars; P brings a side panel.  Leaving it puts the layout back as it was.
-The default layout (:meth:`Presentation.layout_docks`) shares the window between the docks in
-proportion to its size, the heatmap the largest share: below a width or height measured in lines of
-text the side panels fold into tabs (their View-menu entries bring each forward).
+taking the rest — at the score stages the calculation table beside the heatmap where it fits whole,
+else under it — no dock title bars; P brings a side panel.  Leaving it puts the window back as it was,
+inside its screen.  The default layout (:meth:`Presentation.layout_docks`, again by View → Reset
+layout) shares the window between the docks in proportion to its size, the heatmap the largest share:
+below a width or height measured in lines of text the side panels fold into tabs (their View-menu
+entries bring each forward).
 """
 
 from __future__ import annotations
@@ -14,13 +16,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QStatusBar, QTabBar, QWidget
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QStatusBar, QTabBar, QWidget
 
+from qkv_studio.core import STAGES
 from qkv_studio.core.stages import stage_spec
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
+
+
+#: The heatmap's floor in the default layout: the share of the window's width it keeps when the side
+#: columns ask for more (the calculation table for its weights column).
+HEATMAP_MIN_WIDTH = 0.47
+#: The widest the calculation table may be beside the heatmap on a slide (a share of its width).
+BESIDE_MAX_WIDTH = 0.45
+QWIDGETSIZE_MAX = (1 << 24) - 1
+EDITORS_MIN_WIDTH = 0.18  # (and the editors', when they yield to it)
+SEPARATORS = 12  # (the dock separators between the three columns, px)
 
 
 class Presentation:
@@ -38,7 +51,12 @@ class Presentation:
         self._slide_view: str | None = None  # the main view the slide is composed for
         self._side = False  # P: a side panel beside the main view
         self._bare_docks: list[QDockWidget] = []  # docks whose title bars the slide hides
+        self._row: QHBoxLayout | None = None  # the heatmap and the table beside it (made when first needed)
+        self._placeholder: QWidget | None = None  # the calculation dock's widget while its table is beside
+        self._follows_table = False  # (the table's content_changed is connected at the first slide)
+        self._composing = False
         window.session.stage_changed.connect(self._on_stage)
+        window.appearance.scale_changed.connect(self._on_scale)
 
     def set(self, on: bool, *, fullscreen: bool = True) -> None:
         """Enter (``on``) or leave presentation mode; ``fullscreen`` False keeps the window's size."""
@@ -59,11 +77,14 @@ class Presentation:
             w.menuBar().show()
             w.statusBar().show()
             self.leave_slide()
-            self._restore_window()
         w.screen_fit.update_scale()  # (the slide's scale, or the desktop's again)
         w._apply_font_scale()
         if on:
             self.compose_slide()
+        else:
+            # (after the text is the desktop's again: with the slide's large text the window's minimum
+            # size was larger than the screen, and the window manager kept the window that tall)
+            self._restore_window()
         self._focus_stage()
         w.presentation_changed.emit(on)
 
@@ -91,6 +112,9 @@ class Presentation:
             else:
                 w.showNormal()
                 w.restoreGeometry(self._saved_geometry)
+                w.screen_fit.keep_inside()
+                # (a window manager places the window again once it is no longer full screen)
+                QTimer.singleShot(250, w, lambda: None if self.on else w.screen_fit.keep_inside())
         if not self._had_status_bar:
             w.setStatusBar(None)  # (the next message makes a new one)
         docks = self._saved_state
@@ -134,21 +158,52 @@ class Presentation:
         if self.on and stage_spec(self._window.session.stage).slide_view != self._slide_view:
             self.compose_slide()
 
+    def _on_scale(self, *_: object) -> None:
+        # A zoom on a heatmap's slide: the table, beside it or under it, is placed for its new text
+        # size (once its fonts are in).
+        if self.on and self._slide_view == "heatmap":
+            QTimer.singleShot(0, self._window, lambda: self.on and self.compose_slide())
+
     def compose_slide(self) -> None:
         """The slide for the current stage: its main view below the stage bar, as large as the screen
-        allows; the calculation table under the heatmap at the score stages; P's side panel
-        on the right; every other panel folded away; no dock title bars."""
+        allows; the calculation table beside the heatmap at the score stages where it fits there (a
+        slide is wider than the table: below it, it took a third of the height and left half its
+        width empty), else under it; P's side panel on the right; every other panel folded away; no
+        dock title bars."""
         w = self._window
+        if not self._follows_table:
+            self._follows_table = True
+            w.calc.content_changed.connect(self._on_table_content)
         view = stage_spec(w.session.stage).slide_view
         self._slide_view = view
         size = self.slide_size()
         width, height = size.width(), size.height()
         main = None if view == "heatmap" else w.dock(view)
-        below = w.dock_calc if main is None else main
+        self._composing = True
+        try:
+            self._compose(main, width, height)
+        finally:
+            self._composing = False
+
+    def _compose(self, main: QDockWidget | None, width: int, height: int) -> None:
+        w = self._window
+        stepper = w.stepper.sizeHint().height()  # (what the main view below it leaves: a line to spare)
+        # The room beside the heatmap: below the stepper as it lays out across the slide (its size hint
+        # lays the caption out at a reading width, a line or two taller than it will be).
+        across = w.stepper.heightForWidth(width) if w.stepper.hasHeightForWidth() else -1
+        room = height - (across if across > 0 else stepper)
+        fits = main is None and self._table_fits_beside(width, room)
+        beside = fits and not self._side
+        if not beside:
+            self._table_to_dock()
+        # P on the heatmap's slide: the plane on the right, and the table above it in that column when
+        # it fits there whole (under the heatmap, across the slide, it was larger than the heatmap)
+        stacked = fits and self._side
+        below = None if beside or stacked else (w.dock_calc if main is None else main)
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
         w.centre_stack.setVisible(main is None)
-        for dock in (w.dock_editors, w.dock_calc, w.dock_blend, w.dock_plane):
-            if dock is not below and dock is not side:
+        for dock in w.panel_host.docks.values():  # (the View menu's panels too: the Real model's)
+            if dock is not below and dock is not side and not (stacked and dock is w.dock_calc):
                 dock.hide()
         for dock in (below, side):
             if dock is None:
@@ -158,11 +213,17 @@ class Presentation:
             if w.dockWidgetArea(dock) != area:
                 w.addDockWidget(area, dock)
             dock.show()
+        if beside:
+            self._table_beside(room)
+        if stacked:
+            w.dock_calc.setFloating(False)
+            w.addDockWidget(Qt.RightDockWidgetArea, w.dock_calc)
+            w.splitDockWidget(w.dock_calc, w.dock_plane, Qt.Vertical)
+            w.dock_calc.show()
         self._hide_title_bars()
         w.layout().activate()
         self._hide_stale_tab_bars()
-        stepper = w.stepper.sizeHint().height()
-        if main is None:
+        if below is w.dock_calc:
             chrome = max(0, w.dock_calc.height() - w.calc.height())
             rows = w.calc.content_height() + chrome + 10
             # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
@@ -171,19 +232,104 @@ class Presentation:
             limit = 0.36 if height >= 720 else 0.22
             w.resizeDocks([below], [rows if rows <= height * limit else int(height * min(limit, 0.25))],
                           Qt.Vertical)
-        else:
+        elif below is not None:
             w.resizeDocks([below], [max(1, height - stepper)], Qt.Vertical)
-        if side is not None:
+        if stacked:
+            chrome = max(0, w.dock_calc.height() - w.calc.height())
+            w.resizeDocks([w.dock_calc], [self._beside_width() + 4], Qt.Horizontal)
+            w.resizeDocks([w.dock_calc, w.dock_plane], [w.calc.content_height() + chrome + 10,
+                                                       max(1, room - w.calc.content_height() - chrome - 10)],
+                          Qt.Vertical)
+        elif side is not None:
             w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
 
-    def _hide_stale_tab_bars(self) -> None:
-        """Qt leaves the tab bar of a group of docks on screen when all but one of them are hidden (the
-        normal layout's Tokens | Vector plane tabs over the slide's table): a tab bar with fewer than
-        two shown docks goes."""
+    # ---- the calculation table beside the heatmap (the score stages' slide) ----------------------------
+    def _beside_width(self) -> int:
+        """The table's width beside the heatmap: every column of the stages a heatmap slide shows (a step
+        between them shows a column more, never one cut); with "show all stages", every column."""
+        table = self._window.calc
+        return table.content_width(through=self._last_table_stage()) + 4
+
+    def _last_table_stage(self) -> str:
+        """The last stage the slide shows the table at: the last heatmap slide's, unless every stage's
+        columns show at once."""
+        if self._window.calc.calc_model.shows_all_stages:
+            return STAGES[-1]
+        return [s for s in STAGES if stage_spec(s).slide_view == "heatmap"][-1]
+
+    def _table_fits_beside(self, width: int, room: int) -> bool:
+        """Whether the table, whole, fits beside the heatmap on a slide ``width`` wide with ``room``
+        below the stage bar, leaving the heatmap the larger part of the width."""
+        table = self._window.calc
+        if table.isVisible() or table.parentWidget() is self._window.centralWidget():
+            table.fit_columns(even_hidden=True)  # (the slide's text size: measured now, not after the step)
+        return self._beside_width() <= width * BESIDE_MAX_WIDTH and table.content_height() <= room
+
+    def _table_beside(self, room: int) -> None:
+        """The table out of its dock into the slide, on the heatmap's right, as large as its rows."""
         w = self._window
-        shown = {d.windowTitle() for d in w.findChildren(QDockWidget) if not d.isHidden() and not d.isFloating()}
+        table = w.calc
+        lay = w.centralWidget().layout()
+        if self._row is None:
+            # (the centre — the heatmap, or a centre panel in its place — into a row of its own in the centre; it keeps its parent, nothing is rebuilt)
+            self._row = QHBoxLayout()
+            self._row.setContentsMargins(0, 0, 0, 0)
+            index = lay.indexOf(w.centre_stack)
+            lay.removeWidget(w.centre_stack)
+            self._row.addWidget(w.centre_stack, 1)
+            lay.insertLayout(index, self._row, 1)
+        if table.parentWidget() is not w.centralWidget():
+            self._placeholder = QWidget()
+            self._placeholder.setFont(table.font())
+            w.dock_calc.setWidget(self._placeholder)  # (the dock keeps a widget: its font is still set)
+            self._row.addWidget(table, 0, Qt.AlignmentFlag.AlignVCenter)
+            table.setFont(QFont())  # (it follows the window's text now, as the heatmap beside it does)
+        table.set_last_stage(self._last_table_stage())  # (no scroll bar kept for the blend's column)
+        table.setFixedWidth(self._beside_width())
+        table.show()
+        lay.activate()
+        table.setFixedHeight(min(room, table.content_height() + 2))
+
+    def _on_table_content(self) -> None:
+        # The table needs another size (a deck's next scene, a token more, wider numbers after edits;
+        # a refit says so only when its width or rows changed): a heatmap's slide is composed again —
+        # the table beside the heatmap or under it, as it now fits.
+        if self.on and self._slide_view == "heatmap" and not self._composing:
+            table = self._window.calc
+            beside = self._placeholder is not None
+            if not beside or (self._beside_width(), table.content_height() + 2) != (table.width(), table.height()):
+                QTimer.singleShot(0, self._window, lambda: self.on and self.compose_slide())
+
+    def _table_to_dock(self) -> None:
+        """The table back in its dock (the slide leaves the heatmap, or the heatmap's slide is left)."""
+        w = self._window
+        table = w.calc
+        if self._placeholder is None:
+            return
+        font = self._placeholder.font()
+        table.setMinimumSize(0, 0)
+        table.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
+        w.dock_calc.setWidget(table)
+        table.setFont(font)
+        table.set_last_stage(None)
+        table.show()
+        self._placeholder.deleteLater()
+        self._placeholder = None
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Qt leaves tab bars of groups of docks that are no more on the window: the normal layout's
+        Tokens | Vector plane tabs over the slide's table when all but one of them are hidden, and the
+        first group's Calculation | Blend over the stepper when the default layout tabs more docks into
+        it.  A tab bar whose tabs are not those of a group of shown docks goes."""
+        w = self._window
+        shown = [d for d in w.findChildren(QDockWidget) if not d.isHidden() and not d.isFloating()]
+        groups = set()
+        for dock in shown:
+            group = [dock] + [d for d in w.tabifiedDockWidgets(dock) if not d.isHidden()]
+            if len(group) > 1:
+                groups.add(tuple(sorted(d.windowTitle() for d in group)))
         for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
-            if bar.isVisible() and sum(bar.tabText(i) in shown for i in range(bar.count())) < 2:
+            if not bar.isHidden() and tuple(sorted(bar.tabText(i) for i in range(bar.count()))) not in groups:
                 bar.hide()
 
     def _hide_title_bars(self) -> None:
@@ -202,6 +348,7 @@ class Presentation:
             if bar is not None:
                 bar.deleteLater()
         self._bare_docks.clear()
+        self._table_to_dock()
         w.centre_stack.show()
         self._slide_view = None
         self._side = False
@@ -223,6 +370,13 @@ class Presentation:
             w.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
             w.layout().activate()  # (resizeDocks shares out the sizes the docks have now)
             self.layout_docks()
+            w.layout().activate()
+            if w.screen_fit.placed and w.screen_fit.keep_inside():
+                # (the first activation, before the docks were shared out, grew the window to the
+                # minimum of a layout not yet made — the multihead scene's four editors: taller than
+                # a 1280×720 screen — and nothing shrank it back)
+                w.layout().activate()
+                self.layout_docks()
         self._fit_stage_bar()
 
     def _fit_stage_bar(self) -> None:
@@ -233,6 +387,20 @@ class Presentation:
         w.centralWidget().layout().activate()
         w.stepper.fit_bar()
 
+    def reset_layout(self) -> None:
+        """View → Reset layout: the docks as the window lays them out by default for the size it has now
+        — floating ones docked, closed ones shown, the View menu's panels folded away again."""
+        w = self._window
+        if self.on:
+            self.compose_slide()
+            return
+        w.panel_host.arrange(show=True)
+        w.layout().activate()
+        w.screen_fit.keep_inside()  # (a layout of the user's own may have made the window taller than the screen)
+        w.calc.fit_columns(even_hidden=True)
+        w.layout().activate()
+        self.layout_docks()
+
     def layout_docks(self) -> None:
         """Share the width and height between the panels in proportion to the window (default layout)."""
         win = self._window
@@ -242,28 +410,72 @@ class Presentation:
         w, h = max(win.width(), 800), max(win.height(), 500)
         fm = QFontMetrics(win.font())
         folded = w < 180 * fm.averageCharWidth()
+        host = win.panel_host
+        lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
+        front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
         if folded:
             # Too narrow for the calculation and the blend beside the heatmap and the editors: they
-            # fold into tabs of one column (the heatmap keeps its width; View brings each forward).
+            # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
+            # and the View menu's panels, tabs of the blend's place, go with the blend.
             win.tabifyDockWidget(win.dock_calc, win.dock_blend)
-            win.dock_calc.raise_()
+            for dock in lazy:
+                win.tabifyDockWidget(win.dock_blend, dock)
+        editors, calc = self._column_widths(w, folded)
         if h < 900:
-            # Too short for editors and plane one above the other: make them tabs of one column.
-            win.tabifyDockWidget(win.dock_editors, win.dock_plane)
-            win.dock_editors.raise_()
-        # The calculation column is as wide as its table when that fits in 36 % (in a narrow window the
-        # weights, its last column, would otherwise sit behind a scroll bar).
-        win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
-        chrome = max(0, win.dock_calc.width() - win.calc.width())
-        calc = max(int(w * 0.28), min(int(w * 0.36), win.calc.content_width() + chrome + 4))
-        if folded:
-            calc = int(w * 0.28)
-        win.resizeDocks([win.dock_editors, win.dock_calc], [int(w * 0.22), calc], Qt.Horizontal)
+            # Too short for editors and plane one above the other: the plane becomes a tab of the
+            # right-hand column, beside the blend (under the editors it was a strip of 280 × 600 px at
+            # 1280×720, its labels cut; the right-hand column is the wider one) — where that column's
+            # tabs keep their whole titles; else a tab of the editors, as before.
+            right = [win.dock_calc, win.dock_blend] if folded else [win.dock_blend]
+            if self._tabs_fit(fm, [d.windowTitle() for d in right + [win.dock_plane]], calc):
+                win.tabifyDockWidget(win.dock_blend, win.dock_plane)
+            else:
+                win.tabifyDockWidget(win.dock_editors, win.dock_plane)
+                win.dock_editors.raise_()
+            if not folded:
+                win.dock_blend.raise_()
+        win.dock_calc.raise_()
+        for dock in front:
+            dock.raise_()
+        self._hide_stale_tab_bars()
+        win.resizeDocks([win.dock_editors, win.dock_calc], [editors, calc], Qt.Horizontal)
         if h >= 900:
             # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
             win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
         if not folded:
             self._share_right_column(h, 0.36)
+
+    @staticmethod
+    def _tabs_fit(fm: QFontMetrics, titles: list[str], width: int) -> bool:
+        """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""
+        return sum(fm.horizontalAdvance(t) + 2 * fm.height() for t in titles) <= width
+
+    def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
+        """The widths of the editors' and the calculation's columns in a window ``w`` wide.
+
+        The calculation column is as wide as its table's shown columns when that fits in 36 % (in a
+        narrow window the weights, its last column, would otherwise sit behind a scroll bar).  Where
+        that would take the heatmap below :data:`HEATMAP_MIN_WIDTH` of the window, the editors give
+        up width for it, down to their minimum — only if the whole table then fits (a table that
+        scrolls anyway leaves the editors as they are, and a folded one takes 26 %).
+        """
+        win = self._window
+        win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
+        chrome = max(0, win.dock_calc.width() - win.calc.width())
+        need = win.calc.content_width() + chrome + 4
+        calc = max(int(w * 0.28), min(int(w * 0.36), need))
+        editors = int(w * 0.22)
+        room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS
+        if editors + calc > room:
+            # (the editors' minimum before the first show is less than they keep once shown)
+            least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
+            if calc >= need and room - calc >= least:
+                editors = room - calc
+            elif folded:
+                # (it scrolls anyway: the heatmap keeps the width — 1024 px is where the editors, the
+                # table and the heatmap all want more than there is)
+                calc = int(w * 0.26)
+        return editors, calc
 
     def _share_right_column(self, h: int, calc_share: float) -> None:
         """The calculation table gets up to ``calc_share`` of the height — no more than its rows need,

@@ -43,6 +43,7 @@ class ScreenFit:
         self._window = window
         self._connected = None
         self._shown = False
+        self.placed = False  # the window's first geometry was chosen here (not asked for before it showed)
 
     def screen(self) -> QScreen | None:
         w = self._window
@@ -62,20 +63,23 @@ class ScreenFit:
             f = w.appearance.screen_scale
             preferred = QSize(round(PREFERRED_SIZE.width() * f), round(PREFERRED_SIZE.height() * f))
             w.setGeometry(fitted_geometry(screen.availableGeometry(), preferred))
+            self.placed = True
 
-    def keep_inside(self) -> None:
-        """A remembered geometry from a larger or another screen: back inside this one."""
+    def keep_inside(self) -> bool:
+        """A remembered geometry from a larger or another screen: back inside this one.  True when
+        the window was moved or resized."""
         w, screen = self._window, self.screen()
         if screen is None or w.isMaximized() or w.isFullScreen():
-            return
+            return False
         avail = screen.availableGeometry()
         frame = QSize(w.frameGeometry().width() - w.width(), w.frameGeometry().height() - w.height())
         frame = frame.expandedTo(FRAME_ALLOWANCE)
         g = w.geometry()
         if avail.contains(w.frameGeometry()) and g.width() <= avail.width() - frame.width() \
                 and g.height() <= avail.height() - frame.height():
-            return
+            return False
         w.setGeometry(fitted_geometry(avail, g.size(), frame))
+        return w.geometry() != g
 
     def after_show(self) -> None:
         """Once shown: follow the screen the window is on (and any it moves to)."""

@@ -24,7 +24,7 @@ def window(show_window, lesson_scene):
 def test_f5_enters_and_esc_leaves(qtbot, window):
     qtbot.keyClick(window, Qt.Key_F5)
     assert window.is_presentation()
-    assert not window.dock_editors.isVisible() and window.dock_calc.isVisible()
+    assert not window.dock_editors.isVisible() and window.calc.isVisible()  # (in its dock, or beside the heatmap)
     assert not window.menuBar().isVisible()
     qtbot.keyClick(window, Qt.Key_Escape)
     assert not window.is_presentation()

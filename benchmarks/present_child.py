@@ -1,0 +1,101 @@
+"""A presentation slide's edit and stage step, full screen on a screen of its own (a child of run.py).
+
+    python benchmarks/present_child.py WIDTH HEIGHT DPR N REPS WARMUP
+
+The screen is Qt's offscreen platform configured ``WIDTH`` × ``HEIGHT`` physical pixels at ``DPR``
+(``QT_SCALE_FACTOR``: offscreen windows paint at 1× on a dpr-2 screen otherwise), set before Qt is
+imported.  The window opens an ``N``-token scene (d_k = d_v = 64, query 0, weights), enters presentation
+mode (F5: full screen, the slide composed for that screen), then times, as ``run.py`` times the window's:
+
+* an edit of the query's Q cell until the heatmap and the calculation table have repainted
+  (``PRESENT_EDIT_MS``), and
+* a stage step, back and forth over the five stages — the slide's main view changes at Vectors
+  (the plane) and blend — until the slide's main view and the stepper have repainted
+  (``PRESENT_STEP_MS``),
+
+each the median of ``REPS`` after ``WARMUP``, the follow-up frame run between repetitions (and printed
+as ``PRESENT_EDIT_FOLLOW_MS`` / ``PRESENT_STEP_FOLLOW_MS``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def main() -> int:
+    width, height, dpr, n, reps, warmup = (int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]),
+                                           int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]))
+    folder = tempfile.mkdtemp(prefix="qkv-present-")
+    cfg = Path(folder) / "screens.json"
+    cfg.write_text(json.dumps({"screens": [{"name": "slide", "x": 0, "y": 0, "width": width, "height": height,
+                                            "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={cfg}"
+    os.environ.pop("QT_SCALE_FACTOR", None)
+    if dpr != 1:
+        os.environ["QT_SCALE_FACTOR"] = f"{dpr:g}"
+    os.environ["PYQTGRAPH_QT_LIB"] = "PySide6"
+    here = Path(__file__).resolve().parent
+    sys.path.insert(0, str(here))
+    import run  # (this folder's run.py: the same measuring tools)
+    from scenes import random_scene
+
+    from qkv_studio.app import ensure_qapp
+    from qkv_studio.core import STAGES, View
+
+    app = ensure_qapp()
+    from qkv_studio.ui.window.main_window import MainWindow
+
+    window = MainWindow(random_scene(n), use_settings=False, view=View(0, "weights"))
+    window.show()
+    window.set_presentation(True)
+    for _ in range(5):
+        app.processEvents()
+    window.session.flush()
+    app.processEvents()
+    if not window.isFullScreen():
+        raise SystemExit("the window did not go full screen")
+    s = window.session
+
+    watch = run.PaintWatch([window.heatmap.graphics.viewport(), window.calc.viewport()])
+
+    def edit(i: int) -> None:
+        watch.reset()
+        s.set_value("Q", s.query, 0, 1.25 if i % 2 else -0.75)
+        s.flush()
+        watch.settle(app)
+
+    follow = run.FollowUp(app, warmup)
+    edit_ms = run.median_ms(edit, reps, warmup, between=follow)
+    edit_follow = follow.median()
+    watch.close()
+
+    views = [window.heatmap.graphics.viewport(), window.stepper, window.plane.plot_widget.viewport(), window.blend]
+    watch = run.PaintWatch(views)
+    order = list(range(len(STAGES))) + list(range(len(STAGES) - 2, 0, -1))  # 0 1 2 3 4 3 2 1
+
+    def step(i: int) -> None:
+        watch.reset()
+        s.set_stage(STAGES[order[i % len(order)]])
+        s.flush()
+        watch.settle(app)
+
+    s.set_stage(STAGES[0])
+    app.processEvents()
+    follow = run.FollowUp(app, warmup)
+    step_ms = run.median_ms(lambda i: step(i + 1), reps, warmup, between=follow)
+    watch.close()
+    print(f"PRESENT_EDIT_MS {edit_ms:.4f}")
+    print(f"PRESENT_EDIT_FOLLOW_MS {edit_follow:.4f}")
+    print(f"PRESENT_STEP_MS {step_ms:.4f}")
+    print(f"PRESENT_STEP_FOLLOW_MS {follow.median():.4f}")
+    window.session.undo_stack.setClean()
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
