@@ -114,7 +114,7 @@ class Presentation:
                 w.restoreGeometry(self._saved_geometry)
                 w.screen_fit.keep_inside()
                 # (a window manager places the window again once it is no longer full screen)
-                QTimer.singleShot(250, w, lambda: None if self.on else w.screen_fit.keep_inside())
+                QTimer.singleShot(250, w, lambda: None if self.on or not w.isVisible() else w.screen_fit.keep_inside())
         if not self._had_status_bar:
             w.setStatusBar(None)  # (the next message makes a new one)
         docks = self._saved_state
@@ -271,7 +271,7 @@ class Presentation:
         table = w.calc
         lay = w.centralWidget().layout()
         if self._row is None:
-            # (the centre — the heatmap, or a centre panel in its place — into a row of its own in the centre; it keeps its parent, nothing is rebuilt)
+            # (the centre — the heatmap or a centre panel — into a row of its own; it keeps its parent)
             self._row = QHBoxLayout()
             self._row.setContentsMargins(0, 0, 0, 0)
             index = lay.indexOf(w.centre_stack)
