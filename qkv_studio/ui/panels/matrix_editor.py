@@ -384,6 +384,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         self.title.setMinimumWidth(60)
         self.shape_label = QLabel()
         self.shape_label.setTextFormat(Qt.TextFormat.RichText)  # (X·W<sup>Q</sup>)
+        self.shape_label.setWordWrap(True)  # (a split scene's "head 1: columns 5–8" folds: the column stays narrow)
         self.add_button = QToolButton(text="+")
         self.remove_button = QToolButton(text="−")
         group = _DIM_GROUP[name]

@@ -176,7 +176,7 @@ def test_the_fit_key_and_the_view_menu_fit_the_window_s_plane(qtbot, show_window
     act = window.act_fit_plane
     assert act in window.menuBar().actions()[[a.text() for a in window.menuBar().actions()].index("&View")].menu().actions()
     assert QKeySequence("Ctrl+Shift+V") in act.shortcuts()
-    for run in (act.trigger, lambda: qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier
+    for run in (act.trigger, lambda: qtbot.keyClick(window, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier
                                                    | Qt.KeyboardModifier.ShiftModifier)):
         (x0, x1), (y0, y1) = fitted
         plane.view_box.setRange(xRange=(x0 - 2, x1 + 2), yRange=(y0 - 1, y1 + 1), padding=0)
