@@ -54,6 +54,15 @@ def lesson_scene():
     return load_preset("lesson")
 
 
+@pytest.fixture
+def session(qtbot, lesson_scene):
+    """A Session on the lesson scene looking at ``LESSON_VIEW`` (the query from "sat", the weights)."""
+    from qkv_studio.state.session import Session
+    from tests.views import LESSON_VIEW
+
+    return Session(lesson_scene, view=LESSON_VIEW)
+
+
 @pytest.fixture(autouse=True)
 def _no_modal_dialogs(monkeypatch):
     """A modal dialog would block an offscreen test forever: answer them (tests can override)."""

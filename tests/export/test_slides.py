@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import subprocess
 
-import pytest
 from PIL import Image
 from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE
@@ -18,11 +17,6 @@ from qkv_studio.core.describe import describe
 from qkv_studio.export.files import export_file
 from qkv_studio.export.slides import FORMULA_WORDS, export_slides_pdf, slide_notes
 from qkv_studio.render.figure import FigureOptions
-
-
-@pytest.fixture(autouse=True)
-def _app(qapp):
-    return qapp
 
 
 def _pictures(slide):

@@ -15,11 +15,6 @@ from qkv_studio.state.appearance import Appearance
 from tests.views import LESSON_VIEW
 
 
-@pytest.fixture
-def session():
-    return Session(load_preset("lesson"), view=LESSON_VIEW)
-
-
 def _show(qtbot, session, size=(900, 700)):
     plane = VectorPlane(session)
     qtbot.addWidget(plane)
