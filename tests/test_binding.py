@@ -6,8 +6,8 @@ pyproject.toml).
 No upstream report was found (searched 2026-12-01: the Qt for Python tracker's mirrors, GitHub issues
 and Q&A pages for "none_dealloc", "deallocating None", "Py_None refcount shiboken 6.12").  Checked in a
 fresh Python 3.11.7 virtualenv with only PySide6-Essentials 6.12.0 (shiboken6 6.12.0) installed: this test
-fails ("None lost 799 references in 800 calls") and the reproducer below aborts; with 6.10.3 (and, per
-the pin's note, 6.11.3) None keeps its count.  6.12.0 is the newest release on PyPI today.
+fails ("None lost 799 references in 800 calls") and the reproducer below aborts; with 6.11.3 and 6.10.3
+(same interpreter) the test passes and None keeps its count.  6.12.0 is the newest release on PyPI today.
 
 Upstream report (to file at bugreports.qt.io)
 ---------------------------------------------
@@ -26,7 +26,7 @@ Reproducer (QtCore only)::
     before = sys.getrefcount(None)
     for _ in range(1000):
         timer.stop()
-    print(before - sys.getrefcount(None))   # 6.12.0: 1000; 6.10.3: 0
+    print(before - sys.getrefcount(None))   # 6.12.0: 1000; 6.11.3: 0
     for _ in range(10**6):
         timer.stop()                         # 6.12.0 on Python 3.11: aborts
 
