@@ -1,23 +1,37 @@
 """PlotFrame: a plot from pyqtgraph's public pieces, laid out and behaving as a PlotItem, without its form."""
 
+import gc
+
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
 from qkv_studio.ui.widgets.plot_cache import LegendBar, RememberingAxis, plot_item
 from qkv_studio.ui.widgets.plot_frame import SIDES, PlotFrame
 
 
-def _widgets() -> set[int]:
-    return {id(w) for w in QApplication.allWidgets()}
+def _widgets() -> int:
+    """How many widgets exist (after earlier tests' leftovers are gone, so that none goes meanwhile)."""
+    gc.collect()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    return len(QApplication.allWidgets())
 
 
 def test_a_plot_builds_no_widgets_while_a_plot_item_builds_its_options_form(qtbot):
-    before = _widgets()  # (widgets of earlier tests may go meanwhile: only new ones count)
-    frame, legend = plot_item(), LegendBar(values=(0, 1), width=22, label="")
-    assert not _widgets() - before and isinstance(frame, PlotFrame) and isinstance(legend, PlotFrame)
-    item = pg.PlotItem(enableMenu=False)  # (the form this saves: a QMenu, a QWidget of ~40 controls)
-    assert len(_widgets() - before) > 10
+    before = _widgets()
+    enabled = gc.isenabled()
+    gc.disable()  # (no leftover of an earlier test may go while the plots are built)
+    try:
+        frame, legend = plot_item(), LegendBar(values=(0, 1), width=22, label="")
+        made = len(QApplication.allWidgets()) - before
+        item = pg.PlotItem(enableMenu=False)  # (the form this saves: a QMenu, a QWidget of ~40 controls)
+        made_by_item = len(QApplication.allWidgets()) - before - made
+    finally:
+        if enabled:
+            gc.enable()
+    assert made == 0 and isinstance(frame, PlotFrame) and isinstance(legend, PlotFrame)
+    assert made_by_item > 10
     del item
 
 
