@@ -54,6 +54,30 @@ def lesson_scene():
     return load_preset("lesson")
 
 
+@pytest.fixture
+def session(qtbot, lesson_scene):
+    """A Session on the lesson scene looking at ``LESSON_VIEW`` (the query from "sat", the weights)."""
+    from qkv_studio.state.session import Session
+    from tests.views import LESSON_VIEW
+
+    return Session(lesson_scene, view=LESSON_VIEW)
+
+
+@pytest.fixture
+def warnings(monkeypatch):
+    """The texts of the warning dialogs shown (each answered OK), in order."""
+    from PySide6.QtWidgets import QMessageBox
+
+    texts = []
+
+    def record(parent, title, text, *args, **kwargs):
+        texts.append(text)
+        return QMessageBox.Ok
+
+    monkeypatch.setattr(QMessageBox, "warning", staticmethod(record))
+    return texts
+
+
 @pytest.fixture(autouse=True)
 def _no_modal_dialogs(monkeypatch):
     """A modal dialog would block an offscreen test forever: answer them (tests can override)."""

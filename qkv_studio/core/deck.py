@@ -10,19 +10,25 @@ object with the presenter's notes for that scene (optional; they take the place 
 ``notes``, :mod:`qkv_studio.core.ink`)::
 
     {"scene": "preset:lesson", "notes": {"weights": "Each row sums to 1"}}
-  Reading checks every
-entry up front, so a lecture never stops on a missing slide half-way through.
+
+Reading a deck checks
+what it says (format, version, each entry's text and preset name) but reads no scene file: a scene is
+read — through :mod:`qkv_studio.core.safe_read`, never blocking on a FIFO — when it is first asked for
+(:meth:`Deck.document`), so a deck of sixty large scenes opens at once.  A file that cannot be read then
+raises a :class:`SessionFileError` naming the deck, the entry's number and its file; the lecture
+(``ui/window/lecture.py``) says so and goes on with the next scene.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from qkv_studio.core.ink import Notes, notes_from_json, notes_to_json
-from qkv_studio.core.presets import preset_document
+from qkv_studio.core.presets import preset_document, preset_names
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.safe_read import check_path_text
 from qkv_studio.core.sessionfile import (
@@ -36,30 +42,21 @@ MAX_ENTRIES = 200
 MAX_DECK_BYTES = 1024 * 1024  # 200 entries of a few hundred characters each fit many times over
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Deck:
-    """Entries as written in the file, the scenes they load to and the views they open with (same order)."""
+    """A deck's entries as written in its file and the folder they are relative to; each entry's scene
+    (and the view it opens with) is read when first asked for, and the last few read are kept."""
 
     entries: tuple[str, ...]
-    scenes: tuple[Scene, ...]
     folder: str
-    views: tuple[View, ...] = ()
-    docs: tuple[SessionDocument, ...] = ()  # (each scene's notes and ink)
+    source: str = ""  # (the deck file, as messages name it)
     notes: tuple[Notes | None, ...] = ()  # (the entries' own notes; None: the scene file's)
+    _kept: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
-    def notes_of(self, i: int) -> Notes:
-        """The presenter's notes for entry i: the deck entry's, else its scene file's (else none)."""
-        own = self.notes[i] if i < len(self.notes) else None
-        if own is not None:
-            return own
-        return self.docs[i].notes if i < len(self.docs) else Notes()
-
-    def view_of(self, i: int) -> View:
-        """The view entry i's file opens with (the default view when the deck was built without views)."""
-        return self.views[i] if i < len(self.views) else View()
+    KEEP = 3  # scenes kept after reading: the one shown and its neighbours, for stepping back and forth
 
     def __len__(self) -> int:
-        return len(self.scenes)
+        return len(self.entries)
 
     def path_of(self, i: int) -> str:
         """The file behind entry i ("" for a preset)."""
@@ -68,6 +65,40 @@ class Deck:
             return ""
         p = Path(entry)
         return str(p if p.is_absolute() else Path(self.folder) / p)
+
+    def document(self, i: int) -> SessionDocument:
+        """Entry i's scene and view, read now (or kept from a recent read).  Raises
+        :class:`SessionFileError` naming the deck, the entry's number and its file, and the problem."""
+        doc = self._kept.pop(i, None)
+        if doc is None:
+            try:
+                doc = load_entry(self.entries[i], self.folder)
+            except SessionFileError as exc:
+                raise SessionFileError(self.source, f"scene {i + 1} ({display_name(self.entries[i])}): "
+                                                    f"{exc.problem}") from None
+        self._kept[i] = doc
+        while len(self._kept) > self.KEEP:
+            self._kept.popitem(last=False)
+        return doc
+
+    def scene(self, i: int) -> Scene:
+        """Entry i's scene (read as :meth:`document` reads it)."""
+        return self.document(i).scene
+
+    def view_of(self, i: int) -> View:
+        """The view entry i's file opens with (read as :meth:`document` reads it)."""
+        return self.document(i).view
+
+    def notes_of(self, i: int) -> Notes:
+        """The presenter's notes for entry i: the deck entry's, else its scene file's (else none, also when
+        the file cannot be read: the lecture says so where it reads the scene)."""
+        own = self.notes[i] if i < len(self.notes) else None
+        if own is not None:
+            return own
+        try:
+            return self.document(i).notes
+        except SessionFileError:
+            return Notes()
 
 
 def load_entry(entry: str, folder: str) -> SessionDocument:
@@ -79,7 +110,8 @@ def load_entry(entry: str, folder: str) -> SessionDocument:
 
 
 def read_deck(path: str | os.PathLike) -> Deck:
-    """Read and check a deck file; raises :class:`SessionFileError` naming the file and the problem."""
+    """Read and check a deck file (its scenes are read later, see :class:`Deck`); raises
+    :class:`SessionFileError` naming the file and the problem."""
     p = Path(path)
     data = read_file(p, what="deck file", cap=MAX_DECK_BYTES)
     source = display_name(p)
@@ -107,18 +139,18 @@ def read_deck(path: str | os.PathLike) -> Deck:
         problem = check_path_text(entry)
         if problem is not None:
             raise SessionFileError(source, f"scene {i + 1} ({display_name(entry)[:80]}): {problem}")
+    presets = None
+    for i, entry in enumerate(entries):
+        if entry.startswith("preset:"):  # (a preset's name is checked now: it costs no file read)
+            presets = preset_names() if presets is None else presets
+            if entry[len("preset:"):] not in presets:
+                raise SessionFileError(source, f"scene {i + 1} ({entry}): no such preset (available: "
+                                               f"{', '.join(presets)})")
     try:
         folder = str(p.resolve().parent)
     except (OSError, RuntimeError) as exc:
         raise SessionFileError(source, f"its folder cannot be found ({getattr(exc, 'strerror', None) or exc})") from None
-    docs = []
-    for i, entry in enumerate(entries):
-        try:
-            docs.append(load_entry(entry, folder))
-        except SessionFileError as exc:
-            raise SessionFileError(source, f"scene {i + 1} ({display_name(entry)}): {exc.problem}") from None
-    return Deck(tuple(entries), tuple(d.scene for d in docs), folder, tuple(d.view for d in docs), tuple(docs),
-                tuple(own_notes))
+    return Deck(tuple(entries), folder, source, tuple(own_notes))
 
 
 def _entries(raw: list, source: str) -> tuple[list[str], list[Notes | None]]:

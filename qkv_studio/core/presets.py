@@ -37,6 +37,11 @@ def _names() -> list[str]:
     return sorted(names, key=lambda n: (_ORDER.index(n) if n in _ORDER else len(_ORDER), n))
 
 
+def preset_names() -> list[str]:
+    """The built-in scenes' names, in lecture order (nothing is parsed)."""
+    return _names()
+
+
 def load_preset(name: str) -> Scene:
     """The preset's scene (its content); raises :class:`SessionFileError` for an unknown name."""
     return preset_document(name).scene

@@ -23,12 +23,6 @@ LESSON_WEIGHTS = ("Softmax weights for 4 tokens (the, cat, sat, mat); each row s
                   "0.54 on 'cat', 0.27 on 'mat', 0.13 on 'sat', 0.06 on 'the'")
 
 
-@pytest.fixture(autouse=True)
-def _app(qapp):
-    """A QApplication before any export (export_file alone would make a QGuiApplication, and widgets abort)."""
-    return qapp
-
-
 def test_the_png_holds_title_and_description_in_itxt_chunks(lesson_scene, tmp_path):
     export_file(lesson_scene, tmp_path / "w.png", width=400, options=FigureOptions(query=2))
     with Image.open(tmp_path / "w.png") as im:

@@ -27,11 +27,6 @@ LESSON_VALUES = ("0.54", "0.27", "0.13", "0.06")
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.fixture(autouse=True)
-def _app(qapp):
-    return qapp
-
-
 def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 

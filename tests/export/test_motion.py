@@ -23,11 +23,6 @@ WIDTH = 640  # frames 640 × 360
 HOLD_ENDS = {"vectors": 1000, "scores": 2000, "scaled": 3500, "weights": 5000, "output": 6000}
 
 
-@pytest.fixture(autouse=True)
-def _app(qapp):
-    return qapp
-
-
 def _rgb(img: QImage) -> np.ndarray:
     return motion._rgb_array(img).astype(int)
 

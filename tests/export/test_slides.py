@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 import subprocess
 
-import pytest
 from PIL import Image
 from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE
@@ -20,11 +19,6 @@ from qkv_studio.export.files import export_file
 from qkv_studio.export.pptx_alt import picture_descriptions
 from qkv_studio.export.slides import FORMULA_WORDS, export_slides_pdf, slide_notes
 from qkv_studio.render.figure import FigureOptions
-
-
-@pytest.fixture(autouse=True)
-def _app(qapp):
-    return qapp
 
 
 def _descr(path, slide, pic) -> str:

@@ -10,7 +10,7 @@ import tempfile
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 
 from qkv_studio import cli, reliability
 from qkv_studio.core import Scene, load_preset, preset_document, read_session, write_session
@@ -18,14 +18,6 @@ from qkv_studio.export.figures import ensure_app, resolve_options, svg_bytes
 from qkv_studio.ui.window.main_window import MainWindow
 
 from ..core.bad_files import BAD, BAD_IDS
-
-
-@pytest.fixture
-def warnings(monkeypatch):
-    """Texts of the warning dialogs (conftest answers them)."""
-    seen = []
-    monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda *a, **k: seen.append(a[2]) or QMessageBox.Ok))
-    return seen
 
 
 def status(window) -> str:

@@ -23,9 +23,11 @@ def deck(folder, *entries, name="d.qkvdeck.json"):
     return path
 
 
+# (the deck, then each of its scenes as a lecture reaches them: a deck's scenes are read lazily)
 READ_DECK = "import sys; from qkv_studio.core.deck import read_deck\n" \
             "from qkv_studio.core import SessionFileError\n" \
-            "try:\n    read_deck(sys.argv[1] if len(sys.argv) > 1 else {path!r})\n" \
+            "try:\n    d = read_deck(sys.argv[1] if len(sys.argv) > 1 else {path!r})\n" \
+            "    [d.document(i) for i in range(len(d))]\n" \
             "except SessionFileError as e:\n    print('refused:', e)\nelse:\n    print('read')\n"
 
 

@@ -4,13 +4,6 @@ import numpy as np
 import pytest
 
 from qkv_studio.core import View, compute, load_preset
-from qkv_studio.state.session import Session
-from tests.views import LESSON_VIEW
-
-
-@pytest.fixture
-def session(qtbot, lesson_scene):
-    return Session(lesson_scene, view=LESSON_VIEW)
 
 
 def test_edit_updates_result_and_undo_restores_exactly(session, qtbot):

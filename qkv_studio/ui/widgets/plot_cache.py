@@ -19,10 +19,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter, QPicture, QPixmap
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPixmapItem
+
+from qkv_studio.ui.widgets.plot_frame import SIDES, PlotFrame, plot_frame
 
 
-def cache_axes(*items: pg.PlotItem | pg.ColorBarItem) -> None:
+def cache_axes(*items: PlotFrame | pg.PlotItem) -> None:
     """Give every axis of these plot (or colour bar) items a device-coordinate cache."""
     for item in items:
         for name in ("left", "right", "top", "bottom"):
@@ -146,54 +148,87 @@ class RememberingAxis(pg.AxisItem):
         picture.play(p)
 
 
-SIDES = ("left", "right", "top", "bottom")
-
-
 def remembering_axes() -> dict[str, RememberingAxis]:
-    """``axisItems`` for a PlotItem: a :class:`RememberingAxis` on every side.  The hidden sides too:
-    pyqtgraph's own axes re-set their titles' HTML on every range change even while hidden.  PlotItem
+    """``axisItems`` for a plot (:func:`plot_item`, or a PlotItem): a :class:`RememberingAxis` on every
+    side.  The hidden sides too: pyqtgraph's own axes re-set their titles' HTML on every range change even while hidden.  PlotItem
     shows every axis it is given: hide the others afterwards (:func:`show_only`)."""
     return {side: RememberingAxis(side) for side in SIDES}
 
 
-def show_only(plot: pg.PlotItem, *sides: str) -> None:
+def show_only(plot: PlotFrame | pg.PlotItem, *sides: str) -> None:
     """Show these axes of ``plot`` and hide the others."""
     for side in SIDES:
         plot.showAxis(side, side in sides)
 
 
-def plot_item(**kwargs) -> pg.PlotItem:
-    """A ``pg.PlotItem`` with a :class:`RememberingAxis` on every side and its menus off."""
+def plot_item(**kwargs) -> PlotFrame:
+    """The app's plot: a :class:`~qkv_studio.ui.widgets.plot_frame.PlotFrame` (PlotItem's layout and
+    interface without its options form) with a :class:`RememberingAxis` on every side and no menu."""
     kwargs.setdefault("enableMenu", False)
     kwargs.setdefault("axisItems", remembering_axes())
-    plot = pg.PlotItem(**kwargs)
-    plot.setMenuEnabled(False)
-    return plot
+    return plot_frame(**kwargs)
 
 
-class _PlotItemWithoutMenu(pg.PlotItem):
-    """A PlotItem whose view box is made without its context menu (ColorBarItem makes its PlotItem with
-    one, then disables it: ~5 ms of start-up for two axis forms nobody opens)."""
+class LegendBar(PlotFrame):
+    """A colour legend: a strip of the colour table beside a :class:`RememberingAxis` scale, framed by the
+    other three sides (their titles carry the legend's), drawn as ``pg.ColorBarItem`` draws a
+    non-interactive bar — but in a :class:`PlotFrame`, so without the options form and menus a
+    ColorBarItem (a PlotItem) builds and then disables (~8 ms of start-up).  It shows levels and a
+    strip; it is not attached to images and has no handles (``interactive`` and ``colorMapMenu`` are
+    accepted only as False, ColorBarItem's arguments kept so it reads as one)."""
 
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("enableMenu", False)
-        super().__init__(*args, **kwargs)
-
-
-class LegendBar(pg.ColorBarItem, _PlotItemWithoutMenu):
-    """pyqtgraph's colour bar with :class:`RememberingAxis` sides (its scale, and the frame sides that
-    carry its title: a new title used to redraw that side's empty picture), built without the view-box
-    menu it would disable."""
-
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, values: tuple[float, float] = (0, 1), width: float = 25, label: str | None = None,
+                 interactive: bool = False, orientation: str = "vertical", *, colorMapMenu: bool = False) -> None:  # noqa: N803
+        if interactive or colorMapMenu:
+            raise ValueError("a LegendBar shows levels: it has no handles and no colour-map menu")
         self._strips: dict[str, QPixmap] = {}
         self.strip_name: str | None = None
-        super().__init__(*args, **kwargs)
+        super().__init__(axisItems=remembering_axes(), enableMenu=False)
+        self.values = (values[0], values[1])
+        self.horizontal = orientation in ("h", "horizontal")
+        self.disableAutoRange()
+        self.setMouseEnabled(x=False, y=False)
+        if self.horizontal:
+            self.setRange(xRange=(0, 256), yRange=(0, 1), padding=0)
+            self.layout.setRowFixedHeight(2, width)
+        else:
+            self.setRange(xRange=(0, 1), yRange=(0, 256), padding=0)
+            self.layout.setColumnFixedWidth(1, width)
+        main = "bottom" if self.horizontal else "right"
+        for side in SIDES:
+            self.showAxis(side)
+            axis = self.getAxis(side)
+            if side == main:
+                self.axis = axis
+            else:  # (a frame)
+                axis.setTicks([])
+                axis.setStyle(showValues=False)
+        if not self.horizontal:
+            self.axis.setWidth(45)
+        self.axis.setStyle(showValues=True)
+        self.axis.unlinkFromView()
+        self.axis.setRange(self.values[0], self.values[1])
+        if label is not None:
+            self.getAxis("bottom" if self.horizontal else "left").setLabel(label)
+        self.bar = QGraphicsPixmapItem()
+        self.bar.setShapeMode(QGraphicsPixmapItem.ShapeMode.BoundingRectShape)
+        self.addItem(self.bar)
 
-    def setAxisItems(self, axisItems=None) -> None:  # noqa: N802,N803 - pyqtgraph's names
-        if axisItems is None:  # (only PlotItem's constructor calls this, before any axis exists)
-            axisItems = remembering_axes()
-        super().setAxisItems(axisItems)
+    def setLevels(self, values=None, low=None, high=None) -> None:  # noqa: N802 - ColorBarItem's name
+        """The range the scale shows, ``(low, high)`` (either may be None: kept); a reversed range
+        collapses to its middle, as in ColorBarItem."""
+        if values is not None:
+            low, high = values
+        low = self.values[0] if low is None else low
+        high = self.values[1] if high is None else high
+        if low > high:
+            low = high = (low + high) / 2
+        self.values = (low, high)
+        self.axis.setRange(low, high)
+
+    def levels(self) -> tuple[float, float]:
+        """The range the scale shows, ``(low, high)``."""
+        return self.values
 
     def show_table(self, name: str, table: np.ndarray) -> None:
         """Paint the strip from ``table`` (n×4 RGBA uint8, low values first): the very table the cells

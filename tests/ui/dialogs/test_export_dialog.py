@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, QSize
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog
 
 from qkv_studio.core.numbers import json_text, stage_csv
 from qkv_studio.render.figure import FigureOptions, figure_size
@@ -46,18 +46,6 @@ def dialog(qtbot, window):
     d = ExportDialog(window)
     qtbot.addWidget(d)
     return d
-
-
-@pytest.fixture
-def warnings(monkeypatch):
-    calls = []
-
-    def record(parent, title, text, *args, **kwargs):
-        calls.append(text)
-        return QMessageBox.Ok
-
-    monkeypatch.setattr(QMessageBox, "warning", staticmethod(record))
-    return calls
 
 
 def _natural(window, **changes):

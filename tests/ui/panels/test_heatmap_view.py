@@ -5,18 +5,12 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
 
-from qkv_studio.core import Scene, View, load_preset
+from qkv_studio.core import Scene, View
 from qkv_studio.render.colormaps import scale_for
 from qkv_studio.render.theme import get_theme
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.heatmap_view import HeatmapView, format_value
 from qkv_studio.state.appearance import Appearance
-from tests.views import LESSON_VIEW
-
-
-@pytest.fixture
-def session():
-    return Session(load_preset("lesson"), view=LESSON_VIEW)
 
 
 def _show(qtbot, session, size=(1000, 800)):

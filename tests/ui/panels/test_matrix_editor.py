@@ -12,11 +12,6 @@ from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
-def session(qtbot, lesson_scene):
-    return Session(lesson_scene, view=LESSON_VIEW)
-
-
-@pytest.fixture
 def q_editor(qtbot, session):
     w = MatrixEditor(session, "Q")
     qtbot.addWidget(w)

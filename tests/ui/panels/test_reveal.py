@@ -12,17 +12,11 @@ from PySide6.QtWidgets import QApplication
 
 from tests.views import LESSON_VIEW
 from qkv_studio.core import STAGES, load_preset
-from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.plane import VectorPlane
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
 
 _NUMBER = re.compile(r"\d\.\d")  # a weight or an output component written out ("0.54", "[1.2, …]")
-
-
-@pytest.fixture
-def session():
-    return Session(load_preset("lesson"), view=LESSON_VIEW)
 
 
 def _shown(qtbot, widget, size=(800, 500)):

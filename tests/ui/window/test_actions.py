@@ -13,11 +13,6 @@ from qkv_studio.ui.window.keys import LECTURE_KEYS
 from tests.views import LESSON_VIEW
 
 
-@pytest.fixture
-def window(show_window, lesson_scene):
-    return show_window(lesson_scene, view=LESSON_VIEW)
-
-
 def _keys(row: Action) -> list[str]:
     return [QKeySequence(k).toString() for k in row.keys]
 

@@ -12,11 +12,6 @@ from qkv_studio.ui.window.main_window import MainWindow
 from tests.views import LESSON_VIEW
 
 
-@pytest.fixture
-def window(show_window, lesson_scene):
-    return show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
-
-
 def test_opens_on_the_lesson_with_its_numbers(window):
     s = window.session
     assert s.scene.tokens == ("the", "cat", "sat", "mat") and s.query == 2 and s.stage == "weights"

@@ -16,11 +16,6 @@ from qkv_studio.state.appearance import Appearance
 from tests.views import LESSON_VIEW
 
 
-@pytest.fixture
-def session(qtbot, lesson_scene):
-    return Session(lesson_scene, view=LESSON_VIEW)
-
-
 def shown(qtbot, w, size=(700, 500)):
     qtbot.addWidget(w)
     w.resize(*size)

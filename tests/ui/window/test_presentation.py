@@ -133,7 +133,7 @@ def test_a_deck_steps_across_scenes(qtbot, window, tmp_path):
     assert window.stepper.next_button.isEnabled() and "scene" in window.stepper.next_button.text()
     window.next_step()
     assert s.scene.mask == "causal" and s.stage == STAGES[0] and window.deck_index == 1
-    assert s.query == 4 and window.lecture.deck.views[1] == View(4, "weights")
+    assert s.query == 4 and window.lecture.deck.view_of(1) == View(4, "weights")
     window.back_step()
     assert s.scene.tokens[:2] == ("the", "cat") and s.stage == STAGES[-1]
 

@@ -464,9 +464,15 @@ class Presenter(QObject):
             return s.scene, stage, s.query, f"Next: {stage_spec(stage).title}"
         deck, index = w.lecture.deck, w.lecture.index
         if deck is not None and index + 1 < len(deck):
-            view = deck.view_of(index + 1).fitted(deck.scenes[index + 1])
-            title = deck.scenes[index + 1].title or f"scene {index + 2}"
-            return deck.scenes[index + 1], STAGES[0], view.query, f"Next: {title} (scene {index + 2} of {len(deck)})"
+            from qkv_studio.core.sessionfile import SessionFileError
+
+            try:  # (a deck reads its scenes when they are first needed)
+                doc = deck.document(index + 1)
+            except SessionFileError:
+                return s.scene, s.stage, s.query, f"Next: scene {index + 2} of {len(deck)} cannot be read (skipped)"
+            view = doc.view.fitted(doc.scene)
+            title = doc.scene.title or f"scene {index + 2}"
+            return doc.scene, STAGES[0], view.query, f"Next: {title} (scene {index + 2} of {len(deck)})"
         return None
 
     def next_preview(self, width: int = 560) -> tuple[str, QImage]:

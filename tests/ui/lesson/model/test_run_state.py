@@ -6,20 +6,13 @@ import numpy as np
 import pytest
 
 from qkv_studio.core.models import ModelInputError, ModelUnavailable
-from qkv_studio.state.session import Session
 from qkv_studio.ui.lesson.model import ModelRunState, edit_text
 from tests.toy_model import register_toy
-from tests.views import LESSON_VIEW
 
 
 @pytest.fixture
 def toy(monkeypatch):
     return register_toy(monkeypatch)
-
-
-@pytest.fixture
-def session(qapp, lesson_scene):
-    return Session(lesson_scene, view=LESSON_VIEW)
 
 
 def test_it_starts_on_the_first_model_and_takes_its_sizes(session, toy):
