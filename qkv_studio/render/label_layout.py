@@ -200,8 +200,14 @@ def value_px(samples: Sequence[str], cell_w: float, cell_h: float, measure: Text
     widest = max((measure.width(t, 1.0) for t in samples), default=0.0)
     if cell_w <= 0 or cell_h <= 0 or widest <= 0:
         return 0.0
-    size = min(max_px, width_frac * cell_w / widest, height_frac * cell_h / measure.line)
+    size = min(value_px_cap(cell_h, measure, max_px=max_px, height_frac=height_frac), width_frac * cell_w / widest)
     return size if size >= min_px else 0.0
+
+
+def value_px_cap(cell_h: float, measure: TextMeasure, *, max_px: float, height_frac: float = 0.8) -> float:
+    """The largest size :func:`value_px` can answer for any numbers (the row's height and ``max_px``
+    bound it): below ``min_px`` there are no numbers to format or measure at all."""
+    return min(max_px, height_frac * cell_h / measure.line)
 
 
 def bar_ticks(positions: Sequence[float], px: float, measure: TextMeasure) -> list[int]:

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from qkv_studio.render.label_layout import (
     ELLIPSIS, UPRIGHT, TextMeasure, abbreviate, axis_title, bar_ticks, key_labels, row_labels, thin, value_px,
+    value_px_cap,
 )
 
 # A monospace-like measure: 0.6 px of width per px of size and character, lines 1.2 px per px.
@@ -142,3 +143,15 @@ def test_colour_bar_ticks_never_overlap_and_keep_both_ends(height, count, px):
     assert all(b - a >= MONO.height(px) for a, b in zip(ys, ys[1:]))
     if height >= 2 * MONO.height(px):
         assert kept[-1] == count - 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(cell_w=st.floats(1, 200), cell_h=st.floats(1, 200), max_px=st.floats(8, 64),
+       samples=st.lists(st.text("0123456789.−∞", min_size=1, max_size=8), min_size=1, max_size=5))
+def test_the_cap_bounds_every_size_so_below_it_nothing_needs_formatting(cell_w, cell_h, max_px, samples):
+    # The heatmap asks for the cap before it formats any number: below min_px it skips them all.
+    cap = value_px_cap(cell_h, MONO, max_px=max_px, height_frac=0.8)
+    px = value_px(samples, cell_w, cell_h, MONO, max_px=max_px, min_px=8, height_frac=0.8)
+    assert px <= cap
+    if cap < 8:
+        assert px == 0

@@ -45,7 +45,7 @@ from qkv_studio.ui.widgets.rgba_image import RgbaImage
 from qkv_studio.ui.panels.heatmap_axes import AxisLabeller, TokenAxis, pixel_font
 from qkv_studio.ui.panels.heatmap_hover import CellHover
 from qkv_studio.ui.panels.heatmap_legend import HeatmapLegend
-from qkv_studio.ui.panels.heatmap_overlay import MIN_CELL_PX, SIGMA_GAP, CellOverlay, format_value, text_plan
+from qkv_studio.ui.panels.heatmap_overlay import MIN_CELL_PX, SIGMA_GAP, CellOverlay, CellTexts, format_value, text_plan
 from qkv_studio.ui.panels.heatmap_zoom import ZOOM_FROM, HeatmapZoom
 
 __all__ = ["SHOWN_STAGE", "HeatmapView", "format_value"]
@@ -110,6 +110,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         # Stage changes morph colours and numbers (≤ 300 ms, never blocking input); off with `animate`.
         self.animate = True
         self._text_matrix: np.ndarray | None = None
+        self._cell_texts_cache = CellTexts()  # (the numbers as printed, re-formatted only where they changed)
         self._anim_from: tuple[np.ndarray, np.ndarray] | None = None
         self._keep_image = False  # (set while a stage step that will morph recolours)
         self._anim = QVariantAnimation(self)

@@ -520,3 +520,47 @@ def test_on_a_flat_short_slide_numbers_fit_their_rows_and_side_titles_stay_whole
     assert view.color_bar.getAxis("left").labelText == "softmax weight"  # the ticks still say 0 … 1
     view.resize(1400, 900)  # room again: the whole titles come back
     qtbot.waitUntil(lambda: view.plot.getAxis("left").labelText == "attending from (query)", timeout=2000)
+
+
+def test_cell_texts_reformat_only_the_rows_whose_values_changed():
+    from qkv_studio.ui.panels.heatmap_overlay import CellTexts
+
+    cache = CellTexts()
+    values = np.array([[0.5, 0.25], [0.125, 1.0], [0.0, np.nan]])
+    texts, longest = cache.texts(values, "weights", 0, 0)
+    assert texts[:2] == [["0.50", "0.25"], ["0.12", "1.00"]] and texts[2][0] == "0" and longest == "0.50"
+    rows = [list(r) for r in texts]
+    kept = [texts[0], texts[2]]
+    values[1, 0] = 12.5
+    texts, longest = cache.texts(values, "weights", 0, 0)
+    assert texts[1] == ["12.50", "1.00"] and longest == "12.50"
+    assert texts[0] is kept[0] and texts[2] is kept[1]  # (the unchanged rows, NaN included, kept as they were)
+    assert cache.texts(values, "scores", 0, 0)[0][0] == ["0.5", "0.25"]  # another stage's rule: all anew
+    assert cache.texts(values[1:], "scores", 1, 0)[0] == [["12.5", "1"], ["0", rows[2][1]]]
+
+
+def test_an_edit_shows_its_new_numbers_and_keeps_the_others(qtbot, session):
+    view = _show(qtbot, session)
+    view.animate = False
+    before = {(r, c): t for r, c, t in view.cell_texts()}
+    assert before
+    session.set_value("Q", 1, 0, 7.0)
+    _settle(qtbot, session)
+    m = session.result.stage(view.displayed_stage())
+    after = {(r, c): t for r, c, t in view.cell_texts() if c < m.shape[1]}
+    assert after == {(r, c): format_value(float(m[r, c]), view.displayed_stage())
+                     for r in range(m.shape[0]) for c in range(m.shape[1])}
+    assert any(after[1, c] != before[1, c] for c in range(m.shape[1]))
+    assert all(after[r, c] == before[r, c] for r in (0, 2, 3) for c in range(m.shape[1]))
+
+
+def test_rows_too_flat_for_numbers_format_none(qtbot, session, monkeypatch):
+    # A slide's 64 rows are ~4 px tall: no number is drawn, and none is formatted on each paint.
+    import qkv_studio.ui.panels.heatmap_overlay as overlay
+
+    view = _show(qtbot, session, size=(1000, 60))
+    calls = []
+    monkeypatch.setattr(overlay, "format_value", lambda x, stage: calls.append(x) or "0")
+    plan = view._text_plan()
+    assert plan["font"] is None and plan["cells"] == [] and view.cell_texts() == []
+    assert calls == []
