@@ -114,10 +114,17 @@ class PlotFrame(pg.GraphicsWidget):
             # above images (z 0), below what is meant to draw over the axes (z ≥ 1)
             axis.setZValue(0.5)
             axis.setFlag(QGraphicsItem.GraphicsItemFlag.ItemNegativeZStacksBehindParent)
-            axis.setVisible(side in shown)
+            self.showAxis(side, side in shown)
 
     def showAxis(self, axis: str, show: bool = True) -> None:  # noqa: N802
-        self.getAxis(axis).setVisible(show)
+        """Show or hide the axis on side ``axis``.  Through ``AxisItem.show``/``hide``, as PlotItem does,
+        never ``setVisible``: those also resize the axis (a hidden one to 0), and a grid layout keeps
+        the room of a hidden item that did not shrink (35 px of a hidden right axis, 20 of a bottom one)."""
+        item = self.getAxis(axis)
+        if show:
+            item.show()
+        else:
+            item.hide()
 
     def hideAxis(self, axis: str) -> None:  # noqa: N802
         self.showAxis(axis, False)

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
-from qkv_studio.ui.widgets.plot_cache import LegendBar, RememberingAxis, plot_item
+from qkv_studio.ui.widgets.plot_cache import LegendBar, RememberingAxis, plot_item, remembering_axes, show_only
 from qkv_studio.ui.widgets.plot_frame import SIDES, PlotFrame
 
 
@@ -62,6 +62,52 @@ def test_the_axes_follow_the_view_and_only_the_asked_ones_show(qtbot):
     with pytest.raises(KeyError):
         plot.getAxis("middle")
 
+
+
+def _laid_out(qtbot, item, size=(400, 300)) -> pg.GraphicsLayoutWidget:
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    widget.addItem(item)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    item.layout.activate()
+    return widget
+
+
+@pytest.mark.parametrize("shown", [("left", "top"), ("left", "bottom"), ("right",), ()])
+def test_hidden_axes_give_their_room_to_the_view_as_in_a_plot_item(qtbot, shown):
+    # (a hidden axis that kept its 35 px or 20 px squeezed the heatmap below what its labels were laid out for)
+    frame, item = plot_item(), pg.PlotItem(axisItems=remembering_axes(), enableMenu=False)
+    widgets = []  # (kept: a widget let go deletes its plot)
+    for plot in (frame, item):
+        widgets.append(_laid_out(qtbot, plot))
+        show_only(plot, *shown)
+        if "left" in shown:
+            plot.setLabel("left", "query")
+        plot.layout.activate()
+    for side in SIDES:
+        assert frame.getAxis(side).isVisible() == (side in shown)
+        assert frame.getAxis(side).geometry() == item.getAxis(side).geometry(), side
+        if side not in shown:
+            axis = frame.getAxis(side)
+            assert (axis.width() if side in ("left", "right") else axis.height()) == 0
+    assert frame.getViewBox().geometry() == item.getViewBox().geometry()
+    # the view and the shown axes fill the plot (inside its 1 px margins): a hidden axis takes nothing
+    view, axes = frame.getViewBox().geometry(), {s: frame.getAxis(s).geometry() for s in shown}
+    across = sum(axes[s].width() for s in ("left", "right") if s in axes)
+    down = sum(axes[s].height() for s in ("top", "bottom") if s in axes)
+    assert view.width() + across == pytest.approx(frame.geometry().width() - 2)
+    assert view.height() + down == pytest.approx(frame.geometry().height() - 2)
+
+
+def test_a_legend_is_laid_out_as_a_colour_bar(qtbot):
+    legend, bar = LegendBar(values=(0, 1), width=22, label="weight"), pg.ColorBarItem(
+        values=(0, 1), width=22, label="weight", interactive=False, colorMapMenu=False)
+    widgets = [_laid_out(qtbot, plot, size=(120, 300)) for plot in (legend, bar)]  # noqa: F841 - kept alive
+    for side in SIDES:
+        assert legend.getAxis(side).geometry() == bar.getAxis(side).geometry(), side
+    assert legend.getViewBox().geometry() == bar.getViewBox().geometry()
 
 def test_title_grid_items_and_menus_behave_as_in_a_plot_item(qtbot):
     plot = PlotFrame()
