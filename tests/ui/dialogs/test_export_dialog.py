@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, QSize
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication, QDialog, QFileDialog
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
 from qkv_studio.core.numbers import json_text, stage_csv
 from qkv_studio.render.figure import FigureOptions, figure_size
