@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from qkv_studio.core.models.blas import one_blas_thread
-from qkv_studio.core.models.llama_ops import _frozen
+from qkv_studio.core.models.llama_ops import frozen
 from qkv_studio.core.models.run import ModelInputError, ModelRun, Progress
 from qkv_studio.core.models.sampling import probabilities, shown_probabilities, top_tokens
 from qkv_studio.core.models.smollm2_gguf import MAX_TOKENS
@@ -107,8 +107,8 @@ class Generation:
         w[:, :, :-1, :-1] = run.weights  # earlier rows: unchanged, and 0 on the new key (masked)
         w[:, :, -1:, :] = np.stack(rows.weights)
         new = ModelRun(model=run.model, label=run.label, text=model.decode(ids),
-                       tokens=run.tokens + model.pieces(ids[-1:]), q=_frozen(q), k=_frozen(k), v=_frozen(v),
-                       weights=_frozen(w), mask="causal", ids=_frozen(ids))
+                       tokens=run.tokens + model.pieces(ids[-1:]), q=frozen(q), k=frozen(k), v=frozen(v),
+                       weights=frozen(w), mask="causal", ids=frozen(ids))
         return new, rows.logits
 
     def append(self, run: ModelRun, logits: np.ndarray) -> ModelRun:

@@ -9,12 +9,13 @@ import numpy as np
 from qkv_studio.core.models.smollm2_gguf import HEAD_DIM, ROPE_BASE
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
+def frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` made read-only (a run's arrays are shared by every view and the KV cache)."""
     a.flags.writeable = False
     return a
 
 
-def _rms_norm(x: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
+def rms_norm(x: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
     """transformers' LlamaRMSNorm in float32: x / √(mean(x²) + ε) · w."""
     var = np.mean(x * x, axis=-1, keepdims=True, dtype=np.float32)
     return (x * (1.0 / np.sqrt(var + np.float32(eps)))).astype(np.float32) * w
@@ -38,7 +39,7 @@ def apply_rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     return x * cos + rotated * sin
 
 
-def _silu(x: np.ndarray) -> np.ndarray:
+def silu(x: np.ndarray) -> np.ndarray:
     return x / (np.float32(1.0) + np.exp(-x))
 
 

@@ -56,7 +56,7 @@ from qkv_studio.core.models.blas import one_blas_thread
 # the parts, each a module of its own; their public names stay importable from here
 from qkv_studio.core.models.byte_bpe import build_tokenizer_json, bytes_to_unicode, readable_piece  # noqa: F401
 from qkv_studio.core.models.generation import Generation
-from qkv_studio.core.models.llama_ops import _frozen, _rms_norm, _silu, apply_rope, rope_tables, softmax  # noqa: F401
+from qkv_studio.core.models.llama_ops import apply_rope, frozen, rms_norm, rope_tables, silu, softmax  # noqa: F401
 from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, Progress, causal_blocked
 from qkv_studio.core.models.sampling import (  # noqa: F401
     check_sampling, probabilities, shown_probabilities, top_tokens,
@@ -173,7 +173,7 @@ class SmolLM2:
         for i, b in enumerate(self._blocks):
             if progress is not None:
                 progress(i / len(self._blocks), f"block {i + 1} of {len(self._blocks)}")
-            x = _rms_norm(h, b.attn_norm, self.eps)
+            x = rms_norm(h, b.attn_norm, self.eps)
             qkv = x @ b.qkv                                                   # m × (H + 2·KV)·d
             q = qkv[:, : H * d].reshape(m, H, d).transpose(1, 0, 2)
             k = qkv[:, H * d: (H + KV) * d].reshape(m, KV, d).transpose(1, 0, 2)
@@ -198,23 +198,23 @@ class SmolLM2:
             qs.append(q), ks.append(k), vs.append(v), ws.append(p)
             if i == len(self._blocks) - 1 and not logits:
                 break  # the last feed-forward block changes no attention, only the next-token logits
-            x = _rms_norm(h, b.ffn_norm, self.eps)
+            x = rms_norm(h, b.ffn_norm, self.eps)
             gu = x @ b.gate_up
-            h = h + (_silu(gu[:, :FFN]) * gu[:, FFN:]) @ b.down
+            h = h + (silu(gu[:, :FFN]) * gu[:, FFN:]) @ b.down
         out = np.empty(0)
         if logits:  # (the whole vocabulary's 113 MB of weights: only when the next token is wanted)
-            last = _rms_norm(h[-1:], self._norm, self.eps)
+            last = rms_norm(h[-1:], self._norm, self.eps)
             out = (last @ self._embed.T)[0].astype(np.float64)
         return _Rows(qs, ks, vs, ws, out)
 
     def _run_from_rows(self, ids: np.ndarray, rows: _Rows, text: str | None = None) -> ModelRun:
-        q = _frozen(np.stack(rows.q))
-        k = _frozen(np.stack(rows.k))
-        v = _frozen(np.stack(rows.v))
-        w = _frozen(np.stack(rows.weights))
+        q = frozen(np.stack(rows.q))
+        k = frozen(np.stack(rows.k))
+        v = frozen(np.stack(rows.v))
+        w = frozen(np.stack(rows.weights))
         return ModelRun(model=self.name, label=self.label, text=self.decode(ids) if text is None else text,
                         tokens=self.pieces(ids), q=q, k=k, v=v, weights=w, mask="causal",
-                        ids=_frozen(ids.copy()))
+                        ids=frozen(ids.copy()))
 
     def forward(self, ids, *, progress: Progress | None = None) -> tuple[ModelRun, np.ndarray]:
         """Every layer and head on the token ids, and the logits of the token after the last."""
