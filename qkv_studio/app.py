@@ -11,6 +11,8 @@ from qkv_studio.core import Scene, View
 
 ORG = "QKV Studio"
 APP = "QKV Studio"
+#: a real model's head for the model panel: (name, text, layer, head[, tokens to generate first])
+ModelHead = tuple[str, str, int, int] | tuple[str, str, int, int, int]
 
 
 _HARMLESS = ("This plugin does not support propagateSizeHints", "This plugin does not support raise()")
@@ -43,7 +45,7 @@ def ensure_qapp(*, offscreen_if_headless: bool = False):
 
 
 def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: str | None = None,
-            model: tuple[str, str, int, int] | None = None, view: View | None = None) -> int:
+            model: ModelHead | None = None, view: View | None = None) -> int:
     """Open the main window on ``scene`` (looked at with ``view``) and run the event loop; returns the exit code.
 
     ``model`` = (name, text, layer, head) opens the Real model panel on that registered model's head (as
@@ -71,7 +73,7 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
 
 def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), presentation: bool = False,
                    theme: str | None = None, panels: Sequence[str] = (),
-                   model: tuple[str, str, int, int] | None = None, view: View | None = None,
+                   model: ModelHead | None = None, view: View | None = None,
                    cell: int | None = None):
     """The main window on ``scene`` (looked at with ``view``: the query and stage; default the first query's
     weights), laid out offscreen at ``size`` and ready to grab (not shown on screen).
@@ -81,7 +83,7 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     several docked panels are put side by side so that each is seen.  ``model`` =
     (name, text, layer, head) picks that model of the model registry in the model panel, runs it on the
     text and shows that head (layer and head counted from 0); ``scene`` is then that head's scene with the
-    options asked for.  Raises ValueError with one line when the model cannot run.
+    options asked for.  A fifth item N (a model that generates) presses Next token N times first.  Raises ValueError with one line when the model cannot run.
     """
     app = ensure_qapp(offscreen_if_headless=True)
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
@@ -147,9 +149,16 @@ def _side_by_side(window, docks: list) -> None:
         window.resizeDocks([docks[0]], [int(max(window.width(), 800) * 0.45)], Qt.Horizontal)
 
 
-def _show_model_head(window, scene: Scene, view: View, name: str, text: str, layer: int, head: int) -> None:
+def _show_model_head(window, scene: Scene, view: View, name: str, text: str, layer: int, head: int,
+                     generate: int = 0) -> None:
     panel = window.model_panel
-    if not panel.set_model(name) or not panel.run_text(text) or not panel.select(layer, head):
+    if not panel.set_model(name) or not panel.run_text(text):
+        raise ValueError(f"the model panel could not show layer {layer} head {head}: {panel.status.text()}")
+    for step in range(generate):  # Next token, as the panel's button appends it (greedy, the KV cache)
+        if not panel.next_token():
+            raise ValueError(f"the model panel could not generate token {step + 1} of {generate}: "
+                             f"{panel.status.text()}")
+    if not panel.select(layer, head):
         raise ValueError(f"the model panel could not show layer {layer} head {head}: {panel.status.text()}")
     session = window.session
     if not session.scene.same_as(scene):  # --mask, --unscaled on the model's head
@@ -223,7 +232,7 @@ def presenter_image(window, size: tuple[int, int]):
 
 def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = (1600, 900),
                presentation: bool = False, theme: str | None = None, panels: Sequence[str] = (),
-               model: tuple[str, str, int, int] | None = None, view: View | None = None,
+               model: ModelHead | None = None, view: View | None = None,
                presenter: tuple[int, int] | None = None, notes=None, ink=None, cell: int | None = None) -> None:
     """Render the window offscreen at ``size`` and save it as PNG (atomically); ``panels``, ``model`` and
     ``view`` (and ``cell``: a key, the selected cell in the query's row) as for :func:`prepare_window`.  ``presenter`` (the slide's size) renders the presenter

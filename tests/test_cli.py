@@ -580,6 +580,23 @@ def test_screenshot_of_a_registered_model_passes_its_name(tmp_path, capsys, fake
     assert scene.mask == "causal" and scene.title == "Toy layer 1 head 0"
 
 
+def test_screenshot_generate_passes_the_steps_to_the_window(tmp_path, capsys, fake_app, monkeypatch):
+    from tests.toy_model import register_toy, register_toy_generating
+
+    register_toy_generating(monkeypatch)
+    code, _, err = run(capsys, "screenshot", "--model", "toygen", "--text", "a b c", "--generate", "2",
+                       "--layer", "1", "-o", str(tmp_path / "t.png"))
+    assert (code, err) == (0, "")
+    assert fake_app.extra == [dict(panels=(), model=("toygen", "a b c", 1, 0, 2))]
+    (_, scene, *_), = fake_app.calls
+    assert len(scene.tokens) == 5 and scene.mask == "causal"  # the prompt's 3 and the 2 generated
+    register_toy(monkeypatch)  # (causal, but it cannot generate)
+    code, o, err = run(capsys, "screenshot", "--model", "toy", "--text", "a b c", "--generate", "2",
+                       "-o", str(tmp_path / "u.png"))
+    assert_one_line_error(code, o, err, "--generate needs a model that generates", "toy does not")
+    assert not (tmp_path / "u.png").exists()
+
+
 # ---- the corpus: no input at all may give "unexpected" (issue 20) ------------------------------------
 def _corpus() -> list[list[str]]:
     """Every refusal argv of this module's tables and of the reliability tests' user strings."""
@@ -685,7 +702,8 @@ def test_generate_is_refused_clearly(tmp_path, capsys, monkeypatch):
     code, out_text, _ = run(capsys, "export", "--help")
     assert "--generate N" in out_text and "models that generate: smollm2" in " ".join(out_text.split())
     code, out_text, _ = run(capsys, "screenshot", "--help")
-    assert "--generate" not in out_text  # the window generates with its Next token button instead
+    # (the window generates as its Next token button does: the README's generation screenshot)
+    assert "--generate N" in out_text and "presses Next token N times" in " ".join(out_text.split())
 
 
 # ---- --without-projections (Q = K = V = X) ---------------------------------------------------------------

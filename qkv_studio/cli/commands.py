@@ -134,7 +134,7 @@ def _cmd_screenshot(argv: list[str]) -> int:
     model = None
     if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
         model = (args.model, args.text, 0 if args.layer is None else args.layer,
-                 0 if args.head is None else args.head)
+                 0 if args.head is None else args.head) + ((args.generate,) if args.generate else ())
     elif getattr(args, "qkv_head", None) is not None:  # a Q/K/V file: the model panel shows it as a model
         from qkv_studio.core.models.qkv_file import register
 

@@ -171,7 +171,8 @@ def _help_text(text: str) -> str:
     return text.replace("%", "%%")  # argparse %-formats help strings
 
 
-def _add_model_options(p: argparse.ArgumentParser, *, generate: bool = False) -> None:
+def _add_model_options(p: argparse.ArgumentParser, *, generate: bool = False,
+                       shown: str = "the export's tokens include them") -> None:
     entries = _registered_models()
     heads = ", ".join(f"{m.name} 0-{m.n_heads - 1}" for m in entries)
     layers = ", ".join(f"{m.name} 0-{m.n_layers - 1}" for m in entries)
@@ -192,7 +193,7 @@ def _add_model_options(p: argparse.ArgumentParser, *, generate: bool = False) ->
         writers = ", ".join(m.name for m in entries if _generates(m)) or "none"
         model.add_argument("--generate", type=_generate_count, default=None, metavar="N",
                            help=_help_text(f"append N greedy tokens to the text first (0–{MAX_GENERATE}; models "
-                                           f"that generate: {writers}); the export's tokens include them"))
+                                           f"that generate: {writers}); {shown}"))
 
 
 def _generates(model) -> bool:
@@ -337,7 +338,8 @@ def _screenshot_parser() -> _Parser:
     p.add_argument("--cell", type=_cell, metavar="ROW,COL",
                    help="select that cell of Q·Kᵀ (0-based query row, key column; with --stage scores or scaled) "
                         "and work it out term by term, row · column")
-    _add_model_options(p)
+    _add_model_options(p, generate=True, shown="the panel presses Next token N times, and the heatmap shows "
+                                               "their rows")
     return p
 
 

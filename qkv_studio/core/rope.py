@@ -56,3 +56,25 @@ def pair_angles(offset: float, dim: int, base: float = DEFAULT_BASE) -> np.ndarr
     """The angle (radians, in (−π, π]) between a pair of q and the same pair of k that the offset adds."""
     a = float(offset) * pair_frequencies(dim, base)
     return np.angle(np.exp(1j * a))
+
+
+def pair_before_after(rotated: np.ndarray, positions, pair: int, base: float = DEFAULT_BASE
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One rotary pair of vectors that RoPE has turned (a model's q or k rows, n × d, row j at
+    ``positions[j]``): the pair's 2-D vectors before the turn (n × 2: the rows turned back), after it
+    (n × 2: dimensions ``pair`` and ``pair + d/2`` as they are) and each row's angle position·θ_pair
+    (radians, not wrapped) — what the vector plane's RoPE view draws."""
+    x = np.atleast_2d(np.asarray(rotated, dtype=np.float64))
+    n, d = x.shape
+    _check(d, base)
+    if isinstance(pair, bool) or not isinstance(pair, (int, np.integer)) or not 0 <= pair < d // 2:
+        raise ValueError(f"the rotary pair must be 0–{d // 2 - 1}, not {pair!r}")
+    pos = np.asarray(positions, dtype=np.float64).reshape(-1)
+    if pos.shape != (n,):
+        raise ValueError(f"one position per row: {n} rows, {pos.size} positions")
+    angles = pos * pair_frequencies(d, base)[pair]
+    a, b = x[:, pair], x[:, pair + d // 2]
+    after = np.stack([a, b], axis=1)
+    cos, sin = np.cos(angles), np.sin(angles)  # (turned back: the rotation by −angle)
+    before = np.stack([a * cos + b * sin, b * cos - a * sin], axis=1)
+    return before, after, angles

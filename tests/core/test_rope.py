@@ -32,3 +32,24 @@ def test_frequencies_and_the_rotation_are_transformers():
     for bad in ((7, 10_000), (8, 1.0), (0, 10)):
         with pytest.raises(ValueError):
             rope.pair_frequencies(*bad)
+
+
+def test_a_pair_before_and_after_its_turn():
+    base, d = 1e5, 8
+    raw = RNG.normal(size=(4, d))
+    positions = np.array([0, 1, 5, 30])
+    turned = np.stack([rope.rotate(raw[j], p, base) for j, p in enumerate(positions)])
+    for pair in (0, 3):
+        before, after, angles = rope.pair_before_after(turned, positions, pair, base)
+        np.testing.assert_allclose(before, raw[:, [pair, pair + d // 2]], atol=1e-12)  # turned back
+        np.testing.assert_allclose(after, turned[:, [pair, pair + d // 2]], atol=1e-12)
+        np.testing.assert_allclose(angles, positions * rope.pair_frequencies(d, base)[pair])
+        # the turn keeps each vector's length and moves it by exactly its angle
+        np.testing.assert_allclose(np.linalg.norm(before, axis=1), np.linalg.norm(after, axis=1))
+        turned_by = np.angle((after[:, 0] + 1j * after[:, 1]) / (before[:, 0] + 1j * before[:, 1]))
+        np.testing.assert_allclose(turned_by, np.angle(np.exp(1j * angles)), atol=1e-9)
+    assert rope.pair_before_after(turned, positions, 0, base)[2][0] == 0  # position 0: no turn
+    for bad in ((turned, positions, 4), (turned, positions, -1), (turned, positions[:3], 0),
+                (turned[:, :7], positions, 0)):
+        with pytest.raises(ValueError):
+            rope.pair_before_after(*bad, base)

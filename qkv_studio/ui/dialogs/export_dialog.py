@@ -58,7 +58,7 @@ from qkv_studio.ui.dialogs.export_names import (  # noqa: F401
 from qkv_studio.ui.dialogs.export_preview import PREVIEW_DELAY_MS, PREVIEW_SIZE  # noqa: F401
 from qkv_studio.ui.dialogs.export_run import do_export, export_options_from_dialog  # noqa: F401
 from qkv_studio.ui.dialogs.export_window import (  # noqa: F401 - (what the window's actions call)
-    copy_heatmap, current_figure_options, export_numbers, status, window_colormap, window_theme,
+    copy_heatmap, current_figure_options, export_numbers, shown_generation, status, window_colormap, window_theme,
 )
 
 TITLE = "Export heatmap"
@@ -123,6 +123,7 @@ class ExportDialog(QDialog):
         for combo in (self.stage_combo, self.theme_combo, self.colormap_combo, self.background_combo):
             combo.currentIndexChanged.connect(self._options_changed)
         self.format_combo.currentIndexChanged.connect(self._format_changed)
+        self.animate_combo.currentIndexChanged.connect(self._picture_changed)
         self.picture_combo.currentIndexChanged.connect(self._picture_changed)
         for box in self.include_checks.values():
             box.toggled.connect(self._options_changed)
@@ -135,6 +136,10 @@ class ExportDialog(QDialog):
         if session is not None and hasattr(session, "scene_changed"):
             session.scene_changed.connect(self._options_changed)
             session.head_changed.connect(self._options_changed)
+        built = getattr(self.window_, "built_panel", None)
+        model_panel = built("model") if callable(built) else None
+        if model_panel is not None:  # (a token generated: the panel's count follows the scene's change)
+            model_panel.run_changed.connect(self._options_changed)
 
     # ---- state ----------------------------------------------------------------------------------
     @property
@@ -173,9 +178,21 @@ class ExportDialog(QDialog):
         """Whether the dialog can make the presentation slide (it was given a composer)."""
         return self._composer_factory is not None
 
+    @property
+    def animates_generation(self) -> bool:
+        """True when the animation is the generation, token by token (offered while the window shows a causal
+        model's head with generated tokens)."""
+        return self.is_animated and self.animate_combo.currentData() == "generation" and self.generated > 0
+
+    @property
+    def generated(self) -> int:
+        """How many of the shown scene's last tokens the model generated (0: not a generation)."""
+        return shown_generation(self.window_)
+
     def motion(self) -> MotionOptions:
         """The animation's options the widgets describe."""
-        return MotionOptions(fps=int(self.fps_spin.value()), hold=float(self.hold_spin.value())).validated()
+        return MotionOptions(fps=int(self.fps_spin.value()), hold=float(self.hold_spin.value()),
+                             generated=self.generated if self.animates_generation else 0).validated()
 
     def options(self) -> FigureOptions:
         """The figure options the widgets describe (validated)."""
@@ -240,6 +257,7 @@ class ExportDialog(QDialog):
 
     # ---- reactions ------------------------------------------------------------------------------
     def _options_changed(self, *_: object) -> None:
+        form.fill_animations(self, self.generated)  # (a generated token, or another scene, changes the offer)
         self._update_size_label()
         self._propose_path()
         self.schedule_preview()
@@ -305,6 +323,7 @@ class ExportDialog(QDialog):
 
     def _sync_enabled(self) -> None:
         slide = self.picture == "slide"
+        form.fill_animations(self, self.generated)
         self.motion_caption.setVisible(self.is_animated)
         self.motion_row.setVisible(self.is_animated)
         self.all_stages_check.setEnabled(self.format.kind == "figure" and self.picture == "figure")
@@ -364,6 +383,8 @@ class ExportDialog(QDialog):
         if not self._path_chosen:
             stage = self.stage_combo.currentData()
             what = {"slide": f"slide-{stage}", "slides": "slides"}.get(self.picture, stage)  # lesson-slides.pdf
+            if self.animates_generation:
+                what = f"generation-{stage}"
             name = default_file_name(self.scene, getattr(getattr(self.window_, "session", None), "path", ""),
                                      what, self.suffix, all_stages=self.all_stages)
             self.path_edit.setText(str(Path(last_folder(self.settings)) / name))
@@ -422,11 +443,19 @@ class ExportDialog(QDialog):
         if self.all_stages or self.picture == "slides":
             count = len(DECK_STAGES) if self.all_stages else len(STAGES)  # (a slide per stage: every stage)
             caption += f"\n(all {count} stages are exported; this one is previewed)"
+        elif self.animates_generation:
+            caption += (f"\n(the generation: the prompt, then {self.generated} step(s), a token each; "
+                        "the last is previewed)")
         self.preview_caption.setText(caption)
         self.alt_text_edit.setPlainText(self.alt_text())
 
     def alt_text(self) -> str:
         """The description of the figure the options describe (as the exported file carries it)."""
+        if self.animates_generation:
+            from qkv_studio.export import motion
+
+            opts = self.options()
+            return motion.description(self.scene, opts, self.motion(), query=opts.query)
         return alt_text(self.scene, self.options()).text
 
     def copy_alt_text(self) -> str:

@@ -98,9 +98,14 @@ def _file_box(d) -> QGroupBox:
     d.hold_spin.setSingleStep(0.5)
     d.hold_spin.setValue(MotionOptions().hold)
     d.hold_spin.setSuffix(" s per stage")
+    # What moves: the stages, or (a causal model's head with generated tokens) the generation, a step a token
+    d.animate_combo = QComboBox()
+    d.animate_combo.setToolTip("The stages one after another, or — for a causal model's head after Next "
+                               "token — the generation: each generated token's row appearing, one step each")
     d.motion_row = QWidget()
     motion_lay = QHBoxLayout(d.motion_row)
     motion_lay.setContentsMargins(0, 0, 0, 0)
+    motion_lay.addWidget(d.animate_combo)
     motion_lay.addWidget(d.fps_spin)
     motion_lay.addWidget(d.hold_spin)
     motion_lay.addStretch(1)
@@ -229,6 +234,28 @@ def fill_pictures(d, wanted: str | None = None) -> None:
     finally:
         d.picture_combo.blockSignals(False)
     d.picture_combo.setEnabled(len(offered) > 1)
+
+
+#: what an animation shows (the Export dialog's animation box), in the order offered
+ANIMATIONS = {"stages": "the stages", "generation": "the generation, token by token"}
+
+
+def fill_animations(d, generated: int) -> None:
+    """The animation box: the stages, and the generation when the window shows ``generated`` (> 0) tokens of
+    a causal model's generation; the current choice is kept while it is offered."""
+    keep = d.animate_combo.currentData()
+    offered = [key for key in ANIMATIONS if key != "generation" or generated > 0]
+    if [d.animate_combo.itemData(i) for i in range(d.animate_combo.count())] != offered:
+        d.animate_combo.blockSignals(True)
+        try:
+            d.animate_combo.clear()
+            for key in offered:
+                d.animate_combo.addItem(ANIMATIONS[key], key)
+            select(d.animate_combo, keep)
+        finally:
+            d.animate_combo.blockSignals(False)
+    d.animate_combo.setEnabled(len(offered) > 1)
+    d.hold_spin.setSuffix(" s per token" if d.animate_combo.currentData() == "generation" else " s per stage")
 
 
 def save_settings(d) -> None:

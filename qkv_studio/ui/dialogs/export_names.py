@@ -135,9 +135,10 @@ def filter_suffix(chosen_filter: str, offered: tuple[formats.ExportFormat, ...],
 
 def typed_suffix(text: str) -> str:
     """The ending a typed name gives a file type by: ``.svg`` of ``fig.svg``; ``""`` for ``fig`` and for
-    ``fig.v2`` (a dot inside a name, not a file type: only letters make one)."""
+    ``fig.v2`` (a dot inside a name, not a file type: only letters make one — or a format's own ending,
+    such as ``.mp4``)."""
     suffix = Path(text.strip()).suffix.lower() if text.strip() else ""
-    return suffix if re.fullmatch(r"\.[a-z]+", suffix) else ""
+    return suffix if re.fullmatch(r"\.[a-z]+", suffix) or suffix in figure_suffixes() else ""
 
 
 def suffix_problem(text: str, offered: tuple[str, ...]) -> str:

@@ -37,6 +37,18 @@ def status(window, text: str) -> None:
         bar().showMessage(text, 8000)
 
 
+def shown_generation(window) -> int:
+    """How many of the shown scene's last tokens a causal model generated (the Real model panel's Next
+    token), while the window shows that model's head as computed; 0 otherwise (no panel built yet, an
+    encoder, an edited copy, no token generated)."""
+    built = getattr(window, "built_panel", None)
+    panel = built("model") if callable(built) else None
+    if panel is None or not getattr(panel.model, "causal", False) or not panel.showing_model_head():
+        return 0
+    generated = int(panel.state.generated)
+    return generated if 0 < generated < window.session.shown.n else 0
+
+
 def current_figure_options(window) -> FigureOptions:
     """The figure of what the window shows: its stage, theme and colormap."""
     return FigureOptions(stage=window.session.stage, query=window.session.query, theme=window_theme(window),

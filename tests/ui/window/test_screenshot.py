@@ -132,3 +132,22 @@ def test_a_registered_causal_model_in_the_window_and_from_the_command_line(windo
                  "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     assert QImage(str(out)).width() == 1280
+
+
+def test_a_generating_model_presses_next_token_before_the_screenshot(windows, tmp_path, capsys, monkeypatch):
+    from tests.toy_model import register_toy_generating
+
+    toy = register_toy_generating(monkeypatch)
+    text = "the cat sat"
+    head = toy.generate(text, 3).head_scene(1, 2)
+    w = windows(head, size=(1280, 720), model=("toygen", text, 1, 2, 3), view=View(query=5))
+    panel = w.model_panel
+    assert panel.state.generated == 3 and panel.run.n == 6 and (panel.layer, panel.head) == (1, 2)
+    assert panel.showing_model_head() and w.session.query == 5
+    assert w.session.scene.tokens == head.tokens and len(head.tokens) == 6
+    np.testing.assert_allclose(w.session.result.weights, panel.run.weights[1, 2], atol=1e-12)
+    out = tmp_path / "gen.png"
+    code = main(["screenshot", "--model", "toygen", "--text", text, "--generate", "2", "--size", "1280x720",
+                 "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert QImage(str(out)).width() == 1280

@@ -1,7 +1,8 @@
 """The Real model panel, in parts with one job each.
 
 * :mod:`.panel` — :class:`ModelPanel`, the panel itself: the model picker, sentence, layer/head boxes,
-  captions and status, bound to a :class:`ModelRunState`;
+  bound to a :class:`ModelRunState`, with :mod:`.panel_jobs` (Run, Next token, progress, Cancel, sampling)
+  and :mod:`.panel_texts` (title, captions, status line) mixed in;
 * :mod:`.run_state` — :class:`ModelRunState`, the chosen model, run, layer and head (no widget), and how a
   head reaches the Session;
 * :mod:`.steps` — the undo steps: a head shown over the user's edits, a generated token;

