@@ -85,6 +85,17 @@ class PanelHost:
         setattr(w, f"dock_{spec.name}", dock)
         return dock
 
+    def set_short_titles(self, names: set[str]) -> None:
+        """The docks ``names`` by their short titles (tabs of a column too narrow for the long ones), the
+        others by their own; the View menu's entries keep the long ones."""
+        for name, dock in self.docks.items():
+            spec = self._specs[name]
+            title = spec.short_title if name in names and spec.short_title else spec.title
+            if dock.windowTitle() != title:
+                dock.setWindowTitle(title)
+                dock.toggleViewAction().setText(spec.title)  # (Qt gives it the dock's title)
+                dock.setToolTip(spec.title if title != spec.title else "")
+
     # ---- lookup -----------------------------------------------------------------------------------
     def specs(self) -> tuple[PanelSpec, ...]:
         return tuple(self._specs.values())

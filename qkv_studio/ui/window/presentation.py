@@ -421,19 +421,26 @@ class Presentation:
             for dock in lazy:
                 win.tabifyDockWidget(win.dock_blend, dock)
         editors, calc = self._column_widths(w, folded)
+        short: set[str] = set()
         if h < 900:
             # Too short for editors and plane one above the other: the plane becomes a tab of the
             # right-hand column, beside the blend (under the editors it was a strip of 280 × 600 px at
             # 1280×720, its labels cut; the right-hand column is the wider one) — where that column's
             # tabs keep their whole titles; else a tab of the editors, as before.
-            right = [win.dock_calc, win.dock_blend] if folded else [win.dock_blend]
-            if self._tabs_fit(fm, [d.windowTitle() for d in right + [win.dock_plane]], calc):
+            # (the View menu's panels shown in front are tabs there too)
+            right = ([win.dock_calc, win.dock_blend] if folded else [win.dock_blend]) + front
+            if self._tabs_fit(fm, [host.spec_of(d).title for d in right + [win.dock_plane]], calc):
                 win.tabifyDockWidget(win.dock_blend, win.dock_plane)
             else:
                 win.tabifyDockWidget(win.dock_editors, win.dock_plane)
                 win.dock_editors.raise_()
+                # (the column's tabs by their short titles when the long ones would be elided)
+                titles = [host.spec_of(d).title for d in (win.dock_editors, win.dock_plane)]
+                if not self._tabs_fit(fm, titles, editors):
+                    short = {"editors", "plane"}
             if not folded:
                 win.dock_blend.raise_()
+        host.set_short_titles(short)
         win.dock_calc.raise_()
         for dock in front:
             dock.raise_()
