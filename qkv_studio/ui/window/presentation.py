@@ -413,11 +413,15 @@ class Presentation:
         host = win.panel_host
         lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
         front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
+        # A panel of the View menu in front (the Real model's) keeps the table above it: the whole
+        # column's height, a panel that cannot be narrower than ~320 px was larger than the heatmap.
+        split = not folded or bool(front)
         if folded:
             # Too narrow for the calculation and the blend beside the heatmap and the editors: they
             # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
             # and the View menu's panels, tabs of the blend's place, go with the blend.
-            win.tabifyDockWidget(win.dock_calc, win.dock_blend)
+            if not split:
+                win.tabifyDockWidget(win.dock_calc, win.dock_blend)
             for dock in lazy:
                 win.tabifyDockWidget(win.dock_blend, dock)
         editors, calc = self._column_widths(w, folded)
@@ -428,7 +432,7 @@ class Presentation:
             # 1280×720, its labels cut; the right-hand column is the wider one) — where that column's
             # tabs keep their whole titles; else a tab of the editors, as before.
             # (the View menu's panels shown in front are tabs there too)
-            right = ([win.dock_calc, win.dock_blend] if folded else [win.dock_blend]) + front
+            right = ([win.dock_blend] if split else [win.dock_calc, win.dock_blend]) + front
             if self._tabs_fit(fm, [host.spec_of(d).title for d in right + [win.dock_plane]], calc):
                 win.tabifyDockWidget(win.dock_blend, win.dock_plane)
             else:
@@ -438,7 +442,7 @@ class Presentation:
                 titles = [host.spec_of(d).title for d in (win.dock_editors, win.dock_plane)]
                 if not self._tabs_fit(fm, titles, editors):
                     short = {"editors", "plane"}
-            if not folded:
+            if split:
                 win.dock_blend.raise_()
         host.set_short_titles(short)
         win.dock_calc.raise_()
@@ -449,7 +453,7 @@ class Presentation:
         if h >= 900:
             # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
             win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
-        if not folded:
+        if split:
             self._share_right_column(h, 0.36)
 
     @staticmethod

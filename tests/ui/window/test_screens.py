@@ -233,11 +233,10 @@ def test_the_multihead_and_a_real_model_scene_fit_too(tmp_path, scene, width, he
     results = run_screen(tmp_path, width, height, dpr, scene)
     _check_whole(results, f"{scene} {width}x{height}@{dpr}")
     normal = results[0]
-    if not (scene == "model" and width < 1280):
-        # (at 1024 px the Real model panel's own minimum width, ~375 px, leaves the heatmap less room
-        # than the panel: the model panel's to narrow, not the window's layout)
-        assert normal["heatmap_share"] >= 0.25, normal
-        assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
+    # (at 1024 px the Real model panel, ~320 px wide at its narrowest — its layer, head and Edit row —
+    # sits under the table, and the caption above the heatmap takes five lines: 23 % of the window)
+    assert normal["heatmap_share"] >= (0.22 if scene == "model" and width < 1280 else 0.25), normal
+    assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
     for s in results[1:5]:
         if s["stage"] in ("scores", "weights"):
             assert s["heatmap_share"] >= 0.35 and s["heatmap_share"] > s.get("calc_share", 0), s
