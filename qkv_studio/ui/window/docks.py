@@ -156,8 +156,11 @@ class PanelHost:
             dialog.raise_()
             return
         dock = self.docks[spec.name]
+        shown = not dock.isHidden()
         dock.show()  # (a lazy panel is built as its dock first shows)
         dock.raise_()
+        if spec.lazy and not shown and w.isVisible():
+            w.presentation.make_room_for(dock)  # (in a narrow window: not the whole column's height)
         if spec.on_show is not None:
             registry.resolve(spec.on_show)(w)
 

@@ -456,6 +456,23 @@ class Presentation:
         if split:
             self._share_right_column(h, 0.36)
 
+    def make_room_for(self, dock: QDockWidget) -> None:
+        """A View-menu panel just opened as a tab of the calculation table (a narrow window's folded
+        column): the table goes under it, as wide as the column, and keeps no more than its rows — the
+        panel took the column's whole height, larger than the heatmap at 1024×768."""
+        win = self._window
+        calc = win.dock_calc
+        if self.on or calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
+            return
+        # (a dock split from a tab group would only be tabbed again: out of the group, then back into
+        # the column, under it)
+        win.removeDockWidget(calc)
+        win.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, calc, Qt.Orientation.Vertical)
+        calc.show()
+        dock.raise_()
+        win.layout().activate()
+        self._share_right_column(max(win.height(), 500), 0.36)
+
     @staticmethod
     def _tabs_fit(fm: QFontMetrics, titles: list[str], width: int) -> bool:
         """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""

@@ -377,3 +377,17 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
     window.set_presentation(False)
     assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
     assert table.minimumWidth() == 0 and table.maximumHeight() > 10000  # (no slide's fixed size left on it)
+
+
+def test_a_view_menu_panel_opened_in_a_narrow_window_leaves_the_table_in_view(qtbot, show_window, lesson_scene):
+    """At 1024×768 the calculation and the blend are tabs of one column; the Real model opened there as
+    a third tab took the column's whole height, larger than the heatmap: the table goes under it."""
+    window = show_window(lesson_scene, (1016, 728))
+    window.layout_docks()
+    assert window.dock_calc in window.tabifiedDockWidgets(window.dock_blend)  # (the folded column)
+    window.show_panel(window.dock_model)
+    qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
+    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
+    model, calc, heatmap = window.dock_model.geometry(), window.dock_calc.geometry(), window.heatmap
+    assert calc.top() >= model.bottom() and calc.width() == model.width()
+    assert model.width() * model.height() < heatmap.width() * heatmap.height()
