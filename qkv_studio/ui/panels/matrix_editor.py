@@ -311,6 +311,11 @@ class MatrixTable(QTableView):
         return h
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if self.state() == QAbstractItemView.State.EditingState and event.key() in (Qt.Key_PageUp, Qt.Key_PageDown):
+            # (a clicker's page key while a cell is typed in: it neither commits the cell nor moves on
+            # a page — which a table tall enough to page did, whatever its height)
+            event.accept()
+            return
         if event.modifiers() & Qt.AltModifier and event.key() in (Qt.Key_Up, Qt.Key_Down):
             step = 1.0 if event.modifiers() & Qt.ShiftModifier else 0.1
             self.model().nudge(self.currentIndex(), step if event.key() == Qt.Key_Up else -step)
