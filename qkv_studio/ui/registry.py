@@ -59,6 +59,7 @@ class PanelSpec:
     attribute: str = ""
     focus: str = ""
     on_show: Factory | None = None
+    short_title: str = ""  # the dock's tab title where the title's tabs do not fit their column
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
@@ -96,8 +97,8 @@ PANELS: tuple[PanelSpec, ...] = (
     # The core docks, built with the window: the tokens list and the Q, K, V (and X, W) editors share
     # the left column's first dock; the vector plane below; the calculation and the blend on the right.
     PanelSpec("editors", "Tokens and vectors", f"{_WIRING}:editors", area="left", lazy=False,
-              attribute="editor_splitter"),
-    PanelSpec("plane", "Vector plane", f"{_WIRING}:plane", area="left", lazy=False),
+              attribute="editor_splitter", short_title="Editors"),
+    PanelSpec("plane", "Vector plane", f"{_WIRING}:plane", area="left", lazy=False, short_title="Plane"),
     PanelSpec("calc", "Calculation", f"{_WIRING}:calc", lazy=False),
     PanelSpec("blend", "Blend", f"{_WIRING}:blend", lazy=False),
     # The lesson in depth, from the View menu: tabbed with the blend view, built when first shown.

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QPalette, QWheelEvent
+from PySide6.QtGui import (
+    QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QPalette, QTextDocument, QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QStyle, QTableView, QToolButton, QVBoxLayout, QWidget,
 )
@@ -35,6 +37,7 @@ _MATRIX_TITLES = {
     "Wk": ("W<sup>K</sup>", "learned: d_model × dₖ"),
     "Wv": ("W<sup>V</sup>", "learned: d_model × dᵥ"),
 }
+QWIDGET_MAX = (1 << 24) - 1
 _HEADER_PAD = 8  # room to spare beside a row name and the header's margins
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _EDIT = int(Qt.ItemDataRole.EditRole.value)
@@ -308,6 +311,11 @@ class MatrixTable(QTableView):
         return h
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if self.state() == QAbstractItemView.State.EditingState and event.key() in (Qt.Key_PageUp, Qt.Key_PageDown):
+            # (a clicker's page key while a cell is typed in: it neither commits the cell nor moves on
+            # a page — which a table tall enough to page did, whatever its height)
+            event.accept()
+            return
         if event.modifiers() & Qt.AltModifier and event.key() in (Qt.Key_Up, Qt.Key_Down):
             step = 1.0 if event.modifiers() & Qt.ShiftModifier else 0.1
             self.model().nudge(self.currentIndex(), step if event.key() == Qt.Key_Up else -step)
@@ -379,6 +387,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         self.model = MatrixModel(session, name, self)
         self.table = MatrixTable(self.model, self)
         self.title = QLabel()
+        self._short_title = False  # a narrow editor: the matrix's name only, its hint in the tooltip
         self._set_title()
         self.title.setWordWrap(True)
         self.title.setMinimumWidth(60)
@@ -463,21 +472,68 @@ class MatrixEditor(FollowsAppearance, QWidget):
         margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
         header.setMinimumWidth(widest + 2 * margin + _HEADER_PAD)
 
-    def _set_title(self) -> None:
+    def _long_title(self) -> str:
         # The hint in a quieter colour: grey on the light theme, the theme's muted text on the dark ones
         # (a fixed #666 was all but invisible on the projector's black).
         title, hint = _MATRIX_TITLES[self.name]
         palette = self.palette()
         dark = palette.color(QPalette.ColorRole.Window).lightness() < 128
         muted = palette.color(QPalette.ColorRole.PlaceholderText).name() if dark else "#666666"
-        text = f"<b>{title}</b>  <span style='color:{muted}'>{hint}</span>"
+        return f"<b>{title}</b>  <span style='color:{muted}'>{hint}</span>"
+
+    def _set_title(self) -> None:
+        """The title: the matrix's name and its hint; in the short form (a narrow editor) the name only,
+        the hint in its tooltip."""
+        title, hint = _MATRIX_TITLES[self.name]
+        text = f"<b>{title}</b>" if self._short_title else self._long_title()
         if self.title.text() != text:
             self.title.setText(text)
+        tip = f"{title}: {hint}" if self._short_title else ""
+        if self.title.toolTip() != tip:
+            self.title.setToolTip(tip)
+
+    def _fit_title(self) -> None:
+        """The long title where it fits beside the shape and the buttons in two lines with no word cut
+        ("learned: d_model × dₖ" showed as "learned: d_mode" in a 230-px column), else the short one."""
+        width = self.width()
+        if width <= 0 or self.layout() is None:  # (a font set while the editor is still being built)
+            return
+        head = self.layout().itemAt(0).layout()
+        beside = sum(w.sizeHint().width() + head.spacing() for w in (self.remove_button, self.add_button)
+                     if not w.isHidden())
+        shape = QTextDocument()
+        shape.setDefaultFont(self.shape_label.font())
+        shape.setDocumentMargin(0)
+        shape.setHtml(self.shape_label.text())
+        room = width - beside - int(shape.idealWidth()) - head.spacing() - 2
+        doc = QTextDocument()
+        doc.setDefaultFont(self.title.font())
+        doc.setDocumentMargin(0)
+        doc.setHtml(self._long_title())
+        doc.setTextWidth(max(1, room))
+        lines = doc.size().height() / max(1, QFontMetrics(self.title.font()).lineSpacing())
+        short = room <= 0 or doc.idealWidth() > room + 0.5 or lines > 2.5
+        if short != self._short_title:
+            self._short_title = short
+            self._set_title()
+            # (the name alone on one line, no wider; the shape beside it the rest, in fewer lines)
+            head.setStretchFactor(self.title, 0 if short else 1)
+            head.setStretchFactor(self.shape_label, 1 if short else 0)
+        if short:
+            name = QTextDocument()
+            name.setDefaultFont(self.title.font())
+            name.setDocumentMargin(0)
+            name.setHtml(self.title.text())
+            self.title.setFixedWidth(int(name.idealWidth()) + 2)
+        else:
+            self.title.setMinimumWidth(60)
+            self.title.setMaximumWidth(QWIDGET_MAX)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
             self._fit_row_names()
+            self._fit_title()
         elif event.type() == QEvent.Type.PaletteChange:
             self._set_title()
 
@@ -491,6 +547,11 @@ class MatrixEditor(FollowsAppearance, QWidget):
                                                   QEvent.Type.Resize, QEvent.Type.Show):
             self._fit.start()  # (a new font or width may bring a header or a scroll bar of another size)
         return False
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_title()
 
     def _fit_height(self) -> None:
         table = self.table.content_height()
@@ -527,7 +588,9 @@ class MatrixEditor(FollowsAppearance, QWidget):
         block = head_block(scene, self.name, self._session.head)
         if block is not None:  # a split scene: which columns the views show (bold in the header)
             text += f" · <b>head {self._session.head}</b>: columns {block.start + 1}–{block.stop}"
-        self.shape_label.setText(text)
+        if self.shape_label.text() != text:
+            self.shape_label.setText(text)
+            self._fit_title()
         if self.message.isVisible():
             self.message.hide()
             self._fit.start()

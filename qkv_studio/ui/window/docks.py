@@ -85,6 +85,17 @@ class PanelHost:
         setattr(w, f"dock_{spec.name}", dock)
         return dock
 
+    def set_short_titles(self, names: set[str]) -> None:
+        """The docks ``names`` by their short titles (tabs of a column too narrow for the long ones), the
+        others by their own; the View menu's entries keep the long ones."""
+        for name, dock in self.docks.items():
+            spec = self._specs[name]
+            title = spec.short_title if name in names and spec.short_title else spec.title
+            if dock.windowTitle() != title:
+                dock.setWindowTitle(title)
+                dock.toggleViewAction().setText(spec.title)  # (Qt gives it the dock's title)
+                dock.setToolTip(spec.title if title != spec.title else "")
+
     # ---- lookup -----------------------------------------------------------------------------------
     def specs(self) -> tuple[PanelSpec, ...]:
         return tuple(self._specs.values())
@@ -145,8 +156,11 @@ class PanelHost:
             dialog.raise_()
             return
         dock = self.docks[spec.name]
+        shown = not dock.isHidden()
         dock.show()  # (a lazy panel is built as its dock first shows)
         dock.raise_()
+        if spec.lazy and not shown and w.isVisible():
+            w.presentation.make_room_for(dock)  # (in a narrow window: not the whole column's height)
         if spec.on_show is not None:
             registry.resolve(spec.on_show)(w)
 

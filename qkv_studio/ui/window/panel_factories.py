@@ -18,9 +18,11 @@ if TYPE_CHECKING:
 
 # ---- the core docks (built with the window) ------------------------------------------------------
 def editors(window: "MainWindow") -> QWidget:
-    """The tokens list above the Q, K, V editors (a second tab, X and W, in projection mode)."""
+    """The tokens list above the Q, K, V editors (a second tab, X and W, in projection mode); the column
+    scrolls when the window is shorter than its editors (a HiDPI laptop's 540-px screen)."""
     from qkv_studio.ui.panels.editor_set import EditorSet
     from qkv_studio.ui.panels.tokens_panel import TokensPanel
+    from qkv_studio.ui.widgets.scroll_column import ScrollColumn
 
     s = window.session
     window.tokens_panel = TokensPanel(s)
@@ -29,7 +31,9 @@ def editors(window: "MainWindow") -> QWidget:
     window.editors = EditorSet(s, qkv_page, proj_page, appearance=window.appearance)
     window.editor_tabs = tabs = QTabWidget()
     tabs.addTab(qkv_page, "Q, K, V")
-    tabs.addTab(proj_page, "X and W (learned)")
+    tabs.addTab(proj_page, "X and W")  # (short: both tabs whole in the 230-px column of a 1024-px window)
+    tabs.setTabToolTip(0, "The queries, keys and values (in projection mode derived: X·W)")
+    tabs.setTabToolTip(1, "The embeddings X and the learned projections Wᵠ, Wᴷ, Wⱽ")
     tabs.setTabVisible(1, False)
     tabs.tabBar().setVisible(False)  # one tab (direct mode): no tab bar
     column = QSplitter(Qt.Vertical)
@@ -39,7 +43,7 @@ def editors(window: "MainWindow") -> QWidget:
     column.setStretchFactor(1, 4)
     s.scene_changed.connect(lambda: sync_mode(window))
     sync_mode(window)
-    return column
+    return ScrollColumn(column)
 
 
 def sync_mode(window: "MainWindow") -> None:

@@ -413,27 +413,38 @@ class Presentation:
         host = win.panel_host
         lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
         front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
+        # A panel of the View menu in front (the Real model's) keeps the table above it: the whole
+        # column's height, a panel that cannot be narrower than ~320 px was larger than the heatmap.
+        split = not folded or bool(front)
         if folded:
             # Too narrow for the calculation and the blend beside the heatmap and the editors: they
             # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
             # and the View menu's panels, tabs of the blend's place, go with the blend.
-            win.tabifyDockWidget(win.dock_calc, win.dock_blend)
+            if not split:
+                win.tabifyDockWidget(win.dock_calc, win.dock_blend)
             for dock in lazy:
                 win.tabifyDockWidget(win.dock_blend, dock)
         editors, calc = self._column_widths(w, folded)
+        short: set[str] = set()
         if h < 900:
             # Too short for editors and plane one above the other: the plane becomes a tab of the
             # right-hand column, beside the blend (under the editors it was a strip of 280 × 600 px at
             # 1280×720, its labels cut; the right-hand column is the wider one) — where that column's
             # tabs keep their whole titles; else a tab of the editors, as before.
-            right = [win.dock_calc, win.dock_blend] if folded else [win.dock_blend]
-            if self._tabs_fit(fm, [d.windowTitle() for d in right + [win.dock_plane]], calc):
+            # (the View menu's panels shown in front are tabs there too)
+            right = ([win.dock_blend] if split else [win.dock_calc, win.dock_blend]) + front
+            if self._tabs_fit(fm, [host.spec_of(d).title for d in right + [win.dock_plane]], calc):
                 win.tabifyDockWidget(win.dock_blend, win.dock_plane)
             else:
                 win.tabifyDockWidget(win.dock_editors, win.dock_plane)
                 win.dock_editors.raise_()
-            if not folded:
+                # (the column's tabs by their short titles when the long ones would be elided)
+                titles = [host.spec_of(d).title for d in (win.dock_editors, win.dock_plane)]
+                if not self._tabs_fit(fm, titles, editors):
+                    short = {"editors", "plane"}
+            if split:
                 win.dock_blend.raise_()
+        host.set_short_titles(short)
         win.dock_calc.raise_()
         for dock in front:
             dock.raise_()
@@ -442,8 +453,25 @@ class Presentation:
         if h >= 900:
             # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
             win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
-        if not folded:
+        if split:
             self._share_right_column(h, 0.36)
+
+    def make_room_for(self, dock: QDockWidget) -> None:
+        """A View-menu panel just opened as a tab of the calculation table (a narrow window's folded
+        column): the table goes under it, as wide as the column, and keeps no more than its rows — the
+        panel took the column's whole height, larger than the heatmap at 1024×768."""
+        win = self._window
+        calc = win.dock_calc
+        if self.on or calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
+            return
+        # (a dock split from a tab group would only be tabbed again: out of the group, then back into
+        # the column, under it)
+        win.removeDockWidget(calc)
+        win.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, calc, Qt.Orientation.Vertical)
+        calc.show()
+        dock.raise_()
+        win.layout().activate()
+        self._share_right_column(max(win.height(), 500), 0.36)
 
     @staticmethod
     def _tabs_fit(fm: QFontMetrics, titles: list[str], width: int) -> bool:

@@ -166,3 +166,29 @@ def test_a_paste_the_scene_refuses_says_why_beside_the_table(qtbot):
     assert w.message.isVisible() and "paste into X" in w.message.text()
     assert w.model.paste(w.model.index(0, 0), "2\t3\n")  # a good block still goes in
     assert s.scene.matrix("X")[0].tolist() == [2.0, 3.0]
+
+
+def test_a_narrow_editor_titles_its_matrix_by_name_and_keeps_the_hint_in_the_tooltip(qtbot, session):
+    """A 230-px column cut "learned: d_model × dₖ" to "learned: d_mode": narrow, the title is the
+    matrix's name (the shape beside it), the hint in its tooltip; wide, the hint is back."""
+    from PySide6.QtGui import QTextDocument
+
+    editor = MatrixEditor(session, "Q")
+    qtbot.addWidget(editor)
+    editor.resize(600, 200)
+    editor.show()
+    qtbot.waitExposed(editor)
+    assert "what each token is looking for" in editor.title.text() and editor.title.toolTip() == ""
+    editor.resize(150, 200)
+    qtbot.waitUntil(lambda: "looking for" not in editor.title.text(), timeout=2000)
+    assert "Query Q" in editor.title.text()
+    assert editor.title.toolTip() == "Query Q: what each token is looking for"
+    editor.layout().activate()
+    doc = QTextDocument()
+    doc.setDefaultFont(editor.title.font())
+    doc.setDocumentMargin(0)
+    doc.setHtml(editor.title.text())
+    assert doc.idealWidth() <= editor.title.contentsRect().width() + 1  # (the name whole, on one line)
+    editor.resize(600, 200)
+    qtbot.waitUntil(lambda: "looking for" in editor.title.text(), timeout=2000)
+    assert editor.title.toolTip() == ""

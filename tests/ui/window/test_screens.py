@@ -23,8 +23,8 @@ from qkv_studio.app import ensure_qapp
 from qkv_studio.core import preset_document
 app = ensure_qapp()
 from PySide6.QtCore import QRect
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtGui import QFontMetrics, QTextDocument
+from PySide6.QtWidgets import QDockWidget, QTabBar
 from qkv_studio.ui.window.main_window import MainWindow
 
 def settle():
@@ -59,6 +59,28 @@ def facts(w, mode):
         if need.width() > room.width() + 1 or need.height() > room.height() + 1 or seen.height() + 1 < need.height():
             labels.append([name, need.width(), need.height(), room.width(), room.height(), seen.height()])
     out["cut_labels"] = labels
+    # the matrix editors' titles and every tab bar's titles (the docks' and the editors' tabs): whole
+    texts = []
+    for ed in w.editors.built():
+        if ed.isVisible():
+            room = ed.title.contentsRect()
+            doc = QTextDocument()
+            doc.setDefaultFont(ed.title.font())
+            doc.setDocumentMargin(0)
+            doc.setHtml(ed.title.text())
+            doc.setTextWidth(room.width())
+            if doc.idealWidth() > room.width() + 1 or doc.size().height() > room.height() + 1:
+                texts.append([ed.name, doc.idealWidth(), doc.size().height(), room.width(), room.height()])
+    for bar in w.findChildren(QTabBar):
+        shown = [i for i in range(bar.count()) if bar.isTabVisible(i)]
+        if not bar.isVisible() or len(shown) < 2:
+            continue
+        need = sum(bar.tabSizeHint(i).width() for i in shown)
+        for i in shown:
+            if need > bar.width() or not bar.rect().contains(bar.tabRect(i)) \
+                    or bar.tabRect(i).width() < bar.tabSizeHint(i).width():
+                texts.append(["tab", bar.tabText(i), bar.tabRect(i).width(), bar.tabSizeHint(i).width(), bar.width()])
+    out["cut_texts"] = texts
     # (a dock tabbed behind another is parked outside the window by Qt, still "visible")
     docks = [d for d in w.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()
              and w.rect().intersects(d.geometry())]
@@ -168,6 +190,7 @@ def _check_whole(results: list[dict], where: str) -> None:
         assert r["inside"], f"{at}: window {r['frame']} outside {r['available']}"
         assert not r["cut_buttons"], f"{at}: cut stage buttons {r['cut_buttons']}"
         assert not r["cut_labels"], f"{at}: cut captions {r['cut_labels']}"
+        assert not r["cut_texts"], f"{at}: cut titles {r['cut_texts']}"
         assert not r["overlaps"], f"{at}: overlapping panels {r['overlaps']}"
         if "calc_fonts" in r:
             assert r["calc_fonts"][0] == r["calc_fonts"][1], f"{at}: the table's heading {r['calc_fonts']}"
@@ -210,15 +233,23 @@ def test_the_multihead_and_a_real_model_scene_fit_too(tmp_path, scene, width, he
     results = run_screen(tmp_path, width, height, dpr, scene)
     _check_whole(results, f"{scene} {width}x{height}@{dpr}")
     normal = results[0]
-    if not (scene == "model" and width < 1280):
-        # (at 1024 px the Real model panel's own minimum width, ~375 px, leaves the heatmap less room
-        # than the panel: the model panel's to narrow, not the window's layout)
-        assert normal["heatmap_share"] >= 0.25, normal
-        assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
+    # (at 1024 px the Real model panel, ~320 px wide at its narrowest — its layer, head and Edit row —
+    # sits under the table, and the caption above the heatmap takes five lines: 23 % of the window)
+    assert normal["heatmap_share"] >= (0.22 if scene == "model" and width < 1280 else 0.25), normal
+    assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
     for s in results[1:5]:
         if s["stage"] in ("scores", "weights"):
             assert s["heatmap_share"] >= 0.35 and s["heatmap_share"] > s.get("calc_share", 0), s
             assert all(s["heatmap_share"] > share for share in s["docks"].values()), s
+
+
+@pytest.mark.parametrize("preset", ["lesson", "multihead"])
+def test_the_window_fits_a_hidpi_laptop(tmp_path, preset):
+    """A 960×540 (HiDPI, 200 %) laptop: the normal window inside the screen — the editors' column scrolls
+    (its four editors wanted ~640 px of height) — every title whole, no panels overlapping."""
+    results = run_screen(tmp_path, 960, 540, 2, preset)
+    _check_whole(results[:1], f"{preset} 960x540@2")
+    assert results[0]["frame"][3] <= 540, results[0]
 
 
 def test_a_short_slide_gives_the_heatmap_the_most(tmp_path):
@@ -346,3 +377,17 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
     window.set_presentation(False)
     assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
     assert table.minimumWidth() == 0 and table.maximumHeight() > 10000  # (no slide's fixed size left on it)
+
+
+def test_a_view_menu_panel_opened_in_a_narrow_window_leaves_the_table_in_view(qtbot, show_window, lesson_scene):
+    """At 1024×768 the calculation and the blend are tabs of one column; the Real model opened there as
+    a third tab took the column's whole height, larger than the heatmap: the table goes under it."""
+    window = show_window(lesson_scene, (1016, 728))
+    window.layout_docks()
+    assert window.dock_calc in window.tabifiedDockWidgets(window.dock_blend)  # (the folded column)
+    window.show_panel(window.dock_model)
+    qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
+    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
+    model, calc, heatmap = window.dock_model.geometry(), window.dock_calc.geometry(), window.heatmap
+    assert calc.top() >= model.bottom() and calc.width() == model.width()
+    assert model.width() * model.height() < heatmap.width() * heatmap.height()

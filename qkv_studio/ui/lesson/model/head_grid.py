@@ -47,7 +47,7 @@ class HeadGrid(FollowsAppearance, QWidget):
         self._kv_group = 1  # query heads per K/V head (grouped-query attention when > 1)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(200, 110)
+        self.setMinimumSize(120, 90)  # (scaled down in a narrow panel: a 1024-px window)
 
     # ---- data ------------------------------------------------------------------------------------
     def set_weights(self, weights: np.ndarray | None) -> None:

@@ -108,9 +108,9 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         self.title.setWordWrap(True)
         self.model_box = QComboBox()
         self.model_box.setToolTip("The model whose attention heads you see")
-        # wide enough for the names (up to 24 characters), never wider: the panel keeps its narrowest width
-        self.model_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model_box.setMinimumContentsLength(min(24, max(len(m.title) for m in self.state.models)))
+        # as wide as its names, never wider: the panel keeps its narrowest width (24 average characters
+        # were 260 px, wider than any registered name: the panel's minimum in a 1024-px window)
+        self.model_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for entry in self.state.models:
             self.model_box.addItem(entry.title, entry.name)
         self.model_box.setCurrentIndex(self.model_box.findData(self.state.model.name))

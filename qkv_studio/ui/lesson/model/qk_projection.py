@@ -40,7 +40,7 @@ class QKProjection(FollowsAppearance, QWidget):
         self._labelled: list[int] = []
         self._extents = (1.0, 1.0)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(200, 120)
+        self.setMinimumSize(120, 100)  # (scaled down in a narrow panel: a 1024-px window)
 
     def set_head(self, q: np.ndarray, k: np.ndarray, tokens: tuple[str, ...], weights: np.ndarray) -> None:
         """A head's Q, K (n×d), token labels and its n×n weights; projects them once here."""

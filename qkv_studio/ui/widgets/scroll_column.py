@@ -1,0 +1,59 @@
+"""A column that scrolls up and down when the window is shorter than its content, never sideways.
+
+Used for the editors' column (the tokens list above the Q, K, V or X, W editors): its content's
+minimum height (~620 px for the multihead scene's four editors) made the window taller than a HiDPI
+laptop's 540-px screen.  Its minimum width stays its content's (plus the scroll bar's), so the texts
+of the column are as whole as they were without it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtWidgets import QFrame, QScrollArea, QStyle, QWidget
+
+
+class ScrollColumn(QScrollArea):
+    """``content`` filling the column's width; a vertical scroll bar when the column is shorter than the
+    content's minimum height."""
+
+    def __init__(self, content: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setWidget(content)
+        content.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        # (the content's minimum width changed — a font, a longer token, the projection editors: the
+        # dock around the column is told, as it was told when the content was its widget)
+        if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(obj, event)
+
+    def _bar_width(self) -> int:
+        """The vertical scroll bar's width while the column is shorter than its content, else 0 (a column
+        with room for its content keeps its width for it)."""
+        content = self.widget()
+        if content is None or self.viewport().height() >= content.minimumSizeHint().height():
+            return 0
+        return self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        bar = self._bar_width()
+        if bar != getattr(self, "_bar", 0):
+            self._bar = bar
+            self.updateGeometry()  # (the scroll bar comes or goes: the column's minimum width with it)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        # (as wide as the content needs with the scroll bar shown; as short as a few lines of it)
+        content = self.widget().minimumSizeHint() if self.widget() is not None else QSize(0, 0)
+        frame = 2 * self.frameWidth()
+        return QSize(content.width() + self._bar_width() + frame, min(content.height(), 120) + frame)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        content = self.widget().sizeHint() if self.widget() is not None else QSize(0, 0)
+        frame = 2 * self.frameWidth()
+        return QSize(max(content.width(), self.minimumSizeHint().width()), content.height() + frame)
