@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from qkv_studio.core import View, compute, load_preset
+from qkv_studio.state.session import Session
 
 
 def test_edit_updates_result_and_undo_restores_exactly(session, qtbot):
