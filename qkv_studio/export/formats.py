@@ -24,8 +24,8 @@ lesson: ``slide`` (the presentation slide as the audience sees it, painted by ``
 command line's ``--slide``) and ``slides`` (a page per stage: ``--slides``); the export dialog offers
 them in its *Picture* box for the formats that have them.  ``job.ink`` (not None: the ink was asked
 for) is drawn on those two, the slide's own layout, never on the bare figure: a ``slides`` writer then
-makes each page the presentation slide of its stage (``job.compose(stage)``) with that stage's ink.  Kinds: ``figure`` (one stage's heatmap),
-``numbers``, ``animation`` (the stage sequence moving: ``job.motion``, ``job.stages``) and ``deck``
+makes each page the presentation slide of its stage (``job.compose(stage)``) with that stage's ink.
+Kinds: ``figure`` (one stage's heatmap), ``numbers``, ``animation`` (the stage sequence moving: ``job.motion``, ``job.stages``) and ``deck``
 (a slide per stage: ``job.stages``).  (:func:`register` adds one at run time; tests use it
 with a monkeypatched :data:`REGISTRY`.)
 """
@@ -160,9 +160,7 @@ def _pdf(job: ExportJob) -> bytes:
 
 def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
     def write(job: ExportJob) -> bytes:
-        from qkv_studio.export.slide import slide_bytes
-
-        from qkv_studio.export.slide import with_ink
+        from qkv_studio.export.slide import slide_bytes, with_ink
 
         if job.slide is None:
             raise ValueError("a slide export needs the slide to paint (the window's presentation)")
