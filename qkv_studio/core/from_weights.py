@@ -18,7 +18,8 @@ from typing import Iterable
 
 import numpy as np
 
-from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, Scene, SceneError, _as_numbers, _shape
+from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, Scene, SceneError
+from qkv_studio.core.scene_arrays import _as_numbers, _shape
 
 ROW_SUM_TOLERANCE = 1e-6
 
