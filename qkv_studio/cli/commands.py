@@ -61,6 +61,7 @@ def _cmd_export(argv: list[str]) -> int:
         raise CliError("image export is not available yet") from None
     from qkv_studio.render.figure import FigureOptions
 
+    ink = _annotations(args)[1] if args.ink else None  # (None: no ink asked for)
     options = FigureOptions(stage=view.stage, query=view.query, heading=_figure_heading(args, head))
     if getattr(args, "with_projections", None) is not None and fmt.kind == "figure":
         from dataclasses import replace
@@ -74,18 +75,28 @@ def _cmd_export(argv: list[str]) -> int:
         from qkv_studio.export.slides import export_slides_pdf
 
         slide_options = resolve_options(scene, options, theme=args.theme, colormap=args.colormap)
+        if ink is not None:  # (each page the stage's presentation slide with its ink)
+            _run_foreign(lambda: _with_slides(scene, view, args, lambda compose: export_slides_pdf(
+                scene, out, options=slide_options, ink=ink, compose=compose, **extra)), out, "export")
+            return 0
         _run_foreign(lambda: export_slides_pdf(scene, out, options=slide_options, **extra), out, "export")
         return 0
     if args.slide:
-        _run_foreign(lambda: _export_slide(scene, view, out, args, options), out, "export")
+        _run_foreign(lambda: _export_slide(scene, view, out, args, options, ink), out, "export")
+        return 0
+    if ink is not None:  # a .pptx with ink: each slide the stage's presentation slide
+        _run_foreign(lambda: _with_slides(scene, view, args, lambda compose: export_file(
+            scene, str(out), width=args.width, theme=args.theme, colormap=args.colormap, options=options,
+            ink=ink, compose=compose, **extra)), out, "export")
         return 0
     _run_foreign(lambda: export_file(scene, str(out), width=args.width, theme=args.theme,
                                      colormap=args.colormap, options=options, **extra), out, "export")
     return 0
 
 
-def _export_slide(scene, view: View, out, args: argparse.Namespace, options) -> None:
-    """``--slide``: the window's presentation slide of the view, composed offscreen at --width × 9/16."""
+def _with_slides(scene, view: View, args: argparse.Namespace, write) -> None:
+    """Run ``write(compose)`` with ``compose(stage)`` the window's presentation slide of ``stage`` (the view's
+    query), composed offscreen at --width × 9/16 (default 1920 × 1080)."""
     import os
 
     from qkv_studio.app import _quiet_harmless_qt_messages, ensure_qapp
@@ -98,14 +109,20 @@ def _export_slide(scene, view: View, out, args: argparse.Namespace, options) -> 
     width = args.width or SLIDE_WIDTH
     composer = SlideComposer()
     try:
-        slide = composer.compose(scene, view, size=(width, round(width * 9 / 16)), theme=args.theme,
-                                 colormap=args.colormap)
-        from qkv_studio.export.files import export_file
-
-        export_file(scene, str(out), theme=args.theme, colormap=args.colormap, options=options, picture="slide",
-                    slide=slide)
+        write(lambda stage: composer.compose(scene, view.with_stage(stage), size=(width, round(width * 9 / 16)),
+                                             theme=args.theme, colormap=args.colormap))
     finally:
         composer.close()
+
+
+def _export_slide(scene, view: View, out, args: argparse.Namespace, options, ink=None) -> None:
+    """``--slide``: the window's presentation slide of the view, composed offscreen at --width × 9/16,
+    with the file's ink on it when ``ink`` (--ink)."""
+    from qkv_studio.export.files import export_file
+
+    _with_slides(scene, view, args, lambda compose: export_file(
+        scene, str(out), theme=args.theme, colormap=args.colormap, options=options, picture="slide",
+        slide=compose(view.stage), ink=ink))
 
 
 def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> str:

@@ -272,6 +272,11 @@ def _add_motion_options(p: argparse.ArgumentParser) -> None:
                    help=f"with -o NAME{slide.replace('/', '|')}: the presentation slide as the audience sees it "
                         "(stage bar, formula, caption, the stage's view and the table) instead of the bare "
                         f"figure; --width sets the slide's width (default {SLIDE_WIDTH}), 16:9")
+    g.add_argument("--ink", action="store_true",
+                   help="with --slide, --slides or -o NAME.pptx: draw the file's ink (its 'ink' field) on the slide "
+                        "where it was drawn; the pages of --slides and of a .pptx are then each stage's "
+                        "presentation slide (as --slide draws it) with that stage's ink, --width its width "
+                        f"(default {SLIDE_WIDTH})")
     g.add_argument("--animate", choices=ANIMATIONS, default=None,
                    help="what an animation shows: the stages one after another (default), or 'generation': "
                         "with --model and --generate N, each generated token's row appearing, step by step")
@@ -294,6 +299,9 @@ def _motion_job(args: argparse.Namespace, fmt: formats.ExportFormat) -> dict:
                        f"not {fmt.suffix}")
     if args.slide and args.stages is not None:
         raise CliError("--stages is for animations and decks; the slide shows one stage (--stage)")
+    if args.ink and not (args.slide or args.slides or fmt.kind == "deck"):
+        raise CliError(f"--ink draws the ink on the slide, where it was drawn: give --slide, --slides or "
+                       f"-o NAME.pptx (the heatmap figure of {fmt.suffix} is laid out differently)")
     generation = args.animate == "generation"
     if args.animate is not None and fmt.kind != "animation":
         raise CliError(f"--animate is for animations ({formats.spelled(formats.suffixes('animation'))}), "

@@ -22,8 +22,10 @@ atomically and words the message), and add one entry to ``_BUILT_IN`` below, e.g
 then a test in ``tests/export/`` that writes one.  A format may also write two other pictures of the
 lesson: ``slide`` (the presentation slide as the audience sees it, painted by ``job.slide``: the
 command line's ``--slide``) and ``slides`` (a page per stage: ``--slides``); the export dialog offers
-them in its *Picture* box for the formats that have them.  Kinds: ``figure`` (one stage's heatmap),
-``numbers``, ``animation`` (the stage sequence moving: ``job.motion``, ``job.stages``) and ``deck``
+them in its *Picture* box for the formats that have them.  ``job.ink`` (not None: the ink was asked
+for) is drawn on those two, the slide's own layout, never on the bare figure: a ``slides`` writer then
+makes each page the presentation slide of its stage (``job.compose(stage)``) with that stage's ink.
+Kinds: ``figure`` (one stage's heatmap), ``numbers``, ``animation`` (the stage sequence moving: ``job.motion``, ``job.stages``) and ``deck``
 (a slide per stage: ``job.stages``).  (:func:`register` adds one at run time; tests use it
 with a monkeypatched :data:`REGISTRY`.)
 """
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 if TYPE_CHECKING:
     from qkv_studio.core import Scene
+    from qkv_studio.core.ink import Ink
     from qkv_studio.export.slide import SlidePainter
     from qkv_studio.export.timeline import MotionOptions
     from qkv_studio.render.figure import FigureOptions
@@ -58,6 +61,8 @@ class ExportJob:
     heads) when the scene is one head of a multi-head scene.  ``stages`` are the stages of an animation or a deck, in order (None: the
     format's default), ``motion`` how an animation moves (None: the defaults).  ``slide`` paints the
     presentation slide (for a format's ``slide`` writer: :class:`qkv_studio.export.slide.SlidePainter`).
+    ``ink`` is the scene's ink to draw on the slide (None: none was asked for; :mod:`qkv_studio.core.ink`)
+    and ``compose(stage)`` paints the presentation slide of any stage (a page per stage with ink).
     """
 
     scene: Scene
@@ -69,6 +74,8 @@ class ExportJob:
     stages: tuple[str, ...] | None = None
     motion: MotionOptions | None = None
     slide: SlidePainter | None = None
+    ink: Ink | None = None
+    compose: Callable[[str], SlidePainter] | None = None
 
     @property
     def selected_query(self) -> int:
@@ -153,11 +160,12 @@ def _pdf(job: ExportJob) -> bytes:
 
 def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
     def write(job: ExportJob) -> bytes:
-        from qkv_studio.export.slide import slide_bytes
+        from qkv_studio.export.slide import slide_bytes, with_ink
 
         if job.slide is None:
             raise ValueError("a slide export needs the slide to paint (the window's presentation)")
-        return slide_bytes(suffix, job.slide, job.scene, job.options)
+        slide = job.slide if job.ink is None else with_ink(job.slide, job.ink.strokes(job.options.stage))
+        return slide_bytes(suffix, slide, job.scene, job.options)
 
     return write
 
@@ -165,7 +173,8 @@ def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
 def _slides_pdf(job: ExportJob) -> bytes:
     from qkv_studio.export.slides import slides_pdf_bytes
 
-    return slides_pdf_bytes(job.scene, job.options, job.stages, query=job.selected_query)
+    return slides_pdf_bytes(job.scene, job.options, job.stages, query=job.selected_query, ink=job.ink,
+                            compose=job.compose)
 
 
 def _animation(suffix: str) -> Callable[[ExportJob], bytes]:
@@ -181,7 +190,8 @@ def _animation(suffix: str) -> Callable[[ExportJob], bytes]:
 def _pptx(job: ExportJob) -> bytes:
     from qkv_studio.export.slides import pptx_bytes
 
-    return pptx_bytes(job.scene, job.options, job.stages, job.width, query=job.selected_query)
+    return pptx_bytes(job.scene, job.options, job.stages, job.width, query=job.selected_query, ink=job.ink,
+                      compose=job.compose)
 
 
 def _csv(job: ExportJob) -> bytes:

@@ -6,21 +6,28 @@ calculation table, sized for the slide); this module only needs something that p
 (text stays text) or a one-page vector PDF of 0.75 pt per pixel (a 1280 × 720 slide is 960 × 540 pt).
 Each file carries the alt text of the slide's figure (title and description), as every figure does.
 
+The ink drawn on the slide (:mod:`qkv_studio.core.ink`: points as fractions of the slide) goes on top
+when asked: :func:`with_ink` wraps a painter so that the strokes of its stage are drawn over the slide
+by :func:`qkv_studio.render.ink.paint_strokes`, scaled to the picture, as the projector showed them.
+
 Public API::
 
     SlidePainter (protocol: size, paint(painter))
+    with_ink(slide, strokes) -> SlidePainter
     slide_bytes(suffix, slide, scene, options) -> bytes
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, Sequence
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSize, QSizeF
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 
 from qkv_studio.core import Scene
 from qkv_studio.core.describe import describe
+from qkv_studio.core.ink import Stroke
 from qkv_studio.export.png import encode_png
 from qkv_studio.render.figure import FigureOptions
 
@@ -36,6 +43,31 @@ class SlidePainter(Protocol):
     size: tuple[int, int]
 
     def paint(self, painter: QPainter) -> None: ...
+
+
+@dataclass(frozen=True)
+class InkedSlide:
+    """A slide with ink on top: ``slide`` painted, then ``strokes`` (fractions of the slide) over all of it."""
+
+    slide: SlidePainter
+    strokes: tuple[Stroke, ...]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.slide.size
+
+    def paint(self, painter: QPainter) -> None:
+        from qkv_studio.render.ink import paint_strokes
+
+        self.slide.paint(painter)
+        w, h = self.slide.size
+        paint_strokes(painter, self.strokes, QRectF(0, 0, w, h))
+
+
+def with_ink(slide: SlidePainter, strokes: Sequence[Stroke]) -> SlidePainter:
+    """``slide`` with ``strokes`` drawn over it (``slide`` itself when there are none)."""
+    strokes = tuple(strokes)
+    return InkedSlide(slide, strokes) if strokes else slide
 
 
 def slide_text(scene: Scene, options: FigureOptions) -> tuple[str, str]:

@@ -7,12 +7,20 @@ speaker notes hold the stage's caption with the query's numbers (:mod:`qkv_studi
 the stage registry) and the stage's formula written out and in words.  In the PDF the figure is vector
 (text stays text) and the document carries the alt text of every slide (XMP ``dc:description``).
 
+With the lecture's ink (``ink``, :mod:`qkv_studio.core.ink`, not None: asked for) each slide is instead the
+presentation slide of its stage as the audience saw it, ``compose(stage)`` (a
+:class:`qkv_studio.export.slide.SlidePainter`: stage bar, formula, caption, the stage's view), filling the
+page, with that stage's strokes drawn on it where they were drawn on the projector.  (Ink is never drawn
+on the bare figure: its layout is not the slide's, a stroke would land on another cell.)  The PPTX keeps
+a title for each slide (behind the picture: the outline and screen readers have it), the picture's
+description and the notes.
+
 Public API::
 
     slide_notes(scene, stage, query) -> str
-    pptx_bytes(scene, options, stages, width, *, query) -> bytes
-    slides_pdf_bytes(scene, options, stages, *, query) -> bytes
-    export_slides_pdf(scene, path, *, options=None, stages=None, query=None) -> Path
+    pptx_bytes(scene, options, stages, width, *, query, ink=None, compose=None) -> bytes
+    slides_pdf_bytes(scene, options, stages, *, query, ink=None, compose=None) -> bytes
+    export_slides_pdf(scene, path, *, options=None, stages=None, query=None, ink=None, compose=None) -> Path
 """
 
 from __future__ import annotations
@@ -64,6 +72,23 @@ def _check_stages(stages) -> tuple[str, ...]:
     return stages
 
 
+def _inked_slides(ink, compose):
+    """``compose`` when the ink was asked for (None when not); ValueError when it cannot be drawn."""
+    if ink is None:
+        return None
+    if compose is None:
+        raise ValueError("the ink is drawn on the presentation slide of each stage, which only the window "
+                         "composes: export the slides with their ink from the window or the command line")
+    return compose
+
+
+def _inked(ink, compose, stage: str):
+    """The presentation slide of ``stage`` with its ink on top."""
+    from qkv_studio.export.slide import with_ink
+
+    return with_ink(compose(stage), ink.strokes(stage))
+
+
 def slide_title(stage: str, index: int, total: int) -> str:
     """``3 / 5 · Weights (softmax)``."""
     return f"{index} / {total} · {stage_spec(stage).export_label}"
@@ -77,8 +102,10 @@ def slide_notes(scene: Scene, stage: str, query: int) -> str:
     return f"{caption}\n\nFormula: {_plain(spec.formula)}\n\nIn words: {words}"
 
 
-def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int, *, query: int) -> bytes:
-    """A PowerPoint deck: one 16:9 slide per stage, title, figure picture (with its description) and notes."""
+def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int, *, query: int,
+               ink=None, compose=None) -> bytes:
+    """A PowerPoint deck: one 16:9 slide per stage, title, figure picture (with its description) and notes;
+    with ``ink`` the picture is the stage's presentation slide with its ink, filling the slide."""
     from pptx import Presentation
     from pptx.util import Emu, Pt
 
@@ -86,6 +113,7 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
 
     ensure_app()
     stages = _check_stages(stages)
+    compose = _inked_slides(ink, compose)
     shown = scene
     prs = Presentation()
     prs.slide_width, prs.slide_height = Emu(12192000), Emu(6858000)  # 13.333 × 7.5 in
@@ -99,27 +127,33 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
         box.text_frame.text = slide_title(stage, k, len(stages))
         run = box.text_frame.paragraphs[0].runs[0]
         run.font.size, run.font.bold = Pt(26), True
-        # the picture fills the slide below the title, keeping its aspect
-        data = png_bytes(shown, opts, width)
+        if compose is not None:  # the presentation slide with its ink, over the whole slide (and its title)
+            from qkv_studio.export.slide import slide_bytes
+
+            data = slide_bytes(".png", _inked(ink, compose, stage), shown, opts)
+            area_w, area_h, top = SLIDE_PT[0], SLIDE_PT[1], 0.0
+        else:  # the picture fills the slide below the title, keeping its aspect
+            data = png_bytes(shown, opts, width)
+            area_w, area_h, top = SLIDE_PT[0] - 2 * _MARGIN_PT, SLIDE_PT[1] - _TITLE_PT - _MARGIN_PT, _TITLE_PT
         from PIL import Image
 
         with Image.open(io.BytesIO(data)) as im:
             pw, ph = im.size
-        area_w, area_h = SLIDE_PT[0] - 2 * _MARGIN_PT, SLIDE_PT[1] - _TITLE_PT - _MARGIN_PT
         s = min(area_w / pw, area_h / ph)
         w, h = pw * s, ph * s
-        x, y = (SLIDE_PT[0] - w) / 2, _TITLE_PT + (area_h - h) / 2
+        x, y = (SLIDE_PT[0] - w) / 2, top + (area_h - h) / 2
         pic = slide.shapes.add_picture(io.BytesIO(data), Emu(round(x * emu_per_pt)), Emu(round(y * emu_per_pt)),
                                        Emu(round(w * emu_per_pt)), Emu(round(h * emu_per_pt)))
         desc = describe(shown, stage, query, heading=opts.heading)
-        pic.name = f"{stage} heatmap"
+        pic.name = f"{stage} slide" if compose is not None else f"{stage} heatmap"
         # (python-pptx has no property for a picture's alt text: pptx_alt writes it into the saved file)
         descriptions[(str(slide.part.partname), pic.name)] = desc.text
         slide.notes_slide.notes_text_frame.text = slide_notes(shown, stage, query)
     props = prs.core_properties
     props.title = f"{scene.title or 'Self-attention'}: the stages of attention"
     props.subject = "Self-attention stage by stage (QKV Studio)"
-    props.comments = f"One slide per stage ({', '.join(stages)}); each picture carries its description."
+    props.comments = (f"One slide per stage ({', '.join(stages)}); each picture carries its description."
+                      + (" The slides as the audience saw them, with the lecture's ink." if compose else ""))
     props.author = "QKV Studio"
     buf = io.BytesIO()
     prs.save(buf)
@@ -128,8 +162,10 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
     return set_descriptions(buf.getvalue(), descriptions)
 
 
-def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, query: int) -> bytes:
-    """A multi-page vector PDF: one 16:9 page per stage, the title and the figure (text stays text)."""
+def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, query: int, ink=None,
+                     compose=None) -> bytes:
+    """A multi-page vector PDF: one 16:9 page per stage, the title and the figure (text stays text); with
+    ``ink`` each page is the stage's presentation slide with its ink."""
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt
     from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter
 
@@ -138,6 +174,7 @@ def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, q
 
     ensure_app()
     stages = _check_stages(stages)
+    compose = _inked_slides(ink, compose)
     shown = scene
     data = QByteArray()
     buf = QBuffer(data)
@@ -161,6 +198,9 @@ def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, q
         for k, stage in enumerate(stages, 1):
             if k > 1:
                 writer.newPage()
+            if compose is not None:
+                _paint_slide_page(painter, _inked(ink, compose, stage), full.width(), full.height())
+                continue
             opts = replace(options, stage=stage, query=query).validated()
             if opts.background == "transparent":  # (a PDF page is opaque)
                 opts = replace(opts, background="white")
@@ -182,9 +222,21 @@ def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, q
     return bytes(data.data())
 
 
+def _paint_slide_page(painter, slide, page_w: float, page_h: float) -> None:
+    """``slide`` (its pixels) scaled to fill a page of ``page_w`` × ``page_h`` device units, centred."""
+    w, h = slide.size
+    k = min(page_w / w, page_h / h)
+    painter.save()
+    painter.translate((page_w - w * k) / 2, (page_h - h * k) / 2)
+    painter.scale(k, k)
+    slide.paint(painter)
+    painter.restore()
+
+
 def export_slides_pdf(scene: Scene, path: str | os.PathLike, *, options=None, stages: tuple[str, ...] | None = None,
-                      query: int | None = None) -> Path:
-    """Write :func:`slides_pdf_bytes` to ``path`` atomically (nothing partial on failure); returns the path."""
+                      query: int | None = None, ink=None, compose=None) -> Path:
+    """Write :func:`slides_pdf_bytes` to ``path`` atomically (nothing partial on failure); returns the path.
+    ``ink`` and ``compose`` as for :func:`slides_pdf_bytes`."""
     from qkv_studio.export.atomic import reason, write_atomic
     from qkv_studio.export.figures import resolve_options
 
@@ -193,7 +245,8 @@ def export_slides_pdf(scene: Scene, path: str | os.PathLike, *, options=None, st
         raise ValueError(f"cannot write slides to {path}: the name must end in .pdf")
     opts = resolve_options(scene, options)
     try:
-        data = slides_pdf_bytes(scene, opts, stages, query=opts.query if query is None else query)
+        data = slides_pdf_bytes(scene, opts, stages, query=opts.query if query is None else query, ink=ink,
+                                compose=compose)
     except OSError as exc:
         raise OSError(f"cannot write {path}: {reason(exc)}") from exc
     write_atomic(path, data)

@@ -97,7 +97,8 @@ def attach(window, *, folder=None) -> Autosave:
     """
     autosave = getattr(window, _ATTR, None)
     if autosave is None:
-        autosave = Autosave(window.session, folder=folder)
+        book = getattr(getattr(window, "presenter", None), "book", None)  # (the lecture's ink and notes)
+        autosave = Autosave(window.session, folder=folder, annotations=book)
         autosave.close_watcher = _CloseWatcher(window, autosave)
         autosave.disk_watch = DiskWatch(window.session, autosave)
         autosave.failure_label = _failure_label(window, autosave)

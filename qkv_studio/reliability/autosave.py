@@ -7,8 +7,13 @@ A couple of seconds after the scene changes (debounced, but never postponed for 
 for as long as the window lives: the next start finds entries whose owner died (the lock is stale)
 and offers them back (:func:`pending_recovery`), while a second running instance leaves them alone.
 
-Nothing is kept while the scene has no unsaved changes: saving, undoing back to the saved state,
-opening another file, or closing the window cleanly removes the entry.
+The lecture's annotations go with the scene (the session file's optional ``notes`` and ``ink``,
+:mod:`qkv_studio.core.ink`), read from the window's :class:`~qkv_studio.state.ink.InkBook` when one is
+given: ink drawn on a slide is not a scene edit, but unsaved ink is unsaved work too, so drawing is
+autosaved as an edit is, and a recovered entry gives the strokes back, per stage (:class:`Recovered`).
+
+Nothing is kept while neither the scene nor its ink has unsaved changes: saving, undoing back to the
+saved state, opening another file, or closing the window cleanly removes the entry.
 
 The writing happens on one background thread (Scene is immutable, so a snapshot can be handed over
 as is): a 1024-token scene takes a second or two to serialise and the window must not freeze for it.
@@ -29,6 +34,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QElapsedTimer, QLockFile, QObject, QSysInfo, QTimer, Signal
 
 from qkv_studio.core import Scene, SessionFileError, View, read_session, write_session
+from qkv_studio.core.ink import EMPTY_INK, NO_NOTES, Ink, Notes
 from qkv_studio.core.safe_read import UnreadableFile, is_regular_or_missing, read_regular
 from qkv_studio.core.sessionfile import atomic_write
 from qkv_studio.reliability.paths import autosave_dir
@@ -168,9 +174,11 @@ class Entry:
             self._lock.unlock()
             self._lock = None
 
-    def write(self, scene: Scene, original_path: str, view: View = View()) -> None:
-        """Write the scene and view, then the metadata, each atomically (raises SessionFileError/OSError)."""
-        write_session(self.scene_file, scene, view)
+    def write(self, scene: Scene, original_path: str, view: View = View(), notes: Notes = NO_NOTES,
+              ink: Ink = EMPTY_INK) -> None:
+        """Write the scene and view (with the notes and ink), then the metadata, each atomically (raises
+        SessionFileError/OSError)."""
+        write_session(self.scene_file, scene, view, notes=notes, ink=ink)
         meta = {"format": META_FORMAT, "version": 1, "path": original_path, "saved": time.time(),
                 "pid": os.getpid()}
         atomic_write(self.meta_file, json.dumps(meta, ensure_ascii=False).encode("utf-8"))
@@ -239,6 +247,8 @@ class _State:
 class Autosave(QObject):
     """Writes the Session's scene to the autosave folder a moment after each change.
 
+    ``annotations`` is the window's :class:`~qkv_studio.state.ink.InkBook` (None: no ink or notes): its
+    notes and ink are written with the scene, and its unsaved ink keeps an entry as unsaved edits do.
     ``folder`` defaults to :func:`~qkv_studio.reliability.paths.autosave_dir`.  Methods: ``save_now``,
     ``wait``, ``discard`` (clean exit), ``adopt`` (take over an entry recovered after a crash),
     ``file()`` (the autosave file, or None when nothing is kept).
@@ -251,9 +261,10 @@ class Autosave(QObject):
     _job_done = Signal()  # emitted on the writer thread; delivered (queued) on the window's thread
 
     def __init__(self, session, parent: QObject | None = None, *, folder: str | os.PathLike | None = None,
-                 delay_ms: int = DELAY_MS, max_delay_ms: int = MAX_DELAY_MS) -> None:
+                 delay_ms: int = DELAY_MS, max_delay_ms: int = MAX_DELAY_MS, annotations=None) -> None:
         super().__init__(parent if parent is not None else session)
         self._session = session
+        self._book = annotations
         self._folder = Path(folder) if folder is not None else autosave_dir()
         self._max_delay_ms = max_delay_ms
         self._entry: Entry | None = None
@@ -274,7 +285,10 @@ class Autosave(QObject):
         session.stage_changed.connect(self._changed)
         session.path_changed.connect(self._changed)
         session.modified_changed.connect(self._on_modified)
-        if session.modified:
+        if annotations is not None:
+            annotations.changed.connect(self._changed)
+            annotations.unsaved_changed.connect(self._on_modified)
+        if self.unsaved():
             self._changed()
 
     # ---- public -----------------------------------------------------------------------------------
@@ -293,10 +307,15 @@ class Autosave(QObject):
     def last_error(self) -> str | None:
         return self._state.error
 
+    def unsaved(self) -> bool:
+        """There is work to keep: the scene has unsaved changes, or its ink has."""
+        return bool(self._session.modified) or (self._book is not None and self._book.unsaved())
+
     def save_now(self, *, wait: bool = True) -> bool:
-        """Write the current scene now (if it has unsaved changes); returns False if the write failed."""
+        """Write the current scene now (if it or its ink has unsaved changes); returns False if the write
+        failed."""
         self._timer.stop()
-        if not self._session.modified:
+        if not self.unsaved():
             return True
         if self._entry is None:
             try:
@@ -305,8 +324,11 @@ class Autosave(QObject):
                 self._fail(f"the folder {self._folder} cannot be used ({exc.strerror or exc})")
                 return False
         self._state.generation += 1
+        book = self._book  # (Ink and Notes are immutable too: handed to the thread as they are)
+        notes, ink = (NO_NOTES, EMPTY_INK) if book is None else (book.notes(), book.ink())
         self._last = _submit(_write_job, self._state, self._state.generation, self._entry,
-                             self._session.scene, self._session.path, self._job_done.emit, self._session.view)
+                             self._session.scene, self._session.path, self._job_done.emit, self._session.view,
+                             notes, ink)
         if wait:
             return self.wait()
         return True
@@ -339,12 +361,12 @@ class Autosave(QObject):
         if entry in self._adopted:
             return
         self._adopted.append(entry)
-        if self._session.modified and self.save_now(wait=True):
+        if self.unsaved() and self.save_now(wait=True):
             self._drop_adopted()
 
     # ---- reacting to the session ------------------------------------------------------------------
     def _changed(self, *_: object) -> None:
-        if not self._session.modified:
+        if not self.unsaved():
             return
         if not self._timer.isActive():
             self._since.start()
@@ -352,8 +374,9 @@ class Autosave(QObject):
         elif self._since.elapsed() < self._max_delay_ms:
             self._timer.start()  # debounce: restart the countdown while edits keep coming
 
-    def _on_modified(self, modified: bool) -> None:
-        if modified:
+    def _on_modified(self, _modified: bool) -> None:
+        # (the scene or its ink was saved or changed: what is left unsaved decides, either may still be)
+        if self.unsaved():
             self._changed()
         else:
             self.discard(wait=False)
@@ -391,11 +414,11 @@ class Autosave(QObject):
 
 
 def _write_job(state: _State, generation: int, entry: Entry, scene: Scene, path: str, done=None,
-               view: View = View()) -> None:
+               view: View = View(), notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK) -> None:
     if generation != state.generation:
         return  # a newer write (or a discard) came in while this one waited
     try:
-        entry.write(scene, path, view)
+        entry.write(scene, path, view, notes, ink)
     except (SessionFileError, OSError) as exc:
         state.error = str(exc)
         log.warning("autosave failed: %s", exc)
@@ -421,8 +444,8 @@ def _drop_job(entry: Entry) -> None:
 
 # ---- finding work to recover ------------------------------------------------------------------------
 class Recovered(tuple):
-    """``(scene, original_path)`` of autosaved work whose owner died, with the entry it came from and
-    the ``view`` (query, stage) it was looked at with.
+    """``(scene, original_path)`` of autosaved work whose owner died, with the entry it came from, the
+    ``view`` (query, stage) it was looked at with and the lecture's ``notes`` and ``ink`` (per stage).
 
     Unpacks like the plain tuple; ``discard()`` deletes it, ``release()`` leaves it for the next start.
     """
@@ -430,12 +453,17 @@ class Recovered(tuple):
     entry: Entry
     saved_at: float
     view: View
+    notes: Notes
+    ink: Ink
 
-    def __new__(cls, scene: Scene, path: str, entry: Entry, saved_at: float, view: View = View()) -> "Recovered":
+    def __new__(cls, scene: Scene, path: str, entry: Entry, saved_at: float, view: View = View(),
+                notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK) -> "Recovered":
         self = super().__new__(cls, (scene, path))
         self.entry = entry
         self.saved_at = saved_at
         self.view = view
+        self.notes = notes
+        self.ink = ink
         return self
 
     @property
@@ -510,7 +538,7 @@ def pending_recovery(folder: str | os.PathLike | None = None) -> Recovered | Non
             entry.drop()  # it died before its first autosave, or only debris is left
             continue
         try:
-            scene, view = read_session(entry.scene_file)
+            doc = read_session(entry.scene_file)
         except SessionFileError as exc:
             log.warning("moving an unreadable autosave aside: %s", exc)
             moved = entry.move_aside()
@@ -523,7 +551,7 @@ def pending_recovery(folder: str | os.PathLike | None = None) -> Recovered | Non
         saved = meta.get("saved")
         saved_at = float(saved) if isinstance(saved, (int, float)) and not isinstance(saved, bool) \
             else _mtime(entry.scene_file)
-        rec = Recovered(scene, path, entry, saved_at, view)
+        rec = Recovered(doc.scene, path, entry, saved_at, doc.view, doc.notes, doc.ink)
         _CLAIMED.append(rec)
         return rec
     return None

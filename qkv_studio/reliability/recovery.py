@@ -63,6 +63,9 @@ def restore(window, recovered: tuple[Scene, str] | tuple[Scene, str, View]) -> N
     When the original file can still be read, the window opens it and the recovered scene is one
     undoable step on top ("Restore unsaved work"), so Ctrl+Z shows what is on disk.  Otherwise the
     recovered scene is loaded and marked modified.  Either way closing the window asks to save.
+
+    The recovered notes and ink (a :class:`Recovered`'s) go to the window's presenter: the strokes are
+    back on their stages, one ink undo step ("Restore unsaved ink") on top of the file's own ink.
     """
     from qkv_studio.reliability import attach
 
@@ -84,8 +87,25 @@ def restore(window, recovered: tuple[Scene, str] | tuple[Scene, str, View]) -> N
         session.load(scene, path, view)
     if not session.modified:
         session.undo_stack.resetClean()
+    _restore_annotations(window, path, base, recovered)
     if isinstance(recovered, Recovered):
         _forget(recovered)  # this window takes it over (attach must not adopt it a second time)
     autosave = attach(window)
     if isinstance(recovered, Recovered):
         autosave.adopt(recovered.entry)
+
+
+def _restore_annotations(window, path: str, base, recovered) -> None:
+    """The recovered notes and ink into the window's presenter (the scene's as its file holds them first)."""
+    presenter = getattr(window, "presenter", None)
+    if presenter is None:
+        return
+    from qkv_studio.core.ink import EMPTY_INK, NO_NOTES
+
+    saved_notes, saved_ink = (NO_NOTES, EMPTY_INK) if base is None else (base.notes, base.ink)
+    # (a plain (scene, path) tuple carries no annotations: the file's stay as they are)
+    ink = getattr(recovered, "ink", saved_ink)
+    notes = getattr(recovered, "notes", NO_NOTES) or saved_notes
+    presenter.scene_opened(os.path.abspath(path) if path else "recovered", notes, saved_ink)
+    if ink != saved_ink:
+        presenter.book.restore_ink(ink)

@@ -4,6 +4,10 @@
 each keep theirs while the lecturer steps between them) and shows the current stage's strokes.  Its
 undo history is separate from the Session's: drawing on a slide never marks the scene as edited (which
 would ask "save changes?" at the next scene of a deck), and undoing ink never undoes a matrix edit.
+
+It knows whether the current scene's ink is saved (:meth:`unsaved`: it differs from the ink the scene was
+opened with or last saved with, :meth:`mark_saved`), so that the autosave keeps unsaved ink safe from a
+crash as it keeps unsaved edits (:mod:`qkv_studio.reliability.autosave`).
 """
 
 from __future__ import annotations
@@ -31,15 +35,19 @@ class InkBook(QObject):
 
     ``changed()``: the strokes shown (the current scene's, the current stage's) changed — drawn,
     erased, cleared, undone, or another stage or scene is shown.
+    ``unsaved_changed(bool)``: the current scene's ink came to differ from its saved ink, or no longer does.
     """
 
     changed = Signal()
+    unsaved_changed = Signal(bool)
 
     def __init__(self, session, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._books: dict[str, Ink] = {}
         self._notes: dict[str, Notes] = {}
+        self._saved: dict[str, Ink] = {}  # (each scene's ink as its file holds it)
+        self._was_unsaved = False
         self.key = ""
         self.undo_stack = QUndoStack(self)
         session.stage_changed.connect(lambda *_: self.changed.emit())
@@ -52,12 +60,35 @@ class InkBook(QObject):
         if not keep:
             self._books.clear()
             self._notes.clear()
+            self._saved.clear()
             self.undo_stack.clear()
         self.key = key
         if key not in self._books:
             self._books[key] = ink
+            self._saved[key] = ink
         self._notes[key] = notes
         self.changed.emit()
+        self._check_unsaved()
+
+    # ---- saved or not ----------------------------------------------------------------------------------
+    def unsaved(self) -> bool:
+        """The current scene's ink differs from the ink its file holds (drawn, erased or restored since)."""
+        return self.ink() != self._saved.get(self.key, EMPTY_INK)
+
+    def mark_saved(self) -> None:
+        """The current scene was saved with its ink (the file holds :meth:`ink` now)."""
+        self._saved[self.key] = self.ink()
+        self._check_unsaved()
+
+    def restore_ink(self, ink: Ink) -> None:
+        """Put ``ink`` (recovered after a crash) on the current scene: one undo step back to the file's."""
+        self._edit(ink, "Restore unsaved ink")
+
+    def _check_unsaved(self) -> None:
+        unsaved = self.unsaved()
+        if unsaved != self._was_unsaved:
+            self._was_unsaved = unsaved
+            self.unsaved_changed.emit(unsaved)
 
     # ---- reading -------------------------------------------------------------------------------------
     def ink(self) -> Ink:
@@ -101,3 +132,4 @@ class InkBook(QObject):
         self._books[key] = ink
         if key == self.key:
             self.changed.emit()
+            self._check_unsaved()

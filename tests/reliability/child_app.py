@@ -1,7 +1,8 @@
 """A real QKV Studio process for the crash tests: edits, autosaves, then waits to be killed or quits.
 
-python -m tests.reliability.child_app FOLDER (crash|clean)
-Prints "ready <autosave file>" once the edit is autosaved.
+python -m tests.reliability.child_app FOLDER (crash|clean|ink)
+Prints "ready <autosave file>" once the edit is autosaved.  ``ink`` edits nothing: it draws the strokes of
+:data:`INK` on their stages of the slide (unsaved ink alone) and waits to be killed.
 """
 
 import sys
@@ -12,6 +13,12 @@ from PySide6.QtWidgets import QMessageBox
 from qkv_studio import reliability
 from qkv_studio.app import ensure_qapp
 from qkv_studio.core import preset_document
+from qkv_studio.core.ink import stroke
+
+#: (stage, points, colour) drawn by the ``ink`` mode
+INK = (("weights", ((0.1, 0.5, 1.0), (0.5, 0.55, 0.8), (0.9, 0.5, 0.6)), 1),
+       ("weights", ((0.3, 0.2, 1.0),), 3),
+       ("scores", ((0.2, 0.8, 1.0), (0.7, 0.3, 1.0)), 4))
 
 
 def main() -> int:
@@ -24,8 +31,13 @@ def main() -> int:
     window = MainWindow(scene, use_settings=False, view=view)
     auto = reliability.attach(window, folder=folder)
     window.show()
-    window.session.set_value("Q", 2, 0, 42.0)
-    window.session.rename_token(0, "crash")
+    if mode == "ink":
+        for stage, points, colour in INK:
+            window.session.set_stage(stage)
+            window.presenter.book.add_stroke(stroke(points, colour))
+    else:
+        window.session.set_value("Q", 2, 0, 42.0)
+        window.session.rename_token(0, "crash")
 
     def ready() -> None:
         if auto.file() is None or not auto.file().exists():

@@ -20,7 +20,10 @@ offered is the one on screen.
 
 The presentation slide (*The slide as the audience sees it*) is composed by the window's side
 (:mod:`qkv_studio.ui.window.slide_picture`), handed in as ``slide_composer``; without one that picture
-is not offered.
+is not offered.  *Include ink* (beside the Picture box; on when the scene has ink) draws the lecture's
+ink (the window's ``presenter.book``) on the slide, or makes each page of *Slides, a page per stage*
+the stage's slide with its ink; for the heatmap figure it is disabled and says why (ink belongs to the
+slide: the figure is laid out differently).
 
 Tests drive the dialog without ``exec()``: build it, set its widgets, call
 :meth:`ExportDialog.export_to` (or :func:`do_export`), or click Export with a patched QMessageBox.
@@ -38,6 +41,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QFileDial
     QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGES, Scene, View
+from qkv_studio.core.ink import EMPTY_INK, Ink
 from qkv_studio.export import formats
 from qkv_studio.export.deck import DECK_STAGES, deck_paths
 from qkv_studio.export.figures import PT_PER_PX, alt_text
@@ -83,9 +87,11 @@ class ExportDialog(QDialog):
         self._natural_cache: tuple[Scene, FigureOptions, QSize] | None = None
         self._composer_factory = slide_composer
         self._composer = None
+        self._composing = False  # (an export composes slide after slide: the preview waits meanwhile)
         self.setWindowTitle(TITLE)
         self._build()
         form.load_defaults(self, window.session.stage, window_theme(window), window_colormap(window))
+        self.ink_check.setChecked(bool(self.scene_ink()))  # (on when the scene has ink)
         self._fix_background()
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
@@ -125,6 +131,7 @@ class ExportDialog(QDialog):
         self.format_combo.currentIndexChanged.connect(self._format_changed)
         self.animate_combo.currentIndexChanged.connect(self._picture_changed)
         self.picture_combo.currentIndexChanged.connect(self._picture_changed)
+        self.ink_check.toggled.connect(self._picture_changed)
         for box in self.include_checks.values():
             box.toggled.connect(self._options_changed)
         self.all_stages_check.toggled.connect(self._all_stages_changed)
@@ -189,6 +196,21 @@ class ExportDialog(QDialog):
         """How many of the shown scene's last tokens the model generated (0: not a generation)."""
         return shown_generation(self.window_)
 
+    def scene_ink(self) -> Ink | None:
+        """The ink drawn on the scene's slides (the window's presenter's), or None for a window without."""
+        book = getattr(getattr(self.window_, "presenter", None), "book", None)
+        return None if book is None else book.ink()
+
+    @property
+    def include_ink(self) -> bool:
+        """The ink goes on the slide (ticked, and the picture is the slide's)."""
+        return self.ink_check.isChecked() and self.ink_check.isEnabled()
+
+    @property
+    def composes_slide(self) -> bool:
+        """The picture is the composed presentation slide: the slide, or a page per stage with its ink."""
+        return self.picture == "slide" or (self.picture == "slides" and self.include_ink)
+
     def motion(self) -> MotionOptions:
         """The animation's options the widgets describe."""
         return MotionOptions(fps=int(self.fps_spin.value()), hold=float(self.hold_spin.value()),
@@ -216,7 +238,7 @@ class ExportDialog(QDialog):
 
     def pixel_width(self) -> int:
         """Width of a PNG in pixels: the width box, or scale × natural width (at most 7680)."""
-        if self.width_radio.isChecked() or self.picture == "slide":
+        if self.width_radio.isChecked() or self.composes_slide:
             return int(self.width_spin.value())
         natural = self.natural_size().width()
         return max(MIN_WIDTH, min(MAX_WIDTH, round(self.scale_spin.value() * natural)))
@@ -224,7 +246,7 @@ class ExportDialog(QDialog):
     def pixel_size(self) -> QSize:
         natural = self.natural_size()
         w = self.pixel_width()
-        if self.picture == "slide":  # a 16:9 screen, as the slide is composed for
+        if self.composes_slide:  # a 16:9 screen, as the slide is composed for
             return QSize(w, max(1, round(w * 9 / 16)))
         if self.is_animated:  # a 16:9 frame of even sides (export/motion.py's frame_size)
             from qkv_studio.export.motion import ASPECT
@@ -244,16 +266,21 @@ class ExportDialog(QDialog):
         """Why the typed name cannot be exported ("" when it can): its ending is no format's."""
         return names.suffix_problem(self.path_edit.text(), names.figure_suffixes())
 
-    def composed_slide(self):
-        """The presentation slide of the options (a :class:`qkv_studio.export.slide.SlidePainter`)."""
+    def composed_slide(self, stage: str | None = None):
+        """The presentation slide of the options (a :class:`qkv_studio.export.slide.SlidePainter`), or of
+        ``stage`` (a page per stage)."""
         if self._composer_factory is None:
             raise ValueError("the slide cannot be composed here: export it from the window's File menu")
         if self._composer is None:
             self._composer = self._composer_factory()
         opts = self.options()
         size = self.pixel_size()
-        return self._composer.compose(self.scene, View(opts.query, opts.stage), size=(size.width(), size.height()),
-                                      theme=opts.theme, colormap=opts.colormap)
+        return self._composer.compose(self.scene, View(opts.query, stage or opts.stage),
+                                      size=(size.width(), size.height()), theme=opts.theme, colormap=opts.colormap)
+
+    def export_ink(self) -> Ink | None:
+        """The ink the export draws (None: none asked for)."""
+        return (self.scene_ink() or EMPTY_INK) if self.include_ink else None
 
     # ---- reactions ------------------------------------------------------------------------------
     def _options_changed(self, *_: object) -> None:
@@ -285,7 +312,7 @@ class ExportDialog(QDialog):
     def _size_changed(self, *_: object) -> None:
         self._sync_enabled()
         self._update_size_label()
-        if self.picture == "slide":
+        if self.composes_slide:
             self.schedule_preview()
 
     def _path_edited(self, text: str) -> None:
@@ -321,9 +348,31 @@ class ExportDialog(QDialog):
         if opaque and self.background_combo.currentData() == "transparent":
             form.select(self.background_combo, "white")
 
+    def _sync_ink(self) -> None:
+        """*Include ink*: for the slide's pictures only (the figure is laid out differently), and says why."""
+        ink = self.scene_ink()
+        on_slide = self.picture in ("slide", "slides") and self.can_compose_slides
+        self.ink_check.setEnabled(ink is not None and on_slide)
+        if ink is None:
+            tip = "This window draws no ink"
+        elif not on_slide:
+            tip = ("Ink belongs to the slide: it is drawn where it was drawn on the slide as the audience sees it. "
+                   "Choose that picture, or slides a page per stage, to include it; the heatmap figure is laid "
+                   "out differently.")
+        elif self.picture == "slides":
+            tip = "Each page the stage's slide as the audience sees it, with the ink drawn on that stage"
+        else:
+            tip = "The ink drawn on this stage of the slide, where it was drawn"
+        if ink is not None and not ink:
+            tip += " (this scene has no ink yet: draw with I or D in presentation mode)"
+        self.ink_check.setToolTip(tip)
+
     def _sync_enabled(self) -> None:
         slide = self.picture == "slide"
         form.fill_animations(self, self.generated)
+
+        self._sync_ink()
+        slide = self.composes_slide
         self.motion_caption.setVisible(self.is_animated)
         self.motion_row.setVisible(self.is_animated)
         self.all_stages_check.setEnabled(self.format.kind == "figure" and self.picture == "figure")
@@ -343,7 +392,11 @@ class ExportDialog(QDialog):
     def _update_size_label(self) -> None:
         natural = self.natural_size()
         size = self.pixel_size()
-        if self.picture == "slide" and self.is_vector:
+        if self.picture == "slides" and self.composes_slide:
+            text = (f"a {size.width()} × {size.height()} px slide per stage" if not self.is_vector else
+                    f"vector, a {SLIDE_PT[0]:.0f} × {SLIDE_PT[1]:.0f} pt page per stage "
+                    f"({size.width()} × {size.height()} screen)")
+        elif self.picture == "slide" and self.is_vector:
             text = f"vector, laid out for a {size.width()} × {size.height()} screen"
             if self.format.size == "page":
                 text = (f"vector, one {round(size.width() * PT_PER_PX)} × {round(size.height() * PT_PER_PX)} pt "
@@ -418,12 +471,21 @@ class ExportDialog(QDialog):
 
     def preview_image(self) -> QImage:
         """The picture as the preview shows it, fitted into the preview box (device pixels)."""
-        if self.picture == "slide":
-            return preview.slide_preview(self, self.composed_slide())
+        if self.composes_slide:
+            from qkv_studio.export.slide import with_ink
+
+            ink = self.export_ink()
+            slide = self.composed_slide()
+            if ink is not None:
+                slide = with_ink(slide, ink.strokes(self.options().stage))
+            return preview.slide_preview(self, slide)
         return preview.figure_preview(self)
 
     def refresh_preview(self) -> None:
         self._preview_timer.stop()
+        if self._composing:  # (its timer fired while a slide was being composed: the one composer is busy)
+            self.schedule_preview()
+            return
         try:
             img = self.preview_image()
         except (ValueError, OSError) as exc:
@@ -432,14 +494,14 @@ class ExportDialog(QDialog):
             return
         dpr = self.devicePixelRatioF() or 1.0
         opts = self.options()
-        if opts.background == "transparent" and self.picture != "slide":
+        if opts.background == "transparent" and not self.composes_slide:
             img = preview.on_checkerboard(img)
         pix = QPixmap.fromImage(img)
         pix.setDevicePixelRatio(dpr)
         self.preview_label.setPixmap(pix)
         caption = f"{STAGE_LABELS[opts.stage]} · {opts.theme} · {opts.colormap}"
-        if self.picture == "slide":
-            caption = f"The slide: {caption}"
+        if self.composes_slide:
+            caption = f"The slide: {caption}" + (" · with ink" if self.include_ink else "")
         if self.all_stages or self.picture == "slides":
             count = len(DECK_STAGES) if self.all_stages else len(STAGES)  # (a slide per stage: every stage)
             caption += f"\n(all {count} stages are exported; this one is previewed)"
@@ -482,11 +544,14 @@ class ExportDialog(QDialog):
             self.path_edit.setText(str(path))
             self._follow_typed_suffix()
             self._update_path_note()
+        self._composing = True
         try:
             written = do_export(self)
         except (OSError, ValueError) as exc:
             QMessageBox.warning(self, TITLE, names.one_line(exc))
             return []
+        finally:
+            self._composing = False
         self.save_settings()
         names.remember_folder(self.settings, written[0])
         if self.settings is not None:

@@ -68,5 +68,10 @@ def do_export(dialog) -> list[Path]:
         extra["motion"] = dialog.motion()
     if picture == "slide":
         extra["slide"] = dialog.composed_slide()
+    ink = dialog.export_ink()
+    if ink is not None:  # (on the slide, or on each page: the stage's slide)
+        extra["ink"] = ink
+        if picture == "slides":
+            extra["compose"] = dialog.composed_slide
     export_file(scene, paths[0], width=width, options=options, picture=picture, **extra)
     return paths

@@ -147,6 +147,7 @@ class Files:
         except SessionFileError as exc:
             QMessageBox.warning(w, APP_NAME, f"Could not save.\n\n{exc}\n\nYour work is still open.")
             return False
+        w.presenter.book.mark_saved()  # (the ink is in the file now: the autosave need not keep it)
         w.session.mark_saved(os.path.abspath(path))
         self._remember(os.path.abspath(path))
         w.statusBar().showMessage(f"Saved {path}", 5000)

@@ -54,6 +54,12 @@ class SlideComposer:
         size = check_size(size)
         app = QApplication.instance()
         window = self._window
+        if window is not None and window.session.stage != view.stage:
+            # (a slide composed after another stage's is laid out a little differently — the table beside
+            # the heatmap keeps the widths it was fitted to — so each stage gets a window of its own and
+            # its picture is the slide F5 shows at that stage, where its ink was drawn)
+            self.close()
+            window = None
         if window is None:
             window = MainWindow(scene, "", use_settings=False, view=view)
             window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)

@@ -535,3 +535,77 @@ def test_file_export_in_the_window_offers_the_slide_and_writes_it(qtbot, window,
     assert len(asked) == 1  # replacing the old file was confirmed
     assert QImage(str(tmp_path / "slide.png")).size() == QSize(960, 540)
     assert window.session.stage == "weights" and not window.presentation.on  # the lecturer's window is untouched
+
+
+# ---- the lecture's ink on the exported slide (issue 23) ------------------------------------------------
+def _ink_row(img: QImage, y: float, x0: float = 0.12, x1: float = 0.88) -> float:
+    """The share of the row at fraction ``y`` (± a pixel) that is ink 1's red (#ff1f4b)."""
+    def red(c) -> bool:
+        return c.red() > 235 and c.green() < 80 and 40 < c.blue() < 120
+
+    row = round(y * img.height())
+    xs = range(round(x0 * img.width()), round(x1 * img.width()))
+    return sum(any(red(img.pixelColor(x, r)) for r in (row - 1, row, row + 1)) for x in xs) / len(xs)
+
+
+def test_include_ink_is_on_for_a_scene_with_ink_and_only_for_the_slides_pictures(qtbot, window, tmp_path):
+    from qkv_studio.core.ink import stroke
+
+    d = _slide_dialog(qtbot, window)
+    assert not d.ink_check.isChecked()  # (no ink on the scene: off)
+    d.reject()
+    window.session.set_stage("weights")
+    window.presenter.book.add_stroke(stroke([(0.1, 0.5, 1), (0.9, 0.5, 1)], 1, 0.008))
+    d = _slide_dialog(qtbot, window)
+    assert d.ink_check.isChecked() and d.picture == "figure"
+    # the bare figure is laid out differently: the box is disabled and says why
+    assert not d.ink_check.isEnabled() and not d.include_ink
+    assert "Ink belongs to the slide" in d.ink_check.toolTip()
+    d.picture_combo.setCurrentIndex(d.picture_combo.findData("slide"))
+    assert d.ink_check.isEnabled() and d.include_ink
+    d.width_spin.setValue(1280)
+    d.refresh_preview()
+    assert "with ink" in d.preview_caption.text()
+    assert d.export_to(tmp_path / "inked.png") == [tmp_path / "inked.png"]
+    assert _ink_row(QImage(str(tmp_path / "inked.png")), 0.5) > 0.95  # where the stroke was drawn
+    d.ink_check.setChecked(False)
+    assert d.export_to(tmp_path / "plain.png") == [tmp_path / "plain.png"]
+    assert _ink_row(QImage(str(tmp_path / "plain.png")), 0.5) < 0.02
+    d.reject()
+    dialog = ExportDialog(window)  # (no composer: no slide, so no ink)
+    qtbot.addWidget(dialog)
+    assert not dialog.ink_check.isEnabled()
+    dialog.reject()
+
+
+def test_the_slides_with_ink_are_each_stages_slide_from_the_dialog(qtbot, window, tmp_path):
+    import io
+
+    from PIL import Image
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    from qkv_studio.core import STAGES
+    from qkv_studio.core.ink import stroke
+
+    window.session.set_stage("weights")
+    window.presenter.book.add_stroke(stroke([(0.1, 0.5, 1), (0.9, 0.5, 1)], 1, 0.008))
+    d = _slide_dialog(qtbot, window)
+    d.format_combo.setCurrentIndex(d.format_combo.findData(".pptx"))
+    assert d.picture == "slides" and d.include_ink and d.width_spin.isEnabled()
+    d.width_spin.setValue(1280)
+    assert d.size_label.text() == "a 1280 × 720 px slide per stage"
+    out = tmp_path / "deck.pptx"
+    assert d.export_to(out) == [out]
+    for slide, stage in zip(Presentation(str(out)).slides, STAGES):
+        [pic] = [sh for sh in slide.shapes if sh.shape_type == MSO_SHAPE_TYPE.PICTURE]
+        with Image.open(io.BytesIO(pic.image.blob)) as im:
+            img = QImage(im.tobytes("raw", "RGB"), im.width, im.height, 3 * im.width, QImage.Format_RGB888).copy()
+        assert (img.width(), img.height()) == (1280, 720)
+        assert (_ink_row(img, 0.5) > 0.95) == (stage == "weights"), stage
+    d.format_combo.setCurrentIndex(d.format_combo.findData(".pdf"))
+    d.picture_combo.setCurrentIndex(d.picture_combo.findData("slides"))
+    assert d.size_label.text() == "vector, a 960 × 540 pt page per stage (1280 × 720 screen)"
+    d.ink_check.setChecked(False)
+    assert d.size_label.text() == "vector, a 960 × 540 pt page per stage"  # (the figures, as before)
+    d.reject()
