@@ -178,7 +178,7 @@ class ExportDialog(QDialog):
 
     @property
     def is_animated(self) -> bool:
-        return self.format.kind == "animation"
+        return self.format is not None and self.format.kind == "animation"  # (None: a typed unknown ending)
 
     @property
     def can_compose_slides(self) -> bool:
