@@ -15,11 +15,14 @@ APP = "QKV Studio"
 ModelHead = tuple[str, str, int, int] | tuple[str, str, int, int, int]
 
 
-_HARMLESS = ("This plugin does not support propagateSizeHints", "This plugin does not support raise()")
+_HARMLESS = ("This plugin does not support propagateSizeHints", "This plugin does not support raise()",
+             # PySide6 ≥ 6.11's PDF engine, drawing the style's shaded buttons of a slide: it draws them flat
+             "QPdfEngine: unable to create a gradient between colors of different spec")
 
 
 def _quiet_harmless_qt_messages() -> None:
-    """The offscreen platform warns that it cannot resize windows to their hints: harmless, not news."""
+    """The offscreen platform warns that it cannot resize windows to their hints, and a slide's PDF that it
+    draws the stage buttons' shading flat: harmless, not news."""
     from PySide6.QtCore import qInstallMessageHandler
 
     def handler(mode, context, message: str) -> None:
