@@ -413,9 +413,12 @@ class Presentation:
         host = win.panel_host
         lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
         front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
+        editors, calc = self._column_widths(w, folded)
         # A panel of the View menu in front (the Real model's) keeps the table above it: the whole
         # column's height, a panel that cannot be narrower than ~320 px was larger than the heatmap.
-        split = not folded or bool(front)
+        # So does a table the folded column shows whole (1280×720): as a tab it was a short table in a
+        # column-high box, most of it empty, with the blend hidden behind it.
+        split = not folded or bool(front) or calc >= self._table_width()
         if folded:
             # Too narrow for the calculation and the blend beside the heatmap and the editors: they
             # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
@@ -424,7 +427,6 @@ class Presentation:
                 win.tabifyDockWidget(win.dock_calc, win.dock_blend)
             for dock in lazy:
                 win.tabifyDockWidget(win.dock_blend, dock)
-        editors, calc = self._column_widths(w, folded)
         short: set[str] = set()
         if h < 900:
             # Too short for editors and plane one above the other: the plane becomes a tab of the
@@ -478,6 +480,13 @@ class Presentation:
         """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""
         return sum(fm.horizontalAdvance(t) + 2 * fm.height() for t in titles) <= width
 
+    def _table_width(self) -> int:
+        """The calculation dock's width that shows every column of the table's current stage."""
+        win = self._window
+        win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
+        chrome = max(0, win.dock_calc.width() - win.calc.width())
+        return win.calc.content_width() + chrome + 4
+
     def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
         """The widths of the editors' and the calculation's columns in a window ``w`` wide.
 
@@ -488,9 +497,7 @@ class Presentation:
         scrolls anyway leaves the editors as they are, and a folded one takes 26 %).
         """
         win = self._window
-        win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
-        chrome = max(0, win.dock_calc.width() - win.calc.width())
-        need = win.calc.content_width() + chrome + 4
+        need = self._table_width()
         calc = max(int(w * 0.28), min(int(w * 0.36), need))
         editors = int(w * 0.22)
         room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS

@@ -391,3 +391,17 @@ def test_a_view_menu_panel_opened_in_a_narrow_window_leaves_the_table_in_view(qt
     model, calc, heatmap = window.dock_model.geometry(), window.dock_calc.geometry(), window.heatmap
     assert calc.top() >= model.bottom() and calc.width() == model.width()
     assert model.width() * model.height() < heatmap.width() * heatmap.height()
+
+
+def test_a_folded_column_shows_the_whole_table_above_the_blend_not_a_box_of_empty_rows(show_window, lesson_scene, qtbot):
+    # 1280×720: the side panels fold into one column; the lesson's table fits it whole, so it stands above the
+    # blend at its own height (as a tab it filled the column's height, mostly empty, the blend hidden behind it)
+    from tests.views import LESSON_VIEW
+
+    w = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
+    w.layout_docks()
+    qtbot.wait(50)
+    assert w.dock_calc.isVisible() and w.dock_blend.isVisible()
+    assert w.dock_blend not in w.tabifiedDockWidgets(w.dock_calc)
+    assert w.dock_calc.height() <= w.calc.content_height() + 80  # its rows, a title bar and a scroll bar's room
+    assert w.dock_calc.height() < w.height() * 0.4
