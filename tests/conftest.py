@@ -1,5 +1,6 @@
 """Test setup: no display, pyqtgraph on PySide6, settings and data folders isolated per test run."""
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -87,3 +88,30 @@ def _no_modal_dialogs(monkeypatch):
     for name in ("warning", "information", "critical", "question", "about"):
         monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
     yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Delete each test's widgets when its teardown is over, not in the middle of a later test.
+
+    pytest-qt closes the widgets a test added and calls ``deleteLater`` on them, but a deferred
+    delete runs only when an event loop next turns — inside some later test's ``qtbot.wait``, while
+    Qt dispatches that test's events — and pytest-qt holds the widgets only weakly, so their Python
+    halves (most sit in reference cycles: slots that capture their owner) are then reclaimed by the
+    cyclic garbage collector on its own schedule. A pyqtgraph view torn down that way crashed the run
+    now and then (``GraphicsWidget.boundingRect`` on the stack; equinor/ert#14421 saw the same). So
+    the collector stays off during a test, and after its teardown — no event being dispatched — the
+    pending deletes run and the test's cycles are collected.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    if QCoreApplication.instance() is not None:
+        QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    if was_enabled:
+        gc.enable()
+    # Everything the test made is still in the youngest generation (the collector was off), so
+    # collecting that one frees the test's cycles without walking the whole heap after every test.
+    gc.collect(0)
