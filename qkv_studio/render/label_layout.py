@@ -122,19 +122,10 @@ def row_labels(names: Sequence[str], cell_h: float, px: float, measure: TextMeas
     All of them at the largest size in ``min_px``…``px`` whose line fits a row; when even ``min_px``
     does not fit, at ``min_px`` every k-th (and the ``keep`` rows).  Each at most ``max_width`` wide.
     ``visible`` (lo, hi) limits them to the rows in view (zoomed in)."""
-    n = len(names)
-    lo, hi = _visible(n, visible)
-    min_px = min(min_px, px)
-    fit = cell_h / (measure.line * (1 + GAP / 2)) if cell_h > 0 else 0.0
-    if fit >= min_px:
-        size, step = min(px, fit), 1
-    else:  # (at the smallest legible size: the most names that fit)
-        size = min_px
-        step = _step_for(measure.height(size) * (1 + GAP / 2), cell_h)
-    shown = thin(lo, hi, step, keep) if hi > lo else []
-    texts = tuple(abbreviate(names[i], size, max_width, measure) for i in shown)
-    extent = max((measure.width(t, size) for t in texts), default=0.0)
-    return AxisLabels(tuple(shown), texts, size, 0, step, extent, measure.height(size))
+    lo, hi = _visible(len(names), visible)
+    shown, texts, size, step, extent = _line_per_cell(names, cell_h, px, min(min_px, px), max_width,
+                                                      measure, lo, hi, keep)
+    return AxisLabels(shown, texts, size, 0, step, extent, measure.height(size))
 
 
 def key_labels(names: Sequence[str], cell_w: float, px: float, measure: TextMeasure, *,
@@ -160,16 +151,27 @@ def key_labels(names: Sequence[str], cell_w: float, px: float, measure: TextMeas
             texts = tuple(names[i] for i in shown)
             return AxisLabels(tuple(shown), texts, flat, 0, 1, measure.height(flat), cell_w)
     # upright: a line per column
-    fit = cell_w / (measure.line * (1 + GAP / 2)) if cell_w > 0 else 0.0
+    shown, texts, size, step, extent = _line_per_cell(names, cell_w, px, min_px, max_extent, measure,
+                                                      lo, hi, keep)
+    return AxisLabels(shown, texts, size, UPRIGHT, step, extent, measure.height(size))
+
+
+def _line_per_cell(names: Sequence[str], cell: float, px: float, min_px: float, max_len: float,
+                   measure: TextMeasure, lo: int, hi: int, keep: Sequence[int]
+                   ) -> tuple[tuple[int, ...], tuple[str, ...], float, int, float]:
+    """One line of text per cell ``cell`` px across, at the largest size in ``min_px``…``px`` that
+    fits, else at ``min_px`` every k-th (and the ``keep`` cells); each at most ``max_len`` long.
+    Returns (shown indices, their texts, size, step, the longest text's length)."""
+    fit = cell / (measure.line * (1 + GAP / 2)) if cell > 0 else 0.0
     if fit >= min_px:
         size, step = min(px, fit), 1
     else:  # (at the smallest legible size: the most names that fit)
         size = min_px
-        step = _step_for(measure.height(size) * (1 + GAP / 2), cell_w)
-    shown = thin(lo, hi, step, keep) if hi > lo else []
-    texts = tuple(abbreviate(names[i], size, max_extent, measure) for i in shown)
+        step = _step_for(measure.height(size) * (1 + GAP / 2), cell)
+    shown = tuple(thin(lo, hi, step, keep)) if hi > lo else ()
+    texts = tuple(abbreviate(names[i], size, max_len, measure) for i in shown)
     extent = max((measure.width(t, size) for t in texts), default=0.0)
-    return AxisLabels(tuple(shown), texts, size, UPRIGHT, step, extent, measure.height(size))
+    return shown, texts, size, step, extent
 
 
 def axis_title(forms: Sequence[str], px: float, room: float, measure: TextMeasure, *,
