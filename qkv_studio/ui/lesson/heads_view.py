@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QBoxLayout,
     QHBoxLayout,
@@ -228,11 +228,7 @@ class HeadsView(FollowsAppearance, QWidget):
     def _restyle_theme(self, theme: Theme) -> None:
         """Colours and line widths of a theme."""
         self._theme = theme
-        pal = self.palette()
-        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
-        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
-        self.setPalette(pal)
-        self.setAutoFillBackground(True)
+        self._take_theme_colours(theme)
         for g in (self.graphics, self.detail):
             g.setBackground(theme.background)
         self._style()

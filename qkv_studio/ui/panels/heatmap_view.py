@@ -25,7 +25,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEasingCurve, QEvent, QPointF, Qt, QTimer, QVariantAnimation
-from PySide6.QtGui import QBrush, QColor, QPalette, QPen
+from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsView, QSizePolicy, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGES
@@ -199,11 +199,7 @@ class HeatmapView(FollowsAppearance, QWidget):
     def _restyle_theme(self, theme: Theme) -> None:
         """Colours and line widths of a theme (background, axes, outline, masked cells, Σ column)."""
         self._theme = theme
-        pal = self.palette()
-        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
-        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
-        self.setPalette(pal)
-        self.setAutoFillBackground(True)
+        self._take_theme_colours(theme)
         self.graphics.setBackground(theme.background)
         if hasattr(self, "hover"):
             self.hover.set_colours(theme.panel, theme.text, theme.muted)

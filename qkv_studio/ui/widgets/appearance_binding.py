@@ -19,6 +19,8 @@ named by ``_appearance_parts()`` and bound with it.
 
 from __future__ import annotations
 
+from PySide6.QtGui import QColor, QPalette
+
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL
 from qkv_studio.render.theme import DEFAULT_THEME, THEMES, Theme
 from qkv_studio.state.appearance import Appearance
@@ -64,6 +66,16 @@ class FollowsAppearance:
         self._follow_theme(a.theme)
         self._follow_colormap(a.colormap)
         self._follow_scale(a.scale)
+
+    def _take_theme_colours(self, theme: Theme, *, fill: bool = True) -> None:
+        """Put ``theme``'s background and text colours in the widget's palette (for a ``_restyle_theme``);
+        ``fill``: the widget paints its background in it too."""
+        pal = self.palette()
+        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
+        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
+        self.setPalette(pal)
+        if fill:
+            self.setAutoFillBackground(True)
 
     # ---- hooks: the widget's own restyling ---------------------------------------------------------
     def _appearance_parts(self) -> tuple["FollowsAppearance", ...]:

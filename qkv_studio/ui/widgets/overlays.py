@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPalette
+from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from qkv_studio.render.theme import Theme
@@ -104,10 +104,7 @@ class ShortcutsOverlay(FollowsAppearance, _Cover):
 
     def _style_theme(self, theme: Theme) -> None:
         self._theme = theme
-        pal = self.palette()
-        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
-        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
-        self.setPalette(pal)
+        self._take_theme_colours(theme, fill=False)
         self.label.setStyleSheet(f"color: {theme.text}; background: transparent;")
         self._write()
 

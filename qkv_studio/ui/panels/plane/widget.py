@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from qkv_studio.core.stages import reveals
@@ -183,11 +183,7 @@ class VectorPlane(FollowsAppearance, QWidget):
 
     def _apply_palette(self, theme: Theme) -> None:
         self._theme = theme
-        pal = self.palette()
-        pal.setColor(QPalette.ColorRole.Window, QColor(theme.background))
-        pal.setColor(QPalette.ColorRole.WindowText, QColor(theme.text))
-        self.setPalette(pal)
-        self.setAutoFillBackground(True)
+        self._take_theme_colours(theme)
         self.values_box.setStyleSheet(f"color: {theme.text}")
         self.fit_button.setStyleSheet(f"color: {theme.text}")
         self.plot_widget.setBackground(theme.background)
