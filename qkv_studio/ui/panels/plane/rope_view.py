@@ -1,0 +1,350 @@
+"""The plane's RoPE view: one rotation pair of the selected query and a key, before and after RoPE.
+
+For a head of a model that uses RoPE (SmolLM2, or the user's copy of one: :func:`qkv_studio.core.rope_pair.
+rotary_of` decides) the plane can draw, instead of every vector's first two components, pair *i* of the
+selected query q and of a key k — dimensions i and i + d/2, which RoPE turns together: both as the model
+turned them (solid) and turned back to before RoPE (dashed, fainter), with an arc from before to after
+marking each turn (position × the pair's frequency θᵢ) and the header reading the angles out.  The key is
+the selected cell's (a lecturer points at the cell whose score they explain), else the strongest key
+of the query's row (the one the plane marks anyway).
+
+:class:`PlaneRope` holds the view's switch and pair (the plane's "RoPE pair" box and spin box, and View →
+RoPE pair on the vector plane, kept in step without echoing), its items on the plot, and what it draws —
+the maths in :mod:`qkv_studio.core.rope_pair`, read once per edit (two rows), never per paint.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QAction, QColor
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QSpinBox, QWidget
+
+from qkv_studio.core import rope_pair as R
+from qkv_studio.render.theme import Theme
+from qkv_studio.ui.panels.plane.labels import PlaneLabels, html_escape
+from qkv_studio.ui.widgets.arrows import arrow_segments
+
+if TYPE_CHECKING:
+    from qkv_studio.ui.panels.plane.widget import VectorPlane
+
+#: ``source()`` → (the model, its last run) the scene may be a head of, or None (no model has run)
+Source = Callable[[], "tuple[object, object] | None"]
+
+ACTION_TEXT = "RoPE pair on the vector plane"
+ACTION_TIP = ("The vector plane draws one rotation pair of q and k before and after RoPE turned them by "
+              "their positions (a RoPE model's head: SmolLM2)")
+_EMPTY = np.zeros(0)
+_FAINT = 150  # the before-arrows' alpha
+
+
+class PlaneRope(QObject):
+    """The RoPE view of a :class:`~qkv_studio.ui.panels.plane.widget.VectorPlane`.
+
+    Signal ``switched(bool)``: the view came on (True) or went off — asked for, or its scene gained or
+    lost its RoPE; the plane redraws and refits.  ``set_source(source)`` says where the model run comes
+    from (the window: the Real model panel's).  Public: ``box`` and ``pair_box`` (the plane's controls),
+    ``shown()``, ``available()``, ``why_not()``, ``pair``, ``view`` (the drawn
+    :class:`~qkv_studio.core.rope_pair.PairView`), ``set_wanted(on)``, ``set_pair(i)``, the items
+    ``q_before``, ``q_after``, ``k_before``, ``k_after``, ``q_arc``, ``k_arc`` and ``labels``.
+    """
+
+    switched = Signal(bool)
+
+    def __init__(self, plane: "VectorPlane", parent: QWidget) -> None:
+        super().__init__(plane)
+        self._plane = plane
+        self._source: Source = lambda: None
+        self._wanted = False
+        self._rotary: R.Rotary | None = None
+        self._why = ""
+        self._pair = 0
+        self._shown = False
+        self._action: QAction | None = None
+        self._key_reason = ""
+        self.view: R.PairView | None = None
+
+        self.box = QCheckBox("RoPE pair", parent)
+        self.box.setToolTip(ACTION_TIP)
+        self.box.toggled.connect(self.set_wanted)
+        self.pair_box = QSpinBox(parent)
+        self.pair_box.setPrefix("pair ")
+        self.pair_box.setToolTip("The rotation pair: dimensions i and i + d/2, which RoPE turns together by "
+                                 "position × θᵢ (pair 0 turns fastest)")
+        self.pair_box.valueChanged.connect(self.set_pair)
+        self.pair_box.setKeyboardTracking(False)
+        self.box.setVisible(False)
+        self.pair_box.setVisible(False)
+
+        plot = plane.plot
+        self.q_before = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
+        self.k_before = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
+        self.k_arc = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
+        self.q_arc = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
+        self.k_after = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
+        self.q_after = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
+        for z, item in enumerate(self._items(), start=10):
+            item.setZValue(z)
+            item.setVisible(False)
+            plot.addItem(item, ignoreBounds=True)
+        self.labels = PlaneLabels(plot)
+        plane.session.cell_changed.connect(self._on_cell)
+
+    def controls(self) -> QHBoxLayout:
+        """The box and the spin box in a row (hidden, and taking no room, while the scene has no RoPE)."""
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.box)
+        row.addWidget(self.pair_box)
+        row.addStretch(1)
+        return row
+
+    def _items(self) -> tuple[pg.PlotCurveItem, ...]:
+        return self.q_before, self.k_before, self.k_arc, self.q_arc, self.k_after, self.q_after
+
+    # ---- state ------------------------------------------------------------------------------------
+    def set_source(self, source: Source) -> None:
+        """Where the model and run come from (``source()`` → (model, run) or None), then look again."""
+        self._source = source
+        self.follow()
+
+    def shown(self) -> bool:
+        """True while the plane draws the RoPE pair (asked for, and the scene has RoPE)."""
+        return self._shown
+
+    def available(self) -> bool:
+        """True when the plane's scene is a head whose q and k RoPE turned."""
+        return self._rotary is not None
+
+    def why_not(self) -> str:
+        """Why the view is unavailable ("" when it is available)."""
+        return self._why
+
+    @property
+    def pair(self) -> int:
+        return self._pair
+
+    @property
+    def wanted(self) -> bool:
+        return self._wanted
+
+    def set_wanted(self, on: bool) -> None:
+        """Ask for the RoPE view (or not); it shows while the scene has RoPE, and comes back with it."""
+        on = bool(on)
+        if on == self._wanted:
+            return
+        self._wanted = on
+        self._update()
+
+    def set_pair(self, pair: int) -> None:
+        """Draw pair ``pair`` (0 … d/2 − 1; out of range: the nearest)."""
+        d = self._plane.session.shown.d_k
+        pair = max(0, min(int(pair), R.pair_count(d) - 1))
+        if pair == self._pair:
+            return
+        self._pair = pair
+        self._sync_controls()
+        if self._shown:
+            self._plane.redraw_soon()  # (which reads the pair again: follow)
+
+    def _on_cell(self, key: int) -> None:
+        if self._shown:
+            self._plane.redraw_soon()
+
+    def follow(self) -> bool:
+        """Look again whether the session's scene has RoPE and read the pair to draw (after an edit, a new
+        scene, a query or cell change); True when the view came on or went off."""
+        scene = self._plane.session.shown
+        found = self._source()
+        model, run = found if found is not None else (None, None)
+        self._rotary, self._why = R.rotary_of(scene, model, run)
+        if self._rotary is not None:
+            self._pair = min(self._pair, R.pair_count(scene.d_k) - 1)
+        return self._update()
+
+    def _update(self) -> bool:
+        shown = self._wanted and self._rotary is not None
+        flipped = shown != self._shown
+        self._shown = shown
+        if shown:
+            self._read()
+        else:
+            self.view = None
+        self._sync_controls()
+        if flipped:
+            self._switch_items(shown)
+            self.switched.emit(shown)
+        return flipped
+
+    def _read(self) -> None:
+        """The pair view of the selected query and its key (the selected cell's, else the strongest)."""
+        s = self._plane.session
+        q, k, _ = s.shown.qkv()
+        query = s.query
+        cell = s.cell_key
+        best = self._plane.best_key()
+        if cell is not None and 0 <= cell < s.shown.n:
+            key, self._key_reason = cell, "the selected cell's"
+        elif best is not None:
+            key, self._key_reason = best, "the strongest (select a cell for another)"
+        else:
+            key, self._key_reason = query, "the query's own (no key is allowed)"
+        self.view = R.pair_view(q, k, self._rotary, query, int(key), self._pair)
+
+    def _sync_controls(self) -> None:
+        """The box, the spin box and the window's action show the state (no echo: signals blocked — Qt's
+        blocker, as superqt's ``signals_blocked``: the plane is built at start-up, which does not import superqt)."""
+        on, ok = self._shown, self._rotary is not None
+        with QSignalBlocker(self.box):
+            self.box.setChecked(on)
+        self.box.setVisible(ok)
+        with QSignalBlocker(self.pair_box):
+            self.pair_box.setRange(0, max(0, R.pair_count(self._plane.session.shown.d_k) - 1))
+            self.pair_box.setValue(self._pair)
+        self.pair_box.setVisible(ok)
+        self.pair_box.setEnabled(on)
+        act = self._action
+        if act is not None:
+            with QSignalBlocker(act):
+                act.setChecked(on)
+            act.setEnabled(ok)
+            tip = ACTION_TIP if ok else self._why
+            act.setToolTip(tip)
+            act.setStatusTip(tip)
+
+    def make_action(self, parent: QObject) -> QAction:
+        """The window's View-menu entry (checkable), kept in step with the view; disabled, with the reason as
+        its tip, while the scene has no RoPE."""
+        act = QAction(ACTION_TEXT, parent)
+        act.setCheckable(True)
+        act.toggled.connect(self.set_wanted)
+        self._action = act
+        self._sync_controls()
+        return act
+
+    # ---- drawing ------------------------------------------------------------------------------------
+    def _switch_items(self, on: bool) -> None:
+        """The RoPE items in place of the plane's arrows and labels (or back)."""
+        p = self._plane
+        for item in self._items():
+            item.setVisible(on)
+        a = p.arrows
+        for item in (a.values, a.keys, a.best_halo, a.best, a.output, a.query):
+            item.setVisible(not on)
+        if on:
+            p.labels.hide()
+        else:
+            self.labels.hide()
+            p.labels.forget()
+        p.values_box.setVisible(not on)  # (they do not apply to a pair: out of the narrow header's way)
+        p.pca_box.setVisible(not on and p.session.shown.d_k > 2)
+
+    def style(self, theme: Theme, pen_w, px_size: int) -> None:
+        """Pens of ``theme`` (``pen_w(base)``: a width at the font scale), the controls' font and colour."""
+        def faint(colour: str) -> QColor:
+            c = QColor(colour)
+            c.setAlpha(_FAINT)
+            return c
+
+        self.q_before.setPen(pg.mkPen(faint(theme.query_color), width=pen_w(3), style=Qt.PenStyle.DashLine))
+        self.k_before.setPen(pg.mkPen(faint(theme.key_color), width=pen_w(3), style=Qt.PenStyle.DashLine))
+        self.q_after.setPen(pg.mkPen(theme.query_color, width=pen_w(5)))
+        self.k_after.setPen(pg.mkPen(theme.key_color, width=pen_w(5)))
+        self.q_arc.setPen(pg.mkPen(theme.query_color, width=pen_w(2.5)))
+        self.k_arc.setPen(pg.mkPen(theme.key_color, width=pen_w(2.5)))
+        self.labels.clear()
+        for w in (self.box, self.pair_box):
+            font = w.font()
+            font.setPixelSize(px_size)
+            w.setFont(font)
+        self.box.setStyleSheet(f"color: {theme.text}")
+
+    def draw(self, head: float, px: tuple[float, float], theme: Theme, size: int) -> None:
+        """The pair's arrows, arcs and labels (``head``: an arrow head's length in pixels; ``px``: a pixel's
+        size in data units; ``size``: the labels' pixel size)."""
+        v = self.view
+        if v is None:
+            for item in self._items():
+                item.setData(_EMPTY, _EMPTY)
+            self.labels.hide()
+            return
+        for item, vec, length in ((self.q_before, v.q_before, 0.9), (self.k_before, v.k_before, 0.9),
+                                  (self.q_after, v.q_after, 1.15), (self.k_after, v.k_after, 1.15)):
+            item.setData(*arrow_segments(vec[None, :], head * length, px), connect="pairs")
+        entries = []
+        scene = self._plane.session.shown
+        for item, start, angle, share in ((self.q_arc, v.q_before, v.q_angle, 0.62),
+                                          (self.k_arc, v.k_before, v.k_angle, 0.4)):
+            arc = R.arc_points(start, angle, share * float(np.hypot(*start)))
+            xs, ys = _arc_segments(arc, head * 0.7, px)
+            item.setData(xs, ys, connect="pairs")
+            if len(arc):
+                mid = arc[len(arc) // 2]
+                q_arc = item is self.q_arc
+                colour = theme.query_color if q_arc else theme.key_color
+                position = v.m if q_arc else v.n
+                entries.append((float(mid[0]), float(mid[1]), f"{'' if position == 1 else f'{position:g}'}θ",
+                                colour, False))  # (position × θ: the caption has the radians)
+        q_name, k_name = scene.token_label(v.query), scene.token_label(v.key)
+        lead = f"q {q_name}"
+        entries = [(*map(float, v.q_after), lead, theme.query_color, True),
+                   (*map(float, v.k_after), f"k {k_name}", theme.key_color, True),
+                   (*map(float, v.q_before), "q before", theme.query_color, False),
+                   (*map(float, v.k_before), "k before", theme.key_color, False)] + entries
+        self.labels.draw_entries(entries, theme, size, px, lead=lead)
+
+    def content(self) -> tuple[np.ndarray, np.ndarray]:
+        """The drawn heads (and the origin) and the labels' boxes, for the plane's range."""
+        heads = self.view.heads() if self.view is not None else np.zeros((1, 2))
+        return heads, self.labels.boxes()
+
+    # ---- words --------------------------------------------------------------------------------------
+    def header_html(self, theme: Theme, px) -> str:
+        """The plane's header while the view is on (``px(base)``: a font's pixel size)."""
+        v = self.view
+        if v is None:
+            return ""
+        scene = self._plane.session.shown
+        k_name = html_escape(scene.token_label(v.key))
+        t = theme
+        # (the caption's clauses a line each: a narrow side panel of a slide wrapped the sentence anywhere)
+        lines = "<br>".join(html_escape(part) for part in R.caption(v).split("; "))
+        return (f'<span style="font-size:{px(17)}px; font-weight:600; color:{t.text}">RoPE turns q and k</span>'
+                f'<span style="font-size:{px(14)}px; color:{t.muted}"> &nbsp;(dashed: before)<br>'
+                f'<span style="color:{t.text}">{lines}</span><br>'
+                f'<b style="color:{t.key_color}">k {k_name}</b>: {self._key_reason} · '
+                f'{html_escape(R.score_note(v))}</span>')
+
+    def axis_titles(self) -> tuple[str, str]:
+        v = self.view
+        if v is None:
+            return "", ""
+        i, j = v.dims
+        return f"pair {v.pair}: dimension {i}", f"dimension {j}"
+
+
+def _arc_segments(arc: np.ndarray, head_px: float, px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """``connect="pairs"`` segments of an arc (its points joined) with an arrow head at its end."""
+    if len(arc) < 2:
+        return _EMPTY, _EMPTY
+    xs = np.repeat(arc[:, 0], 2)[1:-1]
+    ys = np.repeat(arc[:, 1], 2)[1:-1]
+    sx, sy = px
+    (x0, y0), (x1, y1) = arc[-2], arc[-1]
+    dx, dy = (x1 - x0) / sx, (y1 - y0) / sy
+    length = math.hypot(dx, dy)
+    if not length > 0:
+        return xs, ys
+    ux, uy = dx / length, dy / length
+    c, s = math.cos(math.radians(28)), math.sin(math.radians(28))
+    wings = []
+    for sign in (1, -1):
+        bx = x1 - head_px * (ux * c - sign * uy * s) * sx
+        by = y1 - head_px * (uy * c + sign * ux * s) * sy
+        wings += [(x1, y1), (bx, by)]
+    w = np.array(wings)
+    return np.concatenate([xs, w[:, 0]]), np.concatenate([ys, w[:, 1]])
