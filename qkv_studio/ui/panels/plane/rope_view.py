@@ -45,8 +45,9 @@ _FAINT = 150  # the before-arrows' alpha
 class PlaneRope(QObject):
     """The RoPE view of a :class:`~qkv_studio.ui.panels.plane.widget.VectorPlane`.
 
-    Signal ``switched(bool)``: the view came on (True) or went off — asked for, or its scene gained or
-    lost its RoPE; the plane redraws and refits.  ``set_source(source)`` says where the model run comes
+    Signal ``switched(bool)``: the view was asked for (True) or not, and came on or went off; the plane
+    redraws and refits.  (A scene that gains or loses its RoPE switches it in :meth:`follow`, which the plane
+    calls as it reads a scene's vectors: it says so by its return value, no signal.)  ``set_source(source)`` says where the model run comes
     from (the window: the Real model panel's).  Public: ``box`` and ``pair_box`` (the plane's controls),
     ``shown()``, ``available()``, ``why_not()``, ``pair``, ``view`` (the drawn
     :class:`~qkv_studio.core.rope_pair.PairView`), ``set_wanted(on)``, ``set_pair(i)``, the items
@@ -60,8 +61,8 @@ class PlaneRope(QObject):
         self._plane = plane
         self._source: Source = lambda: None
         self._wanted = False
-        self._rotary: R.Rotary | None = None
-        self._why = ""
+        # (no source yet: no model has run)
+        self._rotary, self._why = R.rotary_of(plane.session.shown, None, None)
         self._pair = 0
         self._shown = False
         self._action: QAction | None = None
@@ -110,7 +111,8 @@ class PlaneRope(QObject):
     def set_source(self, source: Source) -> None:
         """Where the model and run come from (``source()`` → (model, run) or None), then look again."""
         self._source = source
-        self.follow()
+        if self.follow():
+            self.switched.emit(self._shown)
 
     def shown(self) -> bool:
         """True while the plane draws the RoPE pair (asked for, and the scene has RoPE)."""
@@ -138,7 +140,8 @@ class PlaneRope(QObject):
         if on == self._wanted:
             return
         self._wanted = on
-        self._update()
+        if self._update():
+            self.switched.emit(self._shown)
 
     def set_pair(self, pair: int) -> None:
         """Draw pair ``pair`` (0 … d/2 − 1; out of range: the nearest)."""
@@ -177,7 +180,6 @@ class PlaneRope(QObject):
         self._sync_controls()
         if flipped:
             self._switch_items(shown)
-            self.switched.emit(shown)
         return flipped
 
     def _read(self) -> None:
@@ -189,7 +191,7 @@ class PlaneRope(QObject):
         best = self._plane.best_key()
         if cell is not None and 0 <= cell < s.shown.n:
             key, self._key_reason = cell, "the selected cell's"
-        elif best is not None:
+        elif best is not None and best < s.shown.n:  # (the last result's, until the new one is read)
             key, self._key_reason = best, "the strongest (select a cell for another)"
         else:
             key, self._key_reason = query, "the query's own (no key is allowed)"

@@ -65,6 +65,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         self._stale = 0  # 1: redraw when shown; 2: re-style and re-fit too (new tokens)
         self._fitted_shown = False  # fitted since first shown (as built, it was fitted without a size)
         self._axis_labels: tuple | None = None
+        self._rope_refit = False  # the RoPE view switched with the scene: the next catch-up refits
         self.vectors = PlaneVectors()
         # What follows from an edit elsewhere is drawn at the next frame (see frame_throttle).
         self._next_frame = FrameThrottle(self._catch_up, self)
@@ -340,14 +341,15 @@ class VectorPlane(FollowsAppearance, QWidget):
         """The next-frame redraw after an edit elsewhere, a query change or a stage step."""
         self._read_vectors()
         self.vectors.read_result(self.session)
-        self.rope.follow()  # (a RoPE model's head came or went: the view switches, see _on_rope_switched)
-        self._redraw(ensure=self.drag.state is None)
+        refit, self._rope_refit = self._rope_refit, False
+        self._redraw(ensure=self.drag.state is None, refit=refit)
 
     def redraw_soon(self) -> None:
         """Draw again at the next frame (the RoPE view's pair or key changed)."""
         self._next_frame.request()
 
     def _on_rope_switched(self, on: bool) -> None:
+        self._rope_refit = False
         self._redraw(refit=True)
 
     def catch_up_now(self) -> None:
@@ -399,6 +401,8 @@ class VectorPlane(FollowsAppearance, QWidget):
     # ---- model → drawing ----------------------------------------------------------------------------
     def _read_vectors(self) -> None:
         self.vectors.read_vectors(self.session, self.pca_shown())
+        if self.rope.follow():  # (a RoPE model's head came or went: the RoPE view switched; refit next frame)
+            self._rope_refit = True
         # (last: showing the box re-lays out the plane, which may draw — with the vectors now read)
         # nothing to project in two dimensions (or in the RoPE view's pair): no clutter
         self.pca_box.setVisible(self.session.shown.d_k > 2 and not self.rope.shown())
