@@ -22,7 +22,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QColor
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QSpinBox, QVBoxLayout, QWidget
 
 from qkv_studio.core import rope_pair as R
 from qkv_studio.render.theme import Theme
@@ -67,6 +67,9 @@ class PlaneRope(QObject):
         self._shown = False
         self._action: QAction | None = None
         self._key_reason = ""
+        self._row: QHBoxLayout | None = None  # (see place_controls)
+        self._column: QVBoxLayout | None = None
+        self._column_at = 0
         self.view: R.PairView | None = None
 
         self.box = QCheckBox("RoPE pair", parent)
@@ -95,14 +98,29 @@ class PlaneRope(QObject):
         self.labels = PlaneLabels(plot)
         plane.session.cell_changed.connect(self._on_cell)
 
-    def controls(self) -> QHBoxLayout:
-        """The box and the spin box in a row (hidden, and taking no room, while the scene has no RoPE)."""
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.box)
-        row.addWidget(self.pair_box)
-        row.addStretch(1)
-        return row
+    def place_controls(self, column: QVBoxLayout, at: int) -> QHBoxLayout:
+        """Put the controls in the plane's header: the box in its ``column`` of toggles (at ``at``) while the
+        view is off — no room taken from the plane — and, with the spin box, in a row of their own under
+        the header while it is on (the toggles beside it are hidden then, so the header's text keeps the
+        panel's whole width: a slide's narrow side panel wrapped the angles a word a line).  Returns the row,
+        for the plane's layout (empty, and no room, while the view is off)."""
+        self._column, self._column_at = column, at
+        self._row = QHBoxLayout()
+        self._row.setContentsMargins(0, 0, 0, 0)
+        self._row.addWidget(self.pair_box)
+        self._row.addStretch(1)
+        column.insertWidget(at, self.box)
+        return self._row
+
+    def _move_controls(self, on: bool) -> None:
+        if self._row is None:
+            return
+        self._column.removeWidget(self.box)
+        self._row.removeWidget(self.box)
+        if on:
+            self._row.insertWidget(0, self.box)
+        else:
+            self._column.insertWidget(self._column_at, self.box)
 
     def _items(self) -> tuple[pg.PlotCurveItem, ...]:
         return self.q_before, self.k_before, self.k_arc, self.q_arc, self.k_after, self.q_after
@@ -180,6 +198,7 @@ class PlaneRope(QObject):
         self._sync_controls()
         if flipped:
             self._switch_items(shown)
+            self._move_controls(shown)
         return flipped
 
     def _read(self) -> None:
@@ -207,8 +226,7 @@ class PlaneRope(QObject):
         with QSignalBlocker(self.pair_box):
             self.pair_box.setRange(0, max(0, R.pair_count(self._plane.session.shown.d_k) - 1))
             self.pair_box.setValue(self._pair)
-        self.pair_box.setVisible(ok)
-        self.pair_box.setEnabled(on)
+        self.pair_box.setVisible(on)
         act = self._action
         if act is not None:
             with QSignalBlocker(act):

@@ -126,7 +126,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(2)
         layout.addLayout(head)
-        layout.addLayout(self.rope.controls())  # (under the header: its text keeps the panel's width)
+        layout.addLayout(self.rope.place_controls(boxes, 2))  # (the box under PCA; a row while it is on)
         layout.addWidget(self.plot_widget, 1)
 
         session.scene_changed.connect(self._on_scene)
