@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QSpinBox, QVBoxLayout, QWi
 
 from qkv_studio.core import rope_pair as R
 from qkv_studio.render.theme import Theme
-from qkv_studio.ui.panels.plane.labels import PlaneLabels, html_escape
+from qkv_studio.ui.panels.plane.labels import PlaneLabels, html_escape, merge_close_labels
 from qkv_studio.ui.widgets.arrows import arrow_segments
 
 if TYPE_CHECKING:
@@ -70,60 +70,98 @@ class PlaneRope(QObject):
         self._row: QHBoxLayout | None = None  # (see place_controls)
         self._column: QVBoxLayout | None = None
         self._column_at = 0
+        self._synced: tuple | None = None  # what the controls show (see _sync_controls)
         self.view: R.PairView | None = None
 
-        self.box = QCheckBox("RoPE pair", parent)
-        self.box.setToolTip(ACTION_TIP)
-        self.box.toggled.connect(self.set_wanted)
-        self.pair_box = QSpinBox(parent)
-        self.pair_box.setPrefix("pair ")
-        self.pair_box.setToolTip("The rotation pair: dimensions i and i + d/2, which RoPE turns together by "
-                                 "position × θᵢ (pair 0 turns fastest)")
-        self.pair_box.valueChanged.connect(self.set_pair)
-        self.pair_box.setKeyboardTracking(False)
-        self.box.setVisible(False)
-        self.pair_box.setVisible(False)
-
-        plot = plane.plot
-        self.q_before = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
-        self.k_before = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
-        self.k_arc = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
-        self.q_arc = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
-        self.k_after = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
-        self.q_after = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
-        for z, item in enumerate(self._items(), start=10):
-            item.setZValue(z)
-            item.setVisible(False)
-            plot.addItem(item, ignoreBounds=True)
-        self.labels = PlaneLabels(plot)
+        # Built when first needed (the plane is built at start-up, and most scenes have no RoPE: ~3 ms
+        # of widgets and plot items saved there): the controls once a scene has RoPE, the items once shown.
+        self._parent = parent
+        self._box: QCheckBox | None = None
+        self._pair_box: QSpinBox | None = None
+        self._curves: dict[str, pg.PlotCurveItem] = {}
+        self._look: tuple | None = None  # (theme, pen_w, px_size) of the last style()
+        self.labels = PlaneLabels(plane.plot)
         plane.session.cell_changed.connect(self._on_cell)
 
+    # ---- the controls and items, built when first needed ---------------------------------------------
+    @property
+    def box(self) -> QCheckBox:
+        """The plane's "RoPE pair" box (hidden while the scene has no RoPE)."""
+        self._build_controls()
+        return self._box
+
+    @property
+    def pair_box(self) -> QSpinBox:
+        """The plane's spin box of the pair (shown while the view is on)."""
+        self._build_controls()
+        return self._pair_box
+
+    def _build_controls(self) -> None:
+        if self._box is not None:
+            return
+        self._box = box = QCheckBox("RoPE pair", self._parent)
+        box.setToolTip(ACTION_TIP)
+        box.setVisible(False)
+        box.toggled.connect(self._asked)
+        self._pair_box = spin = QSpinBox(self._parent)
+        spin.setPrefix("pair ")
+        spin.setToolTip("The rotation pair: dimensions i and i + d/2, which RoPE turns together by "
+                        "position × θᵢ (pair 0 turns fastest)")
+        spin.setKeyboardTracking(False)
+        spin.setVisible(False)
+        spin.valueChanged.connect(self.set_pair)
+        if self._row is not None:
+            self._row.insertWidget(0, spin)
+            self._column.insertWidget(self._column_at, box)
+        self._style_controls()
+
     def place_controls(self, column: QVBoxLayout, at: int) -> QHBoxLayout:
-        """Put the controls in the plane's header: the box in its ``column`` of toggles (at ``at``) while the
-        view is off — no room taken from the plane — and, with the spin box, in a row of their own under
-        the header while it is on (the toggles beside it are hidden then, so the header's text keeps the
-        panel's whole width: a slide's narrow side panel wrapped the angles a word a line).  Returns the row,
-        for the plane's layout (empty, and no room, while the view is off)."""
+        """Where the controls go in the plane's header: the box in its ``column`` of toggles (at ``at``)
+        while the view is off — no room taken from the plane — and, with the spin box, in a row of their
+        own under the header while it is on (the toggles beside it are hidden then, so the header's text
+        keeps the panel's whole width: a slide's narrow side panel wrapped the angles a word a line).
+        Returns the row, for the plane's layout (empty, and no room, while the view is off)."""
         self._column, self._column_at = column, at
         self._row = QHBoxLayout()
         self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.addWidget(self.pair_box)
         self._row.addStretch(1)
-        column.insertWidget(at, self.box)
         return self._row
 
     def _move_controls(self, on: bool) -> None:
-        if self._row is None:
+        if self._row is None or self._box is None:
             return
-        self._column.removeWidget(self.box)
-        self._row.removeWidget(self.box)
+        self._column.removeWidget(self._box)
+        self._row.removeWidget(self._box)
         if on:
-            self._row.insertWidget(0, self.box)
+            self._row.insertWidget(0, self._box)
         else:
-            self._column.insertWidget(self._column_at, self.box)
+            self._column.insertWidget(self._column_at, self._box)
+
+    def _item(self, name: str) -> pg.PlotCurveItem:
+        self._build_items()
+        return self._curves[name]
+
+    q_before = property(lambda self: self._item("q_before"), doc="q's pair before RoPE (a dashed arrow)")
+    k_before = property(lambda self: self._item("k_before"), doc="k's pair before RoPE (a dashed arrow)")
+    q_after = property(lambda self: self._item("q_after"), doc="q's pair as the model has it (an arrow)")
+    k_after = property(lambda self: self._item("k_after"), doc="k's pair as the model has it (an arrow)")
+    q_arc = property(lambda self: self._item("q_arc"), doc="the arc of q's turn, before → after")
+    k_arc = property(lambda self: self._item("k_arc"), doc="the arc of k's turn, before → after")
+
+    def _build_items(self) -> None:
+        if self._curves:
+            return
+        plot = self._plane.plot
+        for z, name in enumerate(("q_before", "k_before", "k_arc", "q_arc", "k_after", "q_after"), start=10):
+            item = self._curves[name] = pg.PlotCurveItem(antialias=True, skipFiniteCheck=True)
+            item.setZValue(z)
+            item.setVisible(False)
+            plot.addItem(item, ignoreBounds=True)
+        self._style_items()
 
     def _items(self) -> tuple[pg.PlotCurveItem, ...]:
-        return self.q_before, self.k_before, self.k_arc, self.q_arc, self.k_after, self.q_after
+        """The items built so far (none before the view first showed)."""
+        return tuple(self._curves.values())
 
     # ---- state ------------------------------------------------------------------------------------
     def set_source(self, source: Source) -> None:
@@ -160,6 +198,13 @@ class PlaneRope(QObject):
         self._wanted = on
         if self._update():
             self.switched.emit(self._shown)
+
+    def _asked(self, on: bool) -> None:
+        """The box or the menu entry was toggled: the view follows, and both show what it now is (a check
+        the view could not follow — no RoPE — is taken back)."""
+        self.set_wanted(on)
+        self._synced = None
+        self._sync_controls()
 
     def set_pair(self, pair: int) -> None:
         """Draw pair ``pair`` (0 … d/2 − 1; out of range: the nearest)."""
@@ -220,13 +265,20 @@ class PlaneRope(QObject):
         """The box, the spin box and the window's action show the state (no echo: signals blocked — Qt's
         blocker, as superqt's ``signals_blocked``: the plane is built at start-up, which does not import superqt)."""
         on, ok = self._shown, self._rotary is not None
-        with QSignalBlocker(self.box):
-            self.box.setChecked(on)
-        self.box.setVisible(ok)
-        with QSignalBlocker(self.pair_box):
-            self.pair_box.setRange(0, max(0, R.pair_count(self._plane.session.shown.d_k) - 1))
-            self.pair_box.setValue(self._pair)
-        self.pair_box.setVisible(on)
+        pairs = R.pair_count(self._plane.session.shown.d_k)
+        state = (on, ok, self._pair, pairs, self._why, self._action)
+        if state == self._synced:  # (the plane asks after every edit: Qt's setters are not free, an action's
+            return                 # tip re-lays out its menu)
+        self._synced = state
+        if ok or self._box is not None:
+            box, spin = self.box, self.pair_box
+            with QSignalBlocker(box):
+                box.setChecked(on)
+            box.setVisible(ok)
+            with QSignalBlocker(spin):
+                spin.setRange(0, max(0, pairs - 1))
+                spin.setValue(self._pair)
+            spin.setVisible(on)
         act = self._action
         if act is not None:
             with QSignalBlocker(act):
@@ -241,7 +293,7 @@ class PlaneRope(QObject):
         its tip, while the scene has no RoPE."""
         act = QAction(ACTION_TEXT, parent)
         act.setCheckable(True)
-        act.toggled.connect(self.set_wanted)
+        act.toggled.connect(self._asked)
         self._action = act
         self._sync_controls()
         return act
@@ -250,6 +302,8 @@ class PlaneRope(QObject):
     def _switch_items(self, on: bool) -> None:
         """The RoPE items in place of the plane's arrows and labels (or back)."""
         p = self._plane
+        if on:
+            self._build_items()
         for item in self._items():
             item.setVisible(on)
         a = p.arrows
@@ -265,23 +319,38 @@ class PlaneRope(QObject):
 
     def style(self, theme: Theme, pen_w, px_size: int) -> None:
         """Pens of ``theme`` (``pen_w(base)``: a width at the font scale), the controls' font and colour."""
+        self._look = (theme, pen_w, px_size)
+        self.labels.clear()
+        self._style_items()
+        self._style_controls()
+
+    def _style_items(self) -> None:
+        if self._look is None or not self._curves:
+            return
+        theme, pen_w, _ = self._look
+
         def faint(colour: str) -> QColor:
             c = QColor(colour)
             c.setAlpha(_FAINT)
             return c
 
-        self.q_before.setPen(pg.mkPen(faint(theme.query_color), width=pen_w(3), style=Qt.PenStyle.DashLine))
-        self.k_before.setPen(pg.mkPen(faint(theme.key_color), width=pen_w(3), style=Qt.PenStyle.DashLine))
-        self.q_after.setPen(pg.mkPen(theme.query_color, width=pen_w(5)))
-        self.k_after.setPen(pg.mkPen(theme.key_color, width=pen_w(5)))
-        self.q_arc.setPen(pg.mkPen(theme.query_color, width=pen_w(2.5)))
-        self.k_arc.setPen(pg.mkPen(theme.key_color, width=pen_w(2.5)))
-        self.labels.clear()
-        for w in (self.box, self.pair_box):
+        c = self._curves
+        c["q_before"].setPen(pg.mkPen(faint(theme.query_color), width=pen_w(3), style=Qt.PenStyle.DashLine))
+        c["k_before"].setPen(pg.mkPen(faint(theme.key_color), width=pen_w(3), style=Qt.PenStyle.DashLine))
+        c["q_after"].setPen(pg.mkPen(theme.query_color, width=pen_w(5)))
+        c["k_after"].setPen(pg.mkPen(theme.key_color, width=pen_w(5)))
+        c["q_arc"].setPen(pg.mkPen(theme.query_color, width=pen_w(2.5)))
+        c["k_arc"].setPen(pg.mkPen(theme.key_color, width=pen_w(2.5)))
+
+    def _style_controls(self) -> None:
+        if self._look is None or self._box is None:
+            return
+        theme, _, px_size = self._look
+        for w in (self._box, self._pair_box):
             font = w.font()
             font.setPixelSize(px_size)
             w.setFont(font)
-        self.box.setStyleSheet(f"color: {theme.text}")
+        self._box.setStyleSheet(f"color: {theme.text}")
 
     def draw(self, head: float, px: tuple[float, float], theme: Theme, size: int) -> None:
         """The pair's arrows, arcs and labels (``head``: an arrow head's length in pixels; ``px``: a pixel's
@@ -311,11 +380,11 @@ class PlaneRope(QObject):
                                 colour, False))  # (position × θ: the caption has the radians)
         q_name, k_name = scene.token_label(v.query), scene.token_label(v.key)
         lead = f"q {q_name}"
-        entries = [(*map(float, v.q_after), lead, theme.query_color, True),
-                   (*map(float, v.k_after), f"k {k_name}", theme.key_color, True),
-                   (*map(float, v.q_before), "q before", theme.query_color, False),
-                   (*map(float, v.k_before), "k before", theme.key_color, False)] + entries
-        self.labels.draw_entries(entries, theme, size, px, lead=lead)
+        named = [(*map(float, v.q_after), lead, theme.query_color, True),
+                 (*map(float, v.k_after), f"k {k_name}", theme.key_color, True)]
+        extra = [(*map(float, v.q_before), "q before", theme.query_color, False),
+                 (*map(float, v.k_before), "k before", theme.key_color, False)] + entries
+        self.labels.draw_entries(_unmerged(named, extra, px, size, lead), theme, size, px, lead=lead)
 
     def content(self) -> tuple[np.ndarray, np.ndarray]:
         """The drawn heads (and the origin) and the labels' boxes, for the plane's range."""
@@ -345,6 +414,20 @@ class PlaneRope(QObject):
             return "", ""
         i, j = v.dims
         return f"pair {v.pair}: dimension {i}", f"dimension {j}"
+
+
+def _unmerged(named: list, extra: list, px: tuple[float, float], size: int, lead: str) -> list:
+    """The ``named`` labels (q and k after the turn) and those of ``extra`` (before, the arcs' angles) that
+    find room of their own: merged into another label they were a stack of words far from their arrows
+    (the dashes say "before" anyway, the header the angles)."""
+    kept = list(named)
+    groups = len(merge_close_labels(kept, px, size, lead=lead)[0])
+    for entry in extra:
+        more = len(merge_close_labels(kept + [entry], px, size, lead=lead)[0])
+        if more > groups:
+            kept.append(entry)
+            groups = more
+    return kept
 
 
 def _arc_segments(arc: np.ndarray, head_px: float, px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:

@@ -91,4 +91,4 @@ def test_a_model_without_rope_leaves_it_disabled(qtbot, window, monkeypatch):
     assert not window.act_rope_pair.isEnabled() and "Toy causal LM has no RoPE" in window.act_rope_pair.toolTip()
     window.act_rope_pair.setChecked(True)  # (disabled: a script still cannot switch on what is not there)
     settle(window)
-    assert not window.plane.rope.shown()
+    assert not window.plane.rope.shown() and not window.act_rope_pair.isChecked()  # (the check taken back)
