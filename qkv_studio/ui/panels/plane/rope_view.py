@@ -46,12 +46,13 @@ class PlaneRope(QObject):
     """The RoPE view of a :class:`~qkv_studio.ui.panels.plane.widget.VectorPlane`.
 
     Signal ``switched(bool)``: the view was asked for (True) or not, and came on or went off; the plane
-    redraws and refits.  (A scene that gains or loses its RoPE switches it in :meth:`follow`, which the plane
-    calls as it reads a scene's vectors: it says so by its return value, no signal.)  ``set_source(source)`` says where the model run comes
-    from (the window: the Real model panel's).  Public: ``box`` and ``pair_box`` (the plane's controls),
-    ``shown()``, ``available()``, ``why_not()``, ``pair``, ``view`` (the drawn
-    :class:`~qkv_studio.core.rope_pair.PairView`), ``set_wanted(on)``, ``set_pair(i)``, the items
-    ``q_before``, ``q_after``, ``k_before``, ``k_after``, ``q_arc``, ``k_arc`` and ``labels``.
+    redraws and refits.  (A scene that gains or loses its RoPE switches it in :meth:`follow`, which the
+    plane calls as it reads a scene's vectors: it says so by its return value, no signal.)
+    ``set_source(source)`` says where the model run comes from (the window: the Real model panel's).
+    Public: ``box`` and ``pair_box`` (the plane's controls), ``shown()``, ``available()``, ``why_not()``,
+    ``pair``, ``wanted``, ``view`` (the drawn :class:`~qkv_studio.core.rope_pair.PairView`),
+    ``set_wanted(on)``, ``set_pair(i)``, ``make_action(parent)``, the items ``q_before``, ``q_after``,
+    ``k_before``, ``k_after``, ``q_arc``, ``k_arc`` and ``labels``.
     """
 
     switched = Signal(bool)
@@ -413,7 +414,7 @@ class PlaneRope(QObject):
         if v is None:
             return "", ""
         i, j = v.dims
-        return f"pair {v.pair}: dimension {i}", f"dimension {j}"
+        return f"dimension {i}", f"dimension {j}"  # (the header names the pair; a narrow plane cut a longer title)
 
 
 def _unmerged(named: list, extra: list, px: tuple[float, float], size: int, lead: str) -> list:

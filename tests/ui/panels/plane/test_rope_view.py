@@ -88,7 +88,7 @@ def test_the_pair_is_drawn_before_and_after_where_the_core_maths_puts_it(qtbot, 
     text = plane.info.text()
     assert R.caption(v).split("; ")[0] in text and f"q at position 4 turned {v.q_angle:.3g} rad" in text
     assert f"relative angle {v.relative:.3g} rad" in text and "the strongest" in text
-    assert plane.plot.getAxis("bottom").labelText == "pair 1: dimension 1"
+    assert plane.plot.getAxis("bottom").labelText == "dimension 1"
     assert plane.plot.getAxis("left").labelText == "dimension 5"
     assert not plane._query_item.isVisible() and not plane._keys_item.isVisible() and not plane.label_items()
     assert {"q e", "k " + head.session.scene.tokens[key], "q before", "k before"} <= set(
@@ -177,7 +177,8 @@ def test_it_survives_a_scene_change_to_the_lesson_and_back(qtbot, head):
     assert not plane.rope.shown() and plane._query_item.isVisible() and plane._keys_item.isVisible()
     assert not plane.rope.q_after.isVisible() and not plane.rope.labels.texts()
     assert any(t.startswith("q ") for t in plane.label_texts()) and "RoPE" not in plane.info.text()
-    assert plane.plot.getAxis("bottom").labelText == "dimension 1"
+    axes = plane.plot.getAxis("bottom").labelText, plane.plot.getAxis("left").labelText
+    assert axes == ("dimension 1", "dimension 2")  # (the pair's would be dimensions 0 and 4)
     head.session.load(model_head)  # the head again (Undo, or another run): the view it was asked for
     settle(plane)
     assert plane.rope.shown() and plane.rope.q_after.isVisible() and not plane._query_item.isVisible()
