@@ -62,9 +62,13 @@ def rotary_of(scene, model, run) -> tuple[Rotary | None, str]:
         return None, f"{title} has no RoPE (its positions are added to the embeddings): run SmolLM2 to see one"
     if scene.mode != "direct" or scene.heads != 1:
         return None, "RoPE pairs are shown for a model's head in direct mode (its q and k as the model turned them)"
-    if scene.tokens != run.scene_tokens() or scene.d_k != run.head_dim or scene.d_k % 2:
-        return None, (f"this scene is not a head of the {getattr(model, 'label', title)} run (its tokens "
-                      "differ): show one of the run's heads to see its rotation pairs")
+    label = getattr(model, "label", title)
+    if scene.tokens != run.scene_tokens():
+        return None, (f"this scene is not a head of the {label} run (its tokens differ): show one of the "
+                      "run's heads to see its rotation pairs")
+    if scene.d_k != run.head_dim or scene.d_k % 2:
+        return None, (f"this scene's dₖ = {scene.d_k} is not the {label} head's {run.head_dim}: RoPE's pairs "
+                      "are those of the head's own dimensions")
     positions = np.arange(scene.n, dtype=np.float64)
     positions.flags.writeable = False
     return Rotary(base, positions, scene.title), ""

@@ -112,6 +112,7 @@ def test_which_scenes_are_rotary_and_why_not():
             (head, without, run, "all-MiniLM-L6-v2 has no RoPE"),
             (Scene.create(("x", "y", "z"), q=head.q, k=head.k, v=head.v), with_rope, run, "tokens"),
             (projection_of(head), with_rope, run, "direct mode"),
+            (copy.add_dim("qk"), with_rope, run, "dₖ = 9 is not the Toy head's 8"),
             (head.with_heads(2), with_rope, run, "direct mode")):
         found, why = R.rotary_of(scene, model, r)
         assert found is None and words in why, (scene.title, why)
