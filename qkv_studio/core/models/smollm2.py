@@ -297,6 +297,7 @@ class SmolLM2Model:
     label = SmolLM2.label
     description = "a real causal language model (Llama: 30 blocks, 9 query heads sharing 3 K/V heads, dₖ = 64)"
     causal = True
+    rope_base = ROPE_BASE  # (its q and k are turned by RoPE: the vector plane's RoPE view, core.rope_pair)
     n_layers = N_LAYERS
     n_heads = N_HEADS
     n_kv_heads = N_KV_HEADS

@@ -221,6 +221,9 @@ MENU: tuple[Row, ...] = (
     Action("plane", "Show vector &plane", "toggle_plane", V, tip="P (brings the plane back in presentation mode)"),
     Action("fit_plane", "&Fit the vector plane", "plane.fit_view", V, ("Ctrl+Shift+V",),
            tip="Fit the vector plane's view to every arrow and label"),
+    # (checkable, enabled only for a RoPE model's head, its tip saying why not: kept in step by the plane)
+    Action("rope_pair", "RoPE pair on the vector plane", None, V, ("Ctrl+Shift+L",), checkable=True,
+           create=lambda w: w.plane.rope.make_action(w)),
     Action("blank", "&Blank screen", "blank_overlay.toggle", V, tip="B or . (a clicker's blank button)"),
     # Esc keeps its usual meaning (cancel an edit) outside presentations
     Action("leave", "Leave presentation", lambda w, _: w.set_presentation(False), None, ("Esc",), enabled=False),

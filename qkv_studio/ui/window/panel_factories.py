@@ -63,7 +63,15 @@ def sync_mode(window: "MainWindow") -> None:
 def plane(window: "MainWindow") -> QWidget:
     from qkv_studio.ui.panels.plane import VectorPlane
 
-    return VectorPlane(window.session, appearance=window.appearance)
+    plane = VectorPlane(window.session, appearance=window.appearance)
+
+    def model_run():
+        """The Real model panel's model and last run (the plane's RoPE view draws a RoPE model's head)."""
+        panel = window.built_panel("model")
+        return None if panel is None or panel.run is None else (panel.model, panel.run)
+
+    plane.rope.set_source(model_run)
+    return plane
 
 
 def calc(window: "MainWindow") -> QWidget:

@@ -8,7 +8,8 @@ One job per module:
 - :mod:`.labels` — the labels at the heads, merged where they would overlap;
 - :mod:`.view_range` — the range that fits every arrow and label, and when to refit;
 - :mod:`.drag` — grabbing and moving heads, snapping (Shift: a grid of 0.5);
-- :mod:`.caption` — the header's text and the axes' titles.
+- :mod:`.caption` — the header's text and the axes' titles;
+- :mod:`.rope_view` — the RoPE view: one rotation pair of q and k before and after RoPE (a RoPE model's head).
 """
 
 from qkv_studio.ui.panels.plane.widget import VectorPlane

@@ -77,6 +77,24 @@ class PlaneLabels:
             self._boxes = np.clip(np.array(rows, dtype=np.float64), -1e300, 1e300) if rows else _NO_BOXES
         return self._boxes
 
+    def hide(self) -> None:
+        """Hide every label (another view draws the plane: the RoPE pair); the next draw shows them again."""
+        for item in self.items:
+            if item.isVisible():
+                item.setVisible(False)
+        self._sig = None
+        self._texts = []
+        self._boxes = _NO_BOXES
+
+    def draw_entries(self, entries: list[tuple[float, float, str, str, bool]], theme: Theme, size: int,
+                     px: tuple[float, float], lead: str = "") -> None:
+        """Label the heads ``entries`` name ((x, y, text, colour, bold), as :func:`merge_close_labels`
+        takes them): labels of heads other than the scene's vectors (the RoPE view's)."""
+        self._sig = None
+        self._boxes = None
+        groups, anchors = merge_close_labels(entries, px, size, lead=lead)
+        self._place(groups, anchors, theme, size)
+
     def draw(self, scene: Scene, vecs: PlaneVectors, query: int, best: int | None, show_v: bool,
              show_out: bool, theme: Theme, size: int, scale: float, px: tuple[float, float]) -> None:
         """Label the heads of ``vecs`` (``size``: the text's pixel size; ``px``: a pixel in data units)."""

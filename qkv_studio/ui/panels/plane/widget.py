@@ -30,6 +30,7 @@ from qkv_studio.ui.panels.plane import caption
 from qkv_studio.ui.panels.plane.arrows import HEAD_PX, PlaneArrows
 from qkv_studio.ui.panels.plane.drag import PlaneDrag, PlaneViewBox
 from qkv_studio.ui.panels.plane.labels import PlaneLabels
+from qkv_studio.ui.panels.plane.rope_view import PlaneRope
 from qkv_studio.ui.panels.plane.vectors import PlaneVectors
 from qkv_studio.ui.panels.plane.view_range import PlaneRange
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
@@ -64,6 +65,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         self._stale = 0  # 1: redraw when shown; 2: re-style and re-fit too (new tokens)
         self._fitted_shown = False  # fitted since first shown (as built, it was fitted without a size)
         self._axis_labels: tuple | None = None
+        self._rope_refit = False  # the RoPE view switched with the scene: the next catch-up refits
         self.vectors = PlaneVectors()
         # What follows from an edit elsewhere is drawn at the next frame (see frame_throttle).
         self._next_frame = FrameThrottle(self._catch_up, self)
@@ -117,11 +119,14 @@ class VectorPlane(FollowsAppearance, QWidget):
         self.labels = PlaneLabels(self.plot)
         self.view_range = PlaneRange(self.view_box, self._content, self._view_size, self._margin)
         self.drag = PlaneDrag(self)
+        self.rope = PlaneRope(self, self)  # (the RoPE pair view of a RoPE model's head: see rope_view)
+        self.rope.switched.connect(self._on_rope_switched)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(2)
         layout.addLayout(head)
+        layout.addLayout(self.rope.place_controls(boxes, 2))  # (the box under PCA; a row while it is on)
         layout.addWidget(self.plot_widget, 1)
 
         session.scene_changed.connect(self._on_scene)
@@ -274,8 +279,8 @@ class VectorPlane(FollowsAppearance, QWidget):
         return self.vectors.output is not None and self._reveals("output")
 
     def read_only(self) -> bool:
-        """True in projection mode (Q, K, V are derived) and in the PCA view: nothing can be dragged."""
-        return self.session.scene.mode == "projection" or self.pca_shown()
+        """True in projection mode (Q, K, V are derived) and in the PCA and RoPE views: nothing can be dragged."""
+        return self.session.scene.mode == "projection" or self.pca_shown() or self.rope.shown()
 
     def head_view_pos(self, matrix: str, row: int) -> QPointF:
         """Where the head of a drawn vector is, in data coordinates."""
@@ -332,7 +337,16 @@ class VectorPlane(FollowsAppearance, QWidget):
         """The next-frame redraw after an edit elsewhere, a query change or a stage step."""
         self._read_vectors()
         self.vectors.read_result(self.session)
-        self._redraw(ensure=self.drag.state is None)
+        refit, self._rope_refit = self._rope_refit, False
+        self._redraw(ensure=self.drag.state is None, refit=refit)
+
+    def redraw_soon(self) -> None:
+        """Draw again at the next frame (the RoPE view's pair or key changed)."""
+        self._next_frame.request()
+
+    def _on_rope_switched(self, on: bool) -> None:
+        self._rope_refit = False
+        self._redraw(refit=True)
 
     def catch_up_now(self) -> None:
         """Draw a redraw still waiting for the next frame now."""
@@ -383,11 +397,16 @@ class VectorPlane(FollowsAppearance, QWidget):
     # ---- model → drawing ----------------------------------------------------------------------------
     def _read_vectors(self) -> None:
         self.vectors.read_vectors(self.session, self.pca_shown())
+        if self.rope.follow():  # (a RoPE model's head came or went: the RoPE view switched; refit next frame)
+            self._rope_refit = True
         # (last: showing the box re-lays out the plane, which may draw — with the vectors now read)
-        self.pca_box.setVisible(self.session.shown.d_k > 2)  # nothing to project in two dimensions: no clutter
+        # nothing to project in two dimensions (or in the RoPE view's pair): no clutter
+        self.pca_box.setVisible(self.session.shown.d_k > 2 and not self.rope.shown())
 
     def _content(self) -> tuple[np.ndarray, np.ndarray]:
         """The drawn heads and label boxes, for the range."""
+        if self.rope.shown():
+            return self.rope.content()
         return self.vectors.heads_box(self.values_visible(), self.output_shown()), self.labels.boxes()
 
     def _view_size(self) -> tuple[float, float]:
@@ -406,8 +425,12 @@ class VectorPlane(FollowsAppearance, QWidget):
             bases=self.vectors.bases, values_shown=self.values_visible(), read_only=self.read_only(),
             best=self._shown_best(), best_weight=self.vectors.best_weight, weight_shown=self._reveals("weights"),
             step=self.drag.step(), snapping=self.drag.snapping and self.drag.state is not None)
-        self.info.setText(caption.header_html(c, self._theme, self._px))
-        x_label, y_label = caption.axis_titles(self.session.shown.d_k, self.vectors.bases)
+        if self.rope.shown():
+            self.info.setText(self.rope.header_html(self._theme, self._px))
+            x_label, y_label = self.rope.axis_titles()
+        else:
+            self.info.setText(caption.header_html(c, self._theme, self._px))
+            x_label, y_label = caption.axis_titles(self.session.shown.d_k, self.vectors.bases)
         css = {"color": self._theme.text, "font-size": f"{self._px(15)}px"}
         key = (x_label, y_label, tuple(css.items()))
         if key != self._axis_labels:  # a relabelled axis redraws itself (~8 ms)
@@ -436,6 +459,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         # "0") would change the range, which changes the labels, which changes the width… forever.
         self.plot.getAxis("left").setWidth(int(self._px(15) * 4.4) + 8)
         self.arrows.style(t, self._pen_w, len(self.vectors.keys))
+        self.rope.style(t, self._pen_w, self._px(14))
         dark = QColor(t.background).lightness() < 128
         self.plot.showGrid(x=True, y=True, alpha=0.1 if dark else 0.18)
         for box in (self.values_box, self.pca_box, self.fit_button):
@@ -463,6 +487,9 @@ class VectorPlane(FollowsAppearance, QWidget):
         n = len(self.vectors.keys)
         best = self._shown_best()
         best = best if best is not None and best < n else None
+        if self.rope.shown():
+            self.rope.draw(head, px, self._theme, self._px(17))
+            return
         show_v, show_out = self.values_visible(), self.output_shown()
         self.arrows.draw(self.vectors, best, show_v, show_out, head, px)
         self.labels.draw(self.session.shown, self.vectors, self.session.query, best, show_v, show_out,
