@@ -31,6 +31,15 @@ if TYPE_CHECKING:
 HEATMAP_MIN_WIDTH = 0.47
 #: The widest the calculation table may be beside the heatmap on a slide (a share of its width).
 BESIDE_MAX_WIDTH = 0.45
+#: The width it keeps to when its text may be smaller (the heatmap's cells stay wide enough for their
+#: numbers: at 1024×768 a table of 40 % left them 65 px).
+BESIDE_WIDTH = 0.38
+#: The most of the slide (below the stage bar) the table beside the heatmap may cover: the heatmap's
+#: cells, the slide's subject, keep more than half as much again.
+BESIDE_MAX_AREA = 0.13
+#: The table's text beside the heatmap, as shares of the slide's text, tried in turn until it fits.
+BESIDE_TEXT_STEPS = (1.0, 0.9, 0.8, 0.75)
+BESIDE_MIN_TEXT = BESIDE_TEXT_STEPS[-1]
 QWIDGETSIZE_MAX = (1 << 24) - 1
 EDITORS_MIN_WIDTH = 0.18  # (and the editors', when they yield to it)
 SEPARATORS = 12  # (the dock separators between the three columns, px)
@@ -53,6 +62,8 @@ class Presentation:
         self._bare_docks: list[QDockWidget] = []  # docks whose title bars the slide hides
         self._row: QHBoxLayout | None = None  # the heatmap and the table beside it (made when first needed)
         self._placeholder: QWidget | None = None  # the calculation dock's widget while its table is beside
+        self._dock_font = QFont()  # the table's text and headings in its dock, before it went beside
+        self._dock_compact = False
         self._follows_table = False  # (the table's content_changed is connected at the first slide)
         self._composing = False
         window.session.stage_changed.connect(self._on_stage)
@@ -259,11 +270,36 @@ class Presentation:
 
     def _table_fits_beside(self, width: int, room: int) -> bool:
         """Whether the table, whole, fits beside the heatmap on a slide ``width`` wide with ``room``
-        below the stage bar, leaving the heatmap the larger part of the width."""
-        table = self._window.calc
-        if table.isVisible() or table.parentWidget() is self._window.centralWidget():
+        below the stage bar, leaving the heatmap the larger part of the width.
+
+        Beside the heatmap its headings break onto two lines where they are wider than their numbers,
+        and its text is the slide's, or smaller (down to :data:`BESIDE_MIN_TEXT` of it) until it is no
+        wider than :data:`BESIDE_WIDTH` of the slide and covers no more than :data:`BESIDE_MAX_AREA` — on a 960×540 or 1280×720 slide
+        it was as large as the heatmap's cells; at 1024×768 it went under a flattened heatmap."""
+        w = self._window
+        table = w.calc
+        if not (table.isVisible() or table.parentWidget() is w.centralWidget()):
+            return self._beside_width() <= width * BESIDE_MAX_WIDTH and table.content_height() <= room
+        if self._placeholder is None:
+            self._dock_font, self._dock_compact = QFont(table.font()), table.compact
+        table.set_compact(True)
+        base = w.font()
+        fits = False
+        for f in BESIDE_TEXT_STEPS:
+            font = QFont(base)
+            font.setPointSizeF(base.pointSizeF() * f)
+            if table.font() != font:
+                table.setFont(font)
             table.fit_columns(even_hidden=True)  # (the slide's text size: measured now, not after the step)
-        return self._beside_width() <= width * BESIDE_MAX_WIDTH and table.content_height() <= room
+            tw, th = self._beside_width(), table.content_height()
+            fits = tw <= width * BESIDE_MAX_WIDTH and th <= room
+            if fits and tw <= width * BESIDE_WIDTH and tw * th <= BESIDE_MAX_AREA * width * (room + 1):
+                break
+        if not fits and self._placeholder is None:
+            table.setFont(self._dock_font)  # (under the heatmap, in its dock: as it was)
+            table.set_compact(self._dock_compact)
+            table.fit_columns(even_hidden=True)
+        return fits
 
     def _table_beside(self, room: int) -> None:
         """The table out of its dock into the slide, on the heatmap's right, as large as its rows."""
@@ -283,7 +319,7 @@ class Presentation:
             self._placeholder.setFont(table.font())
             w.dock_calc.setWidget(self._placeholder)  # (the dock keeps a widget: its font is still set)
             self._row.addWidget(table, 0, Qt.AlignmentFlag.AlignVCenter)
-            table.setFont(QFont())  # (it follows the window's text now, as the heatmap beside it does)
+            # (its text is the slide's, or smaller: set by _table_fits_beside)
         table.set_last_stage(self._last_table_stage())  # (no scroll bar kept for the blend's column)
         table.setFixedWidth(self._beside_width())
         table.show()
@@ -311,6 +347,7 @@ class Presentation:
         table.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
         w.dock_calc.setWidget(table)
         table.setFont(font)
+        table.set_compact(self._dock_compact)
         table.set_last_stage(None)
         table.show()
         self._placeholder.deleteLater()
@@ -414,11 +451,38 @@ class Presentation:
         lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
         front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
         editors, calc = self._column_widths(w, folded)
+        # Too narrow for the editors, the whole table and the heatmap side by side (1024×768, a HiDPI
+        # laptop's 960×540): the editors go under the table, tabs of its column with the blend and the
+        # plane — the table whole above them, the heatmap the rest of the width.
+        under = folded and self._editors_under_table(w)
         # A panel of the View menu in front (the Real model's) keeps the table above it: the whole
         # column's height, a panel that cannot be narrower than ~320 px was larger than the heatmap.
         # So does a table the folded column shows whole (1280×720): as a tab it was a short table in a
         # column-high box, most of it empty, with the blend hidden behind it.
-        split = not folded or bool(front) or calc >= self._table_width()
+        split = not folded or bool(front) or under or calc >= self._table_width()
+        if under:
+            # (as wide as the table at its last stage — no scroll bar at any stage — where the heatmap
+            # keeps its floor beside it; else as wide as the stage's columns, the last stage's scrolling)
+            calc = self._table_width(through=STAGES[-1])
+            if calc > w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS:
+                calc = self._table_width()
+            win.splitDockWidget(win.dock_calc, win.dock_editors, Qt.Vertical)
+            for dock in [win.dock_blend, win.dock_plane] + lazy:
+                win.tabifyDockWidget(win.dock_editors, dock)
+            titles = [host.spec_of(d).title for d in [win.dock_editors, win.dock_blend, win.dock_plane] + front]
+            host.set_short_titles(set() if self._tabs_fit(fm, titles, calc)
+                                  else {"editors", "plane", "blend"})
+            win.dock_editors.raise_()
+            for dock in front:
+                dock.raise_()
+            self._hide_stale_tab_bars()
+            win.resizeDocks([win.dock_calc], [calc], Qt.Horizontal)
+            # (the editors scroll: the table keeps its rows, up to almost half a short window's height;
+            # twice: once at that width the table knows whether a scroll bar takes a line of it)
+            for _ in range(2):
+                win.layout().activate()
+                self._share_right_column(h, 0.45)
+            return
         if folded:
             # Too narrow for the calculation and the blend beside the heatmap and the editors: they
             # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
@@ -480,12 +544,20 @@ class Presentation:
         """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""
         return sum(fm.horizontalAdvance(t) + 2 * fm.height() for t in titles) <= width
 
-    def _table_width(self) -> int:
-        """The calculation dock's width that shows every column of the table's current stage."""
+    def _table_width(self, through: str | None = None) -> int:
+        """The calculation dock's width that shows every column of the table's current stage (or of
+        every stage up to ``through``)."""
         win = self._window
         win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
         chrome = max(0, win.dock_calc.width() - win.calc.width())
-        return win.calc.content_width() + chrome + 4
+        return win.calc.content_width(through) + chrome + 4
+
+    def _editors_under_table(self, w: int) -> bool:
+        """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
+        table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side."""
+        win = self._window
+        least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
+        return least + self._table_width() + int(w * HEATMAP_MIN_WIDTH) + SEPARATORS > w
 
     def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
         """The widths of the editors' and the calculation's columns in a window ``w`` wide.
@@ -497,7 +569,13 @@ class Presentation:
         scrolls anyway leaves the editors as they are, and a folded one takes 26 %).
         """
         win = self._window
+        win.calc.set_compact(False)
         need = self._table_width()
+        if need > min(int(w * 0.36), w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS - int(w * EDITORS_MIN_WIDTH)):
+            # (too wide for its column: its headings break onto two lines, its columns as wide as
+            # their numbers — at 1024×768 the weights were behind a scroll bar)
+            win.calc.set_compact(True)
+            need = self._table_width()
         calc = max(int(w * 0.28), min(int(w * 0.36), need))
         editors = int(w * 0.22)
         room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS
@@ -516,7 +594,9 @@ class Presentation:
         """The calculation table gets up to ``calc_share`` of the height — no more than its rows need,
         so a short scene's table does not leave an empty box while the blend view is squeezed."""
         win = self._window
-        chrome = max(0, win.dock_calc.height() - win.calc.height())
+        # (before the first show the dock's title bar is not placed yet: its minimum says how tall it is)
+        chrome = max(0, win.dock_calc.height() - win.calc.height(),
+                     win.dock_calc.minimumSizeHint().height() - win.calc.minimumSizeHint().height())
         wanted = win.calc.content_height() + chrome + 10  # (a few px of slack: no scroll bar for them)
         calc = max(int(h * 0.18), min(int(h * calc_share), wanted))
         win.resizeDocks([win.dock_calc, win.dock_blend], [calc, h - calc], Qt.Vertical)
