@@ -316,7 +316,7 @@ class Presentation:
             lay.insertLayout(index, self._row, 1)
         if table.parentWidget() is not w.centralWidget():
             self._placeholder = QWidget()
-            self._placeholder.setFont(table.font())
+            self._placeholder.setFont(self._dock_font)
             w.dock_calc.setWidget(self._placeholder)  # (the dock keeps a widget: its font is still set)
             self._row.addWidget(table, 0, Qt.AlignmentFlag.AlignVCenter)
             # (its text is the slide's, or smaller: set by _table_fits_beside)
@@ -461,11 +461,9 @@ class Presentation:
         # column-high box, most of it empty, with the blend hidden behind it.
         split = not folded or bool(front) or under or calc >= self._table_width()
         if under:
-            # (as wide as the table at its last stage — no scroll bar at any stage — where the heatmap
-            # keeps its floor beside it; else as wide as the stage's columns, the last stage's scrolling)
-            calc = self._table_width(through=STAGES[-1])
-            if calc > w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS:
-                calc = self._table_width()
+            # (as wide as the stage's columns: the blend stage's w·vⱼ scrolls — as wide as the table at
+            # its last stage, the column left the heatmap 140 px less at 1024×768, its cells' numbers small)
+            calc = self._table_width()
             win.splitDockWidget(win.dock_calc, win.dock_editors, Qt.Vertical)
             for dock in [win.dock_blend, win.dock_plane] + lazy:
                 win.tabifyDockWidget(win.dock_editors, dock)
@@ -554,10 +552,14 @@ class Presentation:
 
     def _editors_under_table(self, w: int) -> bool:
         """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
-        table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side."""
+        table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side, but not for the
+        table and the heatmap alone (a table wider than that — long vectors — scrolls anyway, and the
+        editors stay in their column)."""
         win = self._window
         least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
-        return least + self._table_width() + int(w * HEATMAP_MIN_WIDTH) + SEPARATORS > w
+        room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS
+        need = self._table_width()
+        return room - least < need <= room
 
     def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
         """The widths of the editors' and the calculation's columns in a window ``w`` wide.

@@ -370,9 +370,13 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
     shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
     assert shown <= table.viewport().width()  # (every column of the stage whole: the weights the last)
     assert heatmap.width() * heatmap.height() > 1.4 * table.width() * table.height()
-    window.session.set_value("K", 0, 0, 123456.789)
+    # (one wide number still fits beside, its headings on two lines and its text smaller: four do not)
+    for name in "KV":
+        for j in range(2):
+            window.session.set_value(name, 0, j, 123456.789)
     qtbot.waitUntil(lambda: window.dock_calc.widget() is table and window.dock_calc.isVisible(), timeout=5000)
-    window.session.undo_stack.undo()
+    for _ in range(4):
+        window.session.undo_stack.undo()
     qtbot.waitUntil(beside, timeout=5000)
     window.set_presentation(False)
     assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
@@ -380,9 +384,12 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
 
 
 def test_a_view_menu_panel_opened_in_a_narrow_window_leaves_the_table_in_view(qtbot, show_window, lesson_scene):
-    """At 1024×768 the calculation and the blend are tabs of one column; the Real model opened there as
-    a third tab took the column's whole height, larger than the heatmap: the table goes under it."""
-    window = show_window(lesson_scene, (1016, 728))
+    """At 1024×768 the calculation and the blend are tabs of one column (a scene whose table scrolls
+    anyway: long vectors); the Real model opened there as a third tab took the column's whole height,
+    larger than the heatmap: the table goes under it."""
+    from qkv_studio.core import load_preset
+
+    window = show_window(load_preset("multihead"), (1016, 728))
     window.layout_docks()
     assert window.dock_calc in window.tabifiedDockWidgets(window.dock_blend)  # (the folded column)
     window.show_panel(window.dock_model)
@@ -390,6 +397,34 @@ def test_a_view_menu_panel_opened_in_a_narrow_window_leaves_the_table_in_view(qt
     assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
     model, calc, heatmap = window.dock_model.geometry(), window.dock_calc.geometry(), window.heatmap
     assert calc.top() >= model.bottom() and calc.width() == model.width()
+    assert model.width() * model.height() < heatmap.width() * heatmap.height()
+
+
+def test_a_narrow_window_puts_the_editors_under_the_whole_table(qtbot, show_window, lesson_scene):
+    """At 1024×768 the lesson's table, whole, and the editors at their narrowest left the heatmap less
+    than its floor: the editors go under the table, tabs with the blend and the plane; the table shows
+    every column and row of its stage (on main its weights were behind the scroll bar); the Real model
+    opened there is a tab of that group — the table stays in view above it, smaller than the heatmap."""
+    from tests.views import LESSON_VIEW
+
+    window = show_window(lesson_scene, (1016, 728), view=LESSON_VIEW)
+    window.layout_docks()
+    qtbot.wait(50)
+    table = window.calc
+    assert window.dock_blend in window.tabifiedDockWidgets(window.dock_editors)
+    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_editors)
+    assert window.dock_editors.isVisible() and window.dock_calc.isVisible()
+    assert window.dock_calc.geometry().bottom() < window.dock_editors.geometry().top()
+    assert not table.verticalScrollBar().isVisible()
+    shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
+    assert shown <= table.viewport().width()
+    heatmap = window.heatmap
+    assert heatmap.width() >= 0.55 * window.width()  # (on main 0.5, beside the editors and a cut table)
+    window.show_panel(window.dock_model)
+    qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
+    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
+    model, calc = window.dock_model.geometry(), window.dock_calc.geometry()
+    assert calc.bottom() < model.top() and calc.width() == model.width()
     assert model.width() * model.height() < heatmap.width() * heatmap.height()
 
 
