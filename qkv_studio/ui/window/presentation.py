@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 #: The heatmap's floor in the default layout: the share of the window's width it keeps when the side
 #: columns ask for more (the calculation table for its weights column).
 HEATMAP_MIN_WIDTH = 0.47
+#: The column of a slide that a language model writing the next token keeps (a share of its width).
+WRITER_WIDTH = 0.3
 #: The widest the calculation table may be beside the heatmap on a slide (a share of its width).
 BESIDE_MAX_WIDTH = 0.45
 #: The width it keeps to when its text may be smaller (the heatmap's cells stay wide enough for their
@@ -66,6 +68,9 @@ class Presentation:
         self._dock_compact = False
         self._follows_table = False  # (the table's content_changed is connected at the first slide)
         self._composing = False
+        self._writes = False  # the slide keeps a column for a language model writing (see _writer_dock)
+        self._writer_open = False  # the Real model's panel was open as presentation began (or opened since)
+        self._follows_writer = False  # (the model panel's model_changed is connected once it is built)
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
 
@@ -78,6 +83,8 @@ class Presentation:
         w.act_presentation.setChecked(on)
         w.act_leave.setEnabled(on)
         if on:
+            model = w.panel_host.docks.get("model")
+            self._writer_open = model is not None and not model.isHidden()
             self._save_window()
             w.menuBar().hide()
             w.statusBar().hide()
@@ -198,6 +205,14 @@ class Presentation:
 
     def _compose(self, main: QDockWidget | None, width: int, height: int) -> None:
         w = self._window
+        # A language model writing the next token: its panel keeps a column of the slide's whole height
+        # on the right, its next-token bars in the slide's text (hidden, PageDown wrote tokens unseen).
+        writer = self._writer_dock()
+        aside = self._writer_width(writer, width)
+        self._writes = writer is not None
+        w.setCorner(Qt.Corner.BottomRightCorner,
+                    Qt.DockWidgetArea.RightDockWidgetArea if writer else Qt.DockWidgetArea.BottomDockWidgetArea)
+        width -= aside
         stepper = w.stepper.sizeHint().height()  # (what the main view below it leaves: a line to spare)
         # The room beside the heatmap: below the stepper as it lays out across the slide (its size hint
         # lays the caption out at a reading width, a line or two taller than it will be).
@@ -214,8 +229,15 @@ class Presentation:
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
         w.centre_stack.setVisible(main is None)
         for dock in w.panel_host.docks.values():  # (the View menu's panels too: the Real model's)
-            if dock is not below and dock is not side and not (stacked and dock is w.dock_calc):
+            if dock is not below and dock is not side and dock is not writer \
+                    and not (stacked and dock is w.dock_calc):
                 dock.hide()
+        if writer is not None:
+            writer.setFloating(False)
+            if w.tabifiedDockWidgets(writer) or w.dockWidgetArea(writer) != Qt.RightDockWidgetArea:
+                w.removeDockWidget(writer)  # (out of its tab group: a column of its own)
+                w.addDockWidget(Qt.RightDockWidgetArea, writer)
+            writer.show()
         for dock in (below, side):
             if dock is None:
                 continue
@@ -251,8 +273,31 @@ class Presentation:
             w.resizeDocks([w.dock_calc, w.dock_plane], [w.calc.content_height() + chrome + 10,
                                                        max(1, room - w.calc.content_height() - chrome - 10)],
                           Qt.Vertical)
-        elif side is not None:
+        elif side is not None and writer is None:
             w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
+        if writer is not None:
+            w.resizeDocks([writer], [aside], Qt.Horizontal)
+
+    def _writer_dock(self) -> QDockWidget | None:
+        """The Real model's dock on the slide where the clicker's PageDown asks it for the next token (the
+        last stage's): when it is open on a model that writes one (a causal model)."""
+        w = self._window
+        panel, dock = w.built_panel("model"), w.panel_host.docks.get("model")
+        if panel is None or dock is None or not self._writer_open or dock.isFloating() or w.can_step(+1):
+            return None
+        return dock if panel.state.can_generate else None
+
+    @staticmethod
+    def _writer_width(writer: QDockWidget | None, width: int) -> int:
+        """The width of the writing model's column on a slide ``width`` wide (0 without one)."""
+        if writer is None:
+            return 0
+        return max(int(width * WRITER_WIDTH), writer.minimumSizeHint().width())
+
+    def _on_writer(self, *_: object) -> None:
+        # (the model panel chose another model: a slide keeps its column, or gives it back)
+        if self.on and not self._composing and (self._writer_dock() is not None) != self._writes:
+            self.compose_slide()
 
     # ---- the calculation table beside the heatmap (the score stages' slide) ----------------------------
     def _beside_width(self) -> int:
@@ -386,6 +431,8 @@ class Presentation:
                 bar.deleteLater()
         self._bare_docks.clear()
         self._table_to_dock()
+        w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._writes = False
         w.centre_stack.show()
         self._slide_view = None
         self._side = False
@@ -454,7 +501,9 @@ class Presentation:
         # Too narrow for the editors, the whole table and the heatmap side by side (1024×768, a HiDPI
         # laptop's 960×540): the editors go under the table, tabs of its column with the blend and the
         # plane — the table whole above them, the heatmap the rest of the width.
-        under = folded and self._editors_under_table(w)
+        # So do they with a View-menu panel in front (the Real model's, ~320 px at its narrowest): beside
+        # the editors and it, the heatmap kept 23 % of a 1024×768 window.
+        under = folded and (bool(front) or self._editors_under_table(w))
         # A panel of the View menu in front (the Real model's) keeps the table above it: the whole
         # column's height, a panel that cannot be narrower than ~320 px was larger than the heatmap.
         # So does a table the folded column shows whole (1280×720): as a tab it was a short table in a
@@ -464,9 +513,15 @@ class Presentation:
             # (as wide as the stage's columns: the blend stage's w·vⱼ scrolls — as wide as the table at
             # its last stage, the column left the heatmap 140 px less at 1024×768, its cells' numbers small)
             calc = self._table_width()
-            win.splitDockWidget(win.dock_calc, win.dock_editors, Qt.Vertical)
-            for dock in [win.dock_blend, win.dock_plane] + lazy:
-                win.tabifyDockWidget(win.dock_editors, dock)
+            if front:  # (the column as wide as the panel needs; a wider table scrolls in 36 %)
+                calc = max([min(calc, int(w * 0.36))] + [d.minimumSizeHint().width() for d in front])
+            # (the table above the blend, then the editors into the blend's tabs: split under the table
+            # first, the editors, the blend and the Real model one above the other were taller than a
+            # 1280×720 screen, and the window grew to that)
+            if win.dock_calc in win.tabifiedDockWidgets(win.dock_blend):
+                win.splitDockWidget(win.dock_calc, win.dock_blend, Qt.Vertical)
+            for dock in [win.dock_editors, win.dock_plane] + lazy:
+                win.tabifyDockWidget(win.dock_blend, dock)
             titles = [host.spec_of(d).title for d in [win.dock_editors, win.dock_blend, win.dock_plane] + front]
             host.set_short_titles(set() if self._tabs_fit(fm, titles, calc)
                                   else {"editors", "plane", "blend"})
@@ -526,7 +581,21 @@ class Presentation:
         panel took the column's whole height, larger than the heatmap at 1024×768."""
         win = self._window
         calc = win.dock_calc
-        if self.on or calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
+        panel = win.built_panel("model")
+        if panel is not None and not self._follows_writer:
+            self._follows_writer = True
+            panel.model_changed.connect(self._on_writer)
+        if self.on:
+            if dock is win.panel_host.docks.get("model"):
+                self._writer_open = True
+                self._on_writer()  # (opened on a slide: a writing model gets its column)
+            if not self._writes and not dock.isFloating():
+                # (on a slide, in the slide's large text: a column of its own width at least — the
+                # normal window's table column, narrower since its headings wrap, was too narrow)
+                win.resizeDocks([dock], [max(dock.width(), int(self.slide_size().width() * 0.36))],
+                                Qt.Horizontal)
+            return
+        if calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
             return
         # (a dock split from a tab group would only be tabbed again: out of the group, then back into
         # the column, under it)
@@ -600,5 +669,9 @@ class Presentation:
         chrome = max(0, win.dock_calc.height() - win.calc.height(),
                      win.dock_calc.minimumSizeHint().height() - win.calc.minimumSizeHint().height())
         wanted = win.calc.content_height() + chrome + 10  # (a few px of slack: no scroll bar for them)
-        calc = max(int(h * 0.18), min(int(h * calc_share), wanted))
+        # (the docks under it keep their minimum: the Real model's, taller than the rest, grew the
+        # window past a 1280×720 screen when the table took its rows)
+        under = [d for d in (win.dock_blend, *win.tabifiedDockWidgets(win.dock_blend)) if not d.isHidden()]
+        least = max((d.minimumSizeHint().height() for d in under), default=0) + SEPARATORS
+        calc = max(int(h * 0.18), min(int(h * calc_share), wanted, h - least))
         win.resizeDocks([win.dock_calc, win.dock_blend], [calc, h - calc], Qt.Vertical)

@@ -107,6 +107,32 @@ def facts(w, mode):
     area = max(1, w.width() * w.height())
     hm = w.heatmap
     out["heatmap_share"] = round(hm.width() * hm.height() / area, 3) if hm.isVisible() else 0.0
+    # the heatmap's cells themselves (without its labels, Σ column and colour bar): their share, and a
+    # cell's width over its height
+    n = hm.displayed_matrix().shape[0]
+    if hm.isVisible() and n >= 2:
+        a, b = hm.cell_center(0, 0), hm.cell_center(n - 1, n - 1)
+        cw, ch = abs(b.x() - a.x()) / (n - 1), abs(b.y() - a.y()) / (n - 1)
+        out["cells_share"] = round(n * cw * n * ch / area, 3)
+        out["cell_aspect"] = round(cw / max(ch, 1e-9), 2)
+    out["stepper_h"] = round(w.stepper.height() / max(1, w.height()), 3)
+    # the Real model panel as seen: its next-token bars and its texts
+    panel = w.built_panel("model")
+    if panel is not None and w.dock_model.isVisible() and not w.dock_model.visibleRegion().isEmpty():
+        bars = panel.next_bars
+        cut = []
+        for label in (panel.title, panel.grid_caption, panel.proj_caption, panel.status):
+            if label.isVisible():
+                doc = QTextDocument()
+                doc.setDefaultFont(label.font())
+                doc.setDocumentMargin(0)
+                doc.setHtml(label.text())
+                doc.setTextWidth(label.contentsRect().width())
+                if doc.size().height() > label.contentsRect().height() + 1:
+                    cut.append([label.text()[:40], doc.size().height(), label.contentsRect().height()])
+        out["writer"] = {"choices": len(bars.choices()) if bars.isVisible() else 0,
+                         "whole": bars.height() >= bars.sizeHint().height(),
+                         "text_px": QFontMetrics(bars.font()).height(), "cut": cut}
     sides = {d.objectName(): round(d.width() * d.height() / area, 3) for d in docks}
     out["docks"] = sides
     out["title_bars"] = [d.objectName() for d in docks if d.titleBarWidget() is None]
@@ -133,6 +159,16 @@ if preset == "model":
     w = MainWindow(scene, "", use_settings=False, view=view)
     w.show_panel(w.dock_model)
     _show_model_head(w, scene, view, source.name, source.text, 0, 1)
+elif preset == "smollm2":
+    # A causal language model writing (SmolLM2, issue 21): the Real model panel open on its layer 0,
+    # head 0 after one generated token, as `qkv-studio --model smollm2 --generate 1` opens it.
+    from qkv_studio.core import View, load_preset
+    w = MainWindow(load_preset("lesson"), "", use_settings=False, view=View(stage="weights"))
+    w.show_panel(w.dock_model)
+    panel = w.model_panel
+    assert panel.set_model("smollm2") and panel.run_text("The cat sat on the") and panel.next_token()
+    assert panel.select(0, 0)
+    w.session.set_stage("weights")
 else:
     _doc = preset_document(preset)  # (as --preset opens it: the preset's own query and stage)
     w = MainWindow(_doc.scene, "", use_settings=False, view=_doc.view)
