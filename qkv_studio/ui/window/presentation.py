@@ -64,8 +64,9 @@ class Presentation:
         self._bare_docks: list[QDockWidget] = []  # docks whose title bars the slide hides
         self._row: QHBoxLayout | None = None  # the heatmap and the table beside it (made when first needed)
         self._placeholder: QWidget | None = None  # the calculation dock's widget while its table is beside
-        self._dock_font = QFont()  # the table's text and headings in its dock, before it went beside
-        self._dock_compact = False
+        # the table's text and headings in its dock before the first slide changed them (see
+        # _table_fits_beside), until the slides are left
+        self._dock_look: tuple[QFont, bool] | None = None
         self._follows_table = False  # (the table's content_changed is connected at the first slide)
         self._composing = False
         self._writes = False  # the slide keeps a column for a language model writing (see _writer_dock)
@@ -254,6 +255,7 @@ class Presentation:
             w.splitDockWidget(w.dock_calc, w.dock_plane, Qt.Vertical)
             w.dock_calc.show()
         self._hide_title_bars()
+        w.stepper.setMinimumHeight(0)
         w.layout().activate()
         self._hide_stale_tab_bars()
         if below is w.dock_calc:
@@ -277,6 +279,11 @@ class Presentation:
             w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
         if writer is not None:
             w.resizeDocks([writer], [aside], Qt.Horizontal)
+        # (the stage bar, formula and caption whole at the width the docks leave them: below their
+        # hint, the centre's layout shared the shortfall with the heatmap and cut the caption)
+        w.layout().activate()
+        if w.stepper.hasHeightForWidth():
+            w.stepper.setMinimumHeight(max(0, w.stepper.heightForWidth(w.stepper.width())))
 
     def _writer_dock(self) -> QDockWidget | None:
         """The Real model's dock on the slide where the clicker's PageDown asks it for the next token (the
@@ -323,10 +330,9 @@ class Presentation:
         it was as large as the heatmap's cells; at 1024×768 it went under a flattened heatmap."""
         w = self._window
         table = w.calc
-        if not (table.isVisible() or table.parentWidget() is w.centralWidget()):
-            return self._beside_width() <= width * BESIDE_MAX_WIDTH and table.content_height() <= room
-        if self._placeholder is None:
-            self._dock_font, self._dock_compact = QFont(table.font()), table.compact
+        # (measured now, in the slide's text, hidden or not: the slide before — the vectors' — hid it)
+        if self._dock_look is None:  # (its look in its dock, as the first slide found it)
+            self._dock_look = (QFont(table.font()), table.compact)
         table.set_compact(True)
         base = w.font()
         fits = False
@@ -341,8 +347,8 @@ class Presentation:
             if fits and tw <= width * BESIDE_WIDTH and tw * th <= BESIDE_MAX_AREA * width * (room + 1):
                 break
         if not fits and self._placeholder is None:
-            table.setFont(self._dock_font)  # (under the heatmap, in its dock: as it was)
-            table.set_compact(self._dock_compact)
+            table.setFont(self._dock_look[0])  # (under the heatmap, in its dock: as it was)
+            table.set_compact(self._dock_look[1])
             table.fit_columns(even_hidden=True)
         return fits
 
@@ -361,7 +367,7 @@ class Presentation:
             lay.insertLayout(index, self._row, 1)
         if table.parentWidget() is not w.centralWidget():
             self._placeholder = QWidget()
-            self._placeholder.setFont(self._dock_font)
+            self._placeholder.setFont(self._dock_look[0] if self._dock_look else table.font())
             w.dock_calc.setWidget(self._placeholder)  # (the dock keeps a widget: its font is still set)
             self._row.addWidget(table, 0, Qt.AlignmentFlag.AlignVCenter)
             # (its text is the slide's, or smaller: set by _table_fits_beside)
@@ -392,7 +398,8 @@ class Presentation:
         table.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
         w.dock_calc.setWidget(table)
         table.setFont(font)
-        table.set_compact(self._dock_compact)
+        if self._dock_look is not None:
+            table.set_compact(self._dock_look[1])
         table.set_last_stage(None)
         table.show()
         self._placeholder.deleteLater()
@@ -431,7 +438,12 @@ class Presentation:
                 bar.deleteLater()
         self._bare_docks.clear()
         self._table_to_dock()
+        if self._dock_look is not None:  # (a slide's table in the dock — P's column — had the slide's look)
+            w.calc.setFont(self._dock_look[0])
+            w.calc.set_compact(self._dock_look[1])
+            self._dock_look = None
         w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        w.stepper.setMinimumHeight(0)
         self._writes = False
         w.centre_stack.show()
         self._slide_view = None
@@ -512,9 +524,12 @@ class Presentation:
         if under:
             # (as wide as the stage's columns: the blend stage's w·vⱼ scrolls — as wide as the table at
             # its last stage, the column left the heatmap 140 px less at 1024×768, its cells' numbers small)
+            # (a table wider than the heatmap leaves — long vectors — scrolls in 36 %, as one does above
+            # a View-menu panel in front; the column is as wide as the editors and that panel need)
             calc = self._table_width()
-            if front:  # (the column as wide as the panel needs; a wider table scrolls in 36 %)
-                calc = max([min(calc, int(w * 0.36))] + [d.minimumSizeHint().width() for d in front])
+            if front or calc > w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS:
+                calc = min(calc, int(w * 0.36))
+            calc = max([calc] + [d.minimumSizeHint().width() for d in front + [win.dock_editors]])
             # (the table above the blend, then the editors into the blend's tabs: split under the table
             # first, the editors, the blend and the Real model one above the other were taller than a
             # 1280×720 screen, and the window grew to that)
@@ -621,14 +636,10 @@ class Presentation:
 
     def _editors_under_table(self, w: int) -> bool:
         """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
-        table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side, but not for the
-        table and the heatmap alone (a table wider than that — long vectors — scrolls anyway, and the
-        editors stay in their column)."""
+        table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side."""
         win = self._window
         least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
-        room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS
-        need = self._table_width()
-        return room - least < need <= room
+        return least + self._table_width() + int(w * HEATMAP_MIN_WIDTH) + SEPARATORS > w
 
     def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
         """The widths of the editors' and the calculation's columns in a window ``w`` wide.
