@@ -46,7 +46,7 @@ _ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 def wrapped_heading(name: str) -> str:
-    """A column's heading on two lines, broken at its first space ("weight w" → "weight" over "w")."""
+    """A column's heading on two lines, broken at its last space ("weight w" → "weight" over "w")."""
     head, _, tail = HEADERS[name].rpartition(" ")
     return f"{head}\n{tail}" if head else tail
 

@@ -37,7 +37,7 @@ BESIDE_MAX_WIDTH = 0.45
 #: numbers: at 1024×768 a table of 40 % left them 65 px).
 BESIDE_WIDTH = 0.38
 #: The most of the slide (below the stage bar) the table beside the heatmap may cover: the heatmap's
-#: cells, the slide's subject, keep more than half as much again.
+#: cells, the slide's subject, keep more (the lesson's table comes down to BESIDE_MIN_TEXT for it).
 BESIDE_MAX_AREA = 0.13
 #: The table's text beside the heatmap, as shares of the slide's text, tried in turn until it fits.
 BESIDE_TEXT_STEPS = (1.0, 0.9, 0.8, 0.75)
@@ -326,8 +326,9 @@ class Presentation:
 
         Beside the heatmap its headings break onto two lines where they are wider than their numbers,
         and its text is the slide's, or smaller (down to :data:`BESIDE_MIN_TEXT` of it) until it is no
-        wider than :data:`BESIDE_WIDTH` of the slide and covers no more than :data:`BESIDE_MAX_AREA` — on a 960×540 or 1280×720 slide
-        it was as large as the heatmap's cells; at 1024×768 it went under a flattened heatmap."""
+        wider than :data:`BESIDE_WIDTH` of the slide and covers no more than :data:`BESIDE_MAX_AREA` of
+        it — on a 960×540 or 1280×720 slide it was as large as the heatmap's cells; at 1024×768 it went
+        under a flattened heatmap."""
         w = self._window
         table = w.calc
         # (measured now, in the slide's text, hidden or not: the slide before — the vectors' — hid it)
@@ -522,10 +523,10 @@ class Presentation:
         # column-high box, most of it empty, with the blend hidden behind it.
         split = not folded or bool(front) or under or calc >= self._table_width()
         if under:
-            # (as wide as the stage's columns: the blend stage's w·vⱼ scrolls — as wide as the table at
-            # its last stage, the column left the heatmap 140 px less at 1024×768, its cells' numbers small)
-            # (a table wider than the heatmap leaves — long vectors — scrolls in 36 %, as one does above
-            # a View-menu panel in front; the column is as wide as the editors and that panel need)
+            # (as wide as the stage's columns — the blend stage's w·vⱼ scrolls: as wide as the table at
+            # its last stage, the column left the heatmap 140 px less at 1024×768; a table wider than the
+            # heatmap leaves — long vectors — scrolls in 36 %, as one does above a View-menu panel in
+            # front; the column as wide as the editors and that panel need)
             calc = self._table_width()
             if front or calc > w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS:
                 calc = min(calc, int(w * 0.36))
@@ -626,13 +627,12 @@ class Presentation:
         """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""
         return sum(fm.horizontalAdvance(t) + 2 * fm.height() for t in titles) <= width
 
-    def _table_width(self, through: str | None = None) -> int:
-        """The calculation dock's width that shows every column of the table's current stage (or of
-        every stage up to ``through``)."""
+    def _table_width(self) -> int:
+        """The calculation dock's width that shows every column of the table's current stage."""
         win = self._window
         win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
         chrome = max(0, win.dock_calc.width() - win.calc.width())
-        return win.calc.content_width(through) + chrome + 4
+        return win.calc.content_width() + chrome + 4
 
     def _editors_under_table(self, w: int) -> bool:
         """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
