@@ -29,8 +29,11 @@ if TYPE_CHECKING:
 #: The heatmap's floor in the default layout: the share of the window's width it keeps when the side
 #: columns ask for more (the calculation table for its weights column).
 HEATMAP_MIN_WIDTH = 0.47
-#: The column of a slide that a language model writing the next token keeps (a share of its width).
+#: The column of a slide that a language model writing the next token keeps (a share of its width;
+#: the panel's narrowest if wider): less than the blend beside it.
 WRITER_WIDTH = 0.3
+#: The column of a slide that a View-menu panel opened on the slides keeps.
+KEPT_WIDTH = 0.36
 #: The widest the calculation table may be beside the heatmap on a slide (a share of its width).
 BESIDE_MAX_WIDTH = 0.45
 #: The width it keeps to when its text may be smaller (the heatmap's cells stay wide enough for their
@@ -72,6 +75,7 @@ class Presentation:
         self._writes = False  # the slide keeps a column for a language model writing (see _writer_dock)
         self._writer_open = False  # the Real model's panel was open as presentation began (or opened since)
         self._follows_writer = False  # (the model panel's model_changed is connected once it is built)
+        self._kept: QDockWidget | None = None  # a View-menu panel opened on the slides: their column
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
 
@@ -206,8 +210,10 @@ class Presentation:
 
     def _compose(self, main: QDockWidget | None, width: int, height: int) -> None:
         w = self._window
-        # A language model writing the next token: its panel keeps a column of the slide's whole height
-        # on the right, its next-token bars in the slide's text (hidden, PageDown wrote tokens unseen).
+        # A View-menu panel opened on the slides, or a language model writing the next token: the panel
+        # keeps a column of the slide's whole height on the right, in the slide's text (the model's
+        # next-token bars were hidden — PageDown wrote tokens unseen — and a panel opened on a slide
+        # squeezed beside the stage bar cut the caption and flattened the heatmap).
         writer = self._writer_dock()
         aside = self._writer_width(writer, width)
         self._writes = writer is not None
@@ -286,20 +292,23 @@ class Presentation:
             w.stepper.setMinimumHeight(max(0, w.stepper.heightForWidth(w.stepper.width())))
 
     def _writer_dock(self) -> QDockWidget | None:
-        """The Real model's dock on the slide where the clicker's PageDown asks it for the next token (the
-        last stage's): when it is open on a model that writes one (a causal model)."""
+        """The dock a slide keeps in a column: the View-menu panel opened on the slides, else the Real
+        model's on the slide where the clicker's PageDown asks it for the next token (the last stage's)
+        when it is open on a model that writes one (a causal model)."""
         w = self._window
+        if self._kept is not None and not self._kept.isFloating():
+            return self._kept
         panel, dock = w.built_panel("model"), w.panel_host.docks.get("model")
         if panel is None or dock is None or not self._writer_open or dock.isFloating() or w.can_step(+1):
             return None
         return dock if panel.state.can_generate else None
 
-    @staticmethod
-    def _writer_width(writer: QDockWidget | None, width: int) -> int:
-        """The width of the writing model's column on a slide ``width`` wide (0 without one)."""
+    def _writer_width(self, writer: QDockWidget | None, width: int) -> int:
+        """The width of the kept panel's column on a slide ``width`` wide (0 without one)."""
         if writer is None:
             return 0
-        return max(int(width * WRITER_WIDTH), writer.minimumSizeHint().width())
+        share = KEPT_WIDTH if writer is self._kept else WRITER_WIDTH
+        return max(int(width * share), writer.minimumSizeHint().width())
 
     def _on_writer(self, *_: object) -> None:
         # (the model panel chose another model: a slide keeps its column, or gives it back)
@@ -446,6 +455,7 @@ class Presentation:
         w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         w.stepper.setMinimumHeight(0)
         self._writes = False
+        self._kept = None
         w.centre_stack.show()
         self._slide_view = None
         self._side = False
@@ -604,12 +614,9 @@ class Presentation:
         if self.on:
             if dock is win.panel_host.docks.get("model"):
                 self._writer_open = True
-                self._on_writer()  # (opened on a slide: a writing model gets its column)
-            if not self._writes and not dock.isFloating():
-                # (on a slide, in the slide's large text: a column of its own width at least — the
-                # normal window's table column, narrower since its headings wrap, was too narrow)
-                win.resizeDocks([dock], [max(dock.width(), int(self.slide_size().width() * 0.36))],
-                                Qt.Horizontal)
+            if not dock.isFloating():
+                self._kept = dock  # (opened on a slide: the slides keep it in a column)
+                self.compose_slide()
             return
         if calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
             return
