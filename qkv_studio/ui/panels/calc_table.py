@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QPointF, QRect, QSize,
                             Qt, QTimer, Signal)
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QStyleOption, QTableView
 
 from qkv_studio.core import STAGES, contributions
@@ -45,6 +45,12 @@ _ALIGN_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).v
 _ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 
 
+def wrapped_heading(name: str) -> str:
+    """A column's heading on two lines, broken at its last space ("weight w" → "weight" over "w")."""
+    head, _, tail = HEADERS[name].rpartition(" ")
+    return f"{head}\n{tail}" if head else tail
+
+
 class CalcModel(QAbstractTableModel):
     """Rows = key tokens plus a total row; columns = every column the scene shows by its last stage.
 
@@ -68,6 +74,7 @@ class CalcModel(QAbstractTableModel):
         # (row, column name) -> text, until the numbers change: a stage step shows or hides columns
         # and keeps every text (and the widths measured from them) of the columns it keeps
         self._texts: dict[tuple[int, str], str] = {}
+        self._wrapped: frozenset[str] = frozenset()  # columns whose heading is on two lines (see set_wrapped)
         self.generation = 0  # counts the times the texts were forgotten (widths measured go with them)
         self._best_row: int | None = None
         self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
@@ -124,8 +131,21 @@ class CalcModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
         if role == Qt.DisplayRole and orientation == Qt.Horizontal and section < len(self._columns):
-            return HEADERS[self._columns[section]]
+            name = self._columns[section]
+            return wrapped_heading(name) if name in self._wrapped else HEADERS[name]
         return None
+
+    @property
+    def wrapped(self) -> frozenset[str]:
+        """The columns whose heading is on two lines."""
+        return self._wrapped
+
+    def set_wrapped(self, names: frozenset[str]) -> None:
+        """The columns whose heading breaks onto two lines (a narrow table; see CalcTable.set_compact)."""
+        if names != self._wrapped:
+            self._wrapped = names
+            if self._columns:
+                self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self._columns) - 1)
 
     def best_row(self) -> int:
         """The key with the largest weight for the selected query."""
@@ -336,12 +356,14 @@ class CalcTable(FollowsAppearance, QTableView):
         super().__init__(parent)
         self._widest: dict[tuple, float] = {}  # (column, first row, last row, best key bold) -> px
         self._widths_generation = -1
-        self._header_hints: dict[tuple[str, str], int] = {}  # (column, header font) -> section hint
+        self._header_hints: dict[tuple[str, str, bool], int] = {}  # (column, header font, wrapped) -> hint
         self._follows_scroll_range = True  # (see _follow_scroll_range)
         self._all_columns_width = 0  # every column's width, the hidden ones too (at the last fit)
         self._last_stage = STAGES[-1]  # the last stage the table is shown at (see set_last_stage)
         self._fitted: dict[str, int] = {}  # column -> its width at the last fit, shown or hidden
-        self._content = (0, 0)  # (the columns' width to the last stage shown, the rows) at the last fit
+        self._content = (0, 0, frozenset())  # (the columns' width to the last stage, the rows, the
+        # wrapped headings) at the last fit
+        self._compact = False  # (see set_compact)
         self.calc_model = CalcModel(session, self)
         self.setModel(self.calc_model)
         self._delegate = CalcDelegate(self.calc_model, self)
@@ -453,7 +475,9 @@ class CalcTable(FollowsAppearance, QTableView):
     def content_height(self) -> int:
         """The height that shows every row (the header, the keys and the Σ row), frame included."""
         rows = self.calc_model.rowCount()
-        height = self.horizontalHeader().height() + 2 * self.frameWidth()
+        header = self.horizontalHeader()
+        # (the header's hint: its height lags a heading that broke onto two lines until it is laid out)
+        height = max(header.height(), header.sizeHint().height()) + 2 * self.frameWidth()
         height += sum(self.rowHeight(r) for r in range(min(rows, 64)))
         bar_on = self.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOn
         if bar_on or sum(self.columnWidth(c) for c in range(self.calc_model.columnCount())) > self.viewport().width():
@@ -507,6 +531,7 @@ class CalcTable(FollowsAppearance, QTableView):
         font_key = header.font().key()
         last_stage = STAGES.index(self._last_stage)
         total = 0
+        wrapped: set[str] = set()
         for c, name in enumerate(model.columns()):
             key = (name, first, last, bold_best)
             widest = self._widest.get(key)
@@ -514,9 +539,10 @@ class CalcTable(FollowsAppearance, QTableView):
                 widest = self._widest[key] = max(
                     (width_of(r, name, r == rows - 1 or (bold_best and r == best)) for r in range(first, last + 1)),
                     default=0.0)
-            hint = self._header_hints.get((name, font_key))
-            if hint is None:
-                hint = self._header_hints[(name, font_key)] = header.sectionSizeHint(c)
+            hint = self._header_hint(c, name, font_key, False)
+            if self._compact and hint > math.ceil(widest) + pad and " " in HEADERS[name]:
+                hint = self._header_hint(c, name, font_key, True)
+                wrapped.add(name)
             width = max(math.ceil(widest) + pad, hint)
             self._fitted[name] = width
             if STAGES.index(APPEARS[name]) <= last_stage:
@@ -525,11 +551,39 @@ class CalcTable(FollowsAppearance, QTableView):
                 header.resizeSection(c, width)
         # The horizontal scroll bar stays for every stage once the last one needs it: stepping then
         # keeps the rows where they are (the bar coming and going moved them and re-laid out the dock).
+        model.set_wrapped(frozenset(wrapped))
         self._all_columns_width = total
         self._choose_scroll_bar()
-        if (total, rows) != self._content:
-            self._content = (total, rows)
+        if (total, rows, model.wrapped) != self._content:
+            self._content = (total, rows, model.wrapped)
             self.content_changed.emit()
+
+    def _header_hint(self, column: int, name: str, font_key: str, wrapped: bool) -> int:
+        """A heading's width, on one line or on two (measured once per font)."""
+        hint = self._header_hints.get((name, font_key, wrapped))
+        if hint is None:
+            # (the section's hint less its text as it reads now is its margins: the heading's text, on
+            # one line or two, is measured on top of them)
+            header = self.horizontalHeader()
+            fm = QFontMetrics(header.font())
+            now = str(self.calc_model.headerData(column, Qt.Orientation.Horizontal) or "")
+            margins = header.sectionSizeHint(column) - max(fm.horizontalAdvance(t) for t in now.split("\n"))
+            text = wrapped_heading(name) if wrapped else HEADERS[name]
+            hint = margins + max(fm.horizontalAdvance(t) for t in text.split("\n"))
+            self._header_hints[(name, font_key, wrapped)] = hint
+        return hint
+
+    def set_compact(self, on: bool) -> None:
+        """A narrow table (a folded side column, a short slide): a heading wider than its column's
+        numbers breaks onto two lines ("weight" over "w"), so the column is as wide as its numbers."""
+        if bool(on) != self._compact:
+            self._compact = bool(on)
+            self.fit_columns(even_hidden=True)
+
+    @property
+    def compact(self) -> bool:
+        """Whether headings wider than their numbers break onto two lines (see :meth:`set_compact`)."""
+        return self._compact
 
     def set_last_stage(self, stage: str | None) -> None:
         """The last stage the table will be shown at (None: the last of all): its columns, and no

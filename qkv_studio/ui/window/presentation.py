@@ -29,8 +29,22 @@ if TYPE_CHECKING:
 #: The heatmap's floor in the default layout: the share of the window's width it keeps when the side
 #: columns ask for more (the calculation table for its weights column).
 HEATMAP_MIN_WIDTH = 0.47
+#: The column of a slide that a language model writing the next token keeps (a share of its width;
+#: the panel's narrowest if wider): less than the blend beside it.
+WRITER_WIDTH = 0.3
+#: The column of a slide that a View-menu panel opened on the slides keeps.
+KEPT_WIDTH = 0.36
 #: The widest the calculation table may be beside the heatmap on a slide (a share of its width).
 BESIDE_MAX_WIDTH = 0.45
+#: The width it keeps to when its text may be smaller (the heatmap's cells stay wide enough for their
+#: numbers: at 1024×768 a table of 40 % left them 65 px).
+BESIDE_WIDTH = 0.38
+#: The most of the slide (below the stage bar) the table beside the heatmap may cover: the heatmap's
+#: cells, the slide's subject, keep more (the lesson's table comes down to BESIDE_MIN_TEXT for it).
+BESIDE_MAX_AREA = 0.13
+#: The table's text beside the heatmap, as shares of the slide's text, tried in turn until it fits.
+BESIDE_TEXT_STEPS = (1.0, 0.9, 0.8, 0.75)
+BESIDE_MIN_TEXT = BESIDE_TEXT_STEPS[-1]
 QWIDGETSIZE_MAX = (1 << 24) - 1
 EDITORS_MIN_WIDTH = 0.18  # (and the editors', when they yield to it)
 SEPARATORS = 12  # (the dock separators between the three columns, px)
@@ -53,8 +67,15 @@ class Presentation:
         self._bare_docks: list[QDockWidget] = []  # docks whose title bars the slide hides
         self._row: QHBoxLayout | None = None  # the heatmap and the table beside it (made when first needed)
         self._placeholder: QWidget | None = None  # the calculation dock's widget while its table is beside
+        # the table's text and headings in its dock before the first slide changed them (see
+        # _table_fits_beside), until the slides are left
+        self._dock_look: tuple[QFont, bool] | None = None
         self._follows_table = False  # (the table's content_changed is connected at the first slide)
         self._composing = False
+        self._writes = False  # the slide keeps a column for a language model writing (see _writer_dock)
+        self._writer_open = False  # the Real model's panel was open as presentation began (or opened since)
+        self._follows_writer = False  # (the model panel's model_changed is connected once it is built)
+        self._kept: QDockWidget | None = None  # a View-menu panel opened on the slides: their column
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
 
@@ -67,6 +88,8 @@ class Presentation:
         w.act_presentation.setChecked(on)
         w.act_leave.setEnabled(on)
         if on:
+            model = w.panel_host.docks.get("model")
+            self._writer_open = model is not None and not model.isHidden()
             self._save_window()
             w.menuBar().hide()
             w.statusBar().hide()
@@ -187,6 +210,16 @@ class Presentation:
 
     def _compose(self, main: QDockWidget | None, width: int, height: int) -> None:
         w = self._window
+        # A View-menu panel opened on the slides, or a language model writing the next token: the panel
+        # keeps a column of the slide's whole height on the right, in the slide's text (the model's
+        # next-token bars were hidden — PageDown wrote tokens unseen — and a panel opened on a slide
+        # squeezed beside the stage bar cut the caption and flattened the heatmap).
+        writer = self._writer_dock()
+        aside = self._writer_width(writer, width)
+        self._writes = writer is not None
+        w.setCorner(Qt.Corner.BottomRightCorner,
+                    Qt.DockWidgetArea.RightDockWidgetArea if writer else Qt.DockWidgetArea.BottomDockWidgetArea)
+        width -= aside
         stepper = w.stepper.sizeHint().height()  # (what the main view below it leaves: a line to spare)
         # The room beside the heatmap: below the stepper as it lays out across the slide (its size hint
         # lays the caption out at a reading width, a line or two taller than it will be).
@@ -203,8 +236,15 @@ class Presentation:
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
         w.centre_stack.setVisible(main is None)
         for dock in w.panel_host.docks.values():  # (the View menu's panels too: the Real model's)
-            if dock is not below and dock is not side and not (stacked and dock is w.dock_calc):
+            if dock is not below and dock is not side and dock is not writer \
+                    and not (stacked and dock is w.dock_calc):
                 dock.hide()
+        if writer is not None:
+            writer.setFloating(False)
+            if w.tabifiedDockWidgets(writer) or w.dockWidgetArea(writer) != Qt.RightDockWidgetArea:
+                w.removeDockWidget(writer)  # (out of its tab group: a column of its own)
+                w.addDockWidget(Qt.RightDockWidgetArea, writer)
+            writer.show()
         for dock in (below, side):
             if dock is None:
                 continue
@@ -221,6 +261,7 @@ class Presentation:
             w.splitDockWidget(w.dock_calc, w.dock_plane, Qt.Vertical)
             w.dock_calc.show()
         self._hide_title_bars()
+        w.stepper.setMinimumHeight(0)
         w.layout().activate()
         self._hide_stale_tab_bars()
         if below is w.dock_calc:
@@ -240,8 +281,39 @@ class Presentation:
             w.resizeDocks([w.dock_calc, w.dock_plane], [w.calc.content_height() + chrome + 10,
                                                        max(1, room - w.calc.content_height() - chrome - 10)],
                           Qt.Vertical)
-        elif side is not None:
+        elif side is not None and writer is None:
             w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
+        if writer is not None:
+            w.resizeDocks([writer], [aside], Qt.Horizontal)
+        # (the stage bar, formula and caption whole at the width the docks leave them: below their
+        # hint, the centre's layout shared the shortfall with the heatmap and cut the caption)
+        w.layout().activate()
+        if w.stepper.hasHeightForWidth():
+            w.stepper.setMinimumHeight(max(0, w.stepper.heightForWidth(w.stepper.width())))
+
+    def _writer_dock(self) -> QDockWidget | None:
+        """The dock a slide keeps in a column: the View-menu panel opened on the slides, else the Real
+        model's on the slide where the clicker's PageDown asks it for the next token (the last stage's)
+        when it is open on a model that writes one (a causal model)."""
+        w = self._window
+        if self._kept is not None and not self._kept.isFloating():
+            return self._kept
+        panel, dock = w.built_panel("model"), w.panel_host.docks.get("model")
+        if panel is None or dock is None or not self._writer_open or dock.isFloating() or w.can_step(+1):
+            return None
+        return dock if panel.state.can_generate else None
+
+    def _writer_width(self, writer: QDockWidget | None, width: int) -> int:
+        """The width of the kept panel's column on a slide ``width`` wide (0 without one)."""
+        if writer is None:
+            return 0
+        share = KEPT_WIDTH if writer is self._kept else WRITER_WIDTH
+        return max(int(width * share), writer.minimumSizeHint().width())
+
+    def _on_writer(self, *_: object) -> None:
+        # (the model panel chose another model: a slide keeps its column, or gives it back)
+        if self.on and not self._composing and (self._writer_dock() is not None) != self._writes:
+            self.compose_slide()
 
     # ---- the calculation table beside the heatmap (the score stages' slide) ----------------------------
     def _beside_width(self) -> int:
@@ -259,11 +331,36 @@ class Presentation:
 
     def _table_fits_beside(self, width: int, room: int) -> bool:
         """Whether the table, whole, fits beside the heatmap on a slide ``width`` wide with ``room``
-        below the stage bar, leaving the heatmap the larger part of the width."""
-        table = self._window.calc
-        if table.isVisible() or table.parentWidget() is self._window.centralWidget():
+        below the stage bar, leaving the heatmap the larger part of the width.
+
+        Beside the heatmap its headings break onto two lines where they are wider than their numbers,
+        and its text is the slide's, or smaller (down to :data:`BESIDE_MIN_TEXT` of it) until it is no
+        wider than :data:`BESIDE_WIDTH` of the slide and covers no more than :data:`BESIDE_MAX_AREA` of
+        it — on a 960×540 or 1280×720 slide it was as large as the heatmap's cells; at 1024×768 it went
+        under a flattened heatmap."""
+        w = self._window
+        table = w.calc
+        # (measured now, in the slide's text, hidden or not: the slide before — the vectors' — hid it)
+        if self._dock_look is None:  # (its look in its dock, as the first slide found it)
+            self._dock_look = (QFont(table.font()), table.compact)
+        table.set_compact(True)
+        base = w.font()
+        fits = False
+        for f in BESIDE_TEXT_STEPS:
+            font = QFont(base)
+            font.setPointSizeF(base.pointSizeF() * f)
+            if table.font() != font:
+                table.setFont(font)
             table.fit_columns(even_hidden=True)  # (the slide's text size: measured now, not after the step)
-        return self._beside_width() <= width * BESIDE_MAX_WIDTH and table.content_height() <= room
+            tw, th = self._beside_width(), table.content_height()
+            fits = tw <= width * BESIDE_MAX_WIDTH and th <= room
+            if fits and tw <= width * BESIDE_WIDTH and tw * th <= BESIDE_MAX_AREA * width * (room + 1):
+                break
+        if not fits and self._placeholder is None:
+            table.setFont(self._dock_look[0])  # (under the heatmap, in its dock: as it was)
+            table.set_compact(self._dock_look[1])
+            table.fit_columns(even_hidden=True)
+        return fits
 
     def _table_beside(self, room: int) -> None:
         """The table out of its dock into the slide, on the heatmap's right, as large as its rows."""
@@ -280,10 +377,10 @@ class Presentation:
             lay.insertLayout(index, self._row, 1)
         if table.parentWidget() is not w.centralWidget():
             self._placeholder = QWidget()
-            self._placeholder.setFont(table.font())
+            self._placeholder.setFont(self._dock_look[0] if self._dock_look else table.font())
             w.dock_calc.setWidget(self._placeholder)  # (the dock keeps a widget: its font is still set)
             self._row.addWidget(table, 0, Qt.AlignmentFlag.AlignVCenter)
-            table.setFont(QFont())  # (it follows the window's text now, as the heatmap beside it does)
+            # (its text is the slide's, or smaller: set by _table_fits_beside)
         table.set_last_stage(self._last_table_stage())  # (no scroll bar kept for the blend's column)
         table.setFixedWidth(self._beside_width())
         table.show()
@@ -311,6 +408,8 @@ class Presentation:
         table.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
         w.dock_calc.setWidget(table)
         table.setFont(font)
+        if self._dock_look is not None:
+            table.set_compact(self._dock_look[1])
         table.set_last_stage(None)
         table.show()
         self._placeholder.deleteLater()
@@ -349,6 +448,14 @@ class Presentation:
                 bar.deleteLater()
         self._bare_docks.clear()
         self._table_to_dock()
+        if self._dock_look is not None:  # (a slide's table in the dock — P's column — had the slide's look)
+            w.calc.setFont(self._dock_look[0])
+            w.calc.set_compact(self._dock_look[1])
+            self._dock_look = None
+        w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        w.stepper.setMinimumHeight(0)
+        self._writes = False
+        self._kept = None
         w.centre_stack.show()
         self._slide_view = None
         self._side = False
@@ -414,11 +521,47 @@ class Presentation:
         lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
         front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
         editors, calc = self._column_widths(w, folded)
+        # Too narrow for the editors, the whole table and the heatmap side by side (1024×768, a HiDPI
+        # laptop's 960×540): the editors go under the table, tabs of its column with the blend and the
+        # plane — the table whole above them, the heatmap the rest of the width.
+        # So do they with a View-menu panel in front (the Real model's, ~320 px at its narrowest): beside
+        # the editors and it, the heatmap kept 23 % of a 1024×768 window.
+        under = folded and (bool(front) or self._editors_under_table(w))
         # A panel of the View menu in front (the Real model's) keeps the table above it: the whole
         # column's height, a panel that cannot be narrower than ~320 px was larger than the heatmap.
         # So does a table the folded column shows whole (1280×720): as a tab it was a short table in a
         # column-high box, most of it empty, with the blend hidden behind it.
-        split = not folded or bool(front) or calc >= self._table_width()
+        split = not folded or bool(front) or under or calc >= self._table_width()
+        if under:
+            # (as wide as the stage's columns — the blend stage's w·vⱼ scrolls: as wide as the table at
+            # its last stage, the column left the heatmap 140 px less at 1024×768; a table wider than the
+            # heatmap leaves — long vectors — scrolls in 36 %, as one does above a View-menu panel in
+            # front; the column as wide as the editors and that panel need)
+            calc = self._table_width()
+            if front or calc > w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS:
+                calc = min(calc, int(w * 0.36))
+            calc = max([calc] + [d.minimumSizeHint().width() for d in front + [win.dock_editors]])
+            # (the table above the blend, then the editors into the blend's tabs: split under the table
+            # first, the editors, the blend and the Real model one above the other were taller than a
+            # 1280×720 screen, and the window grew to that)
+            if win.dock_calc in win.tabifiedDockWidgets(win.dock_blend):
+                win.splitDockWidget(win.dock_calc, win.dock_blend, Qt.Vertical)
+            for dock in [win.dock_editors, win.dock_plane] + lazy:
+                win.tabifyDockWidget(win.dock_blend, dock)
+            titles = [host.spec_of(d).title for d in [win.dock_editors, win.dock_blend, win.dock_plane] + front]
+            host.set_short_titles(set() if self._tabs_fit(fm, titles, calc)
+                                  else {"editors", "plane", "blend"})
+            win.dock_editors.raise_()
+            for dock in front:
+                dock.raise_()
+            self._hide_stale_tab_bars()
+            win.resizeDocks([win.dock_calc], [calc], Qt.Horizontal)
+            # (the editors scroll: the table keeps its rows, up to almost half a short window's height;
+            # twice: once at that width the table knows whether a scroll bar takes a line of it)
+            for _ in range(2):
+                win.layout().activate()
+                self._share_right_column(h, 0.45)
+            return
         if folded:
             # Too narrow for the calculation and the blend beside the heatmap and the editors: they
             # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
@@ -464,7 +607,18 @@ class Presentation:
         panel took the column's whole height, larger than the heatmap at 1024×768."""
         win = self._window
         calc = win.dock_calc
-        if self.on or calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
+        panel = win.built_panel("model")
+        if panel is not None and not self._follows_writer:
+            self._follows_writer = True
+            panel.model_changed.connect(self._on_writer)
+        if self.on:
+            if dock is win.panel_host.docks.get("model"):
+                self._writer_open = True
+            if not dock.isFloating():
+                self._kept = dock  # (opened on a slide: the slides keep it in a column)
+                self.compose_slide()
+            return
+        if calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
             return
         # (a dock split from a tab group would only be tabbed again: out of the group, then back into
         # the column, under it)
@@ -487,6 +641,13 @@ class Presentation:
         chrome = max(0, win.dock_calc.width() - win.calc.width())
         return win.calc.content_width() + chrome + 4
 
+    def _editors_under_table(self, w: int) -> bool:
+        """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
+        table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side."""
+        win = self._window
+        least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
+        return least + self._table_width() + int(w * HEATMAP_MIN_WIDTH) + SEPARATORS > w
+
     def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
         """The widths of the editors' and the calculation's columns in a window ``w`` wide.
 
@@ -497,7 +658,13 @@ class Presentation:
         scrolls anyway leaves the editors as they are, and a folded one takes 26 %).
         """
         win = self._window
+        win.calc.set_compact(False)
         need = self._table_width()
+        if need > min(int(w * 0.36), w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS - int(w * EDITORS_MIN_WIDTH)):
+            # (too wide for its column: its headings break onto two lines, its columns as wide as
+            # their numbers — at 1024×768 the weights were behind a scroll bar)
+            win.calc.set_compact(True)
+            need = self._table_width()
         calc = max(int(w * 0.28), min(int(w * 0.36), need))
         editors = int(w * 0.22)
         room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS
@@ -516,7 +683,13 @@ class Presentation:
         """The calculation table gets up to ``calc_share`` of the height — no more than its rows need,
         so a short scene's table does not leave an empty box while the blend view is squeezed."""
         win = self._window
-        chrome = max(0, win.dock_calc.height() - win.calc.height())
+        # (before the first show the dock's title bar is not placed yet: its minimum says how tall it is)
+        chrome = max(0, win.dock_calc.height() - win.calc.height(),
+                     win.dock_calc.minimumSizeHint().height() - win.calc.minimumSizeHint().height())
         wanted = win.calc.content_height() + chrome + 10  # (a few px of slack: no scroll bar for them)
-        calc = max(int(h * 0.18), min(int(h * calc_share), wanted))
+        # (the docks under it keep their minimum: the Real model's, taller than the rest, grew the
+        # window past a 1280×720 screen when the table took its rows)
+        under = [d for d in (win.dock_blend, *win.tabifiedDockWidgets(win.dock_blend)) if not d.isHidden()]
+        least = max((d.minimumSizeHint().height() for d in under), default=0) + SEPARATORS
+        calc = max(int(h * 0.18), min(int(h * calc_share), wanted, h - least))
         win.resizeDocks([win.dock_calc, win.dock_blend], [calc, h - calc], Qt.Vertical)

@@ -51,6 +51,14 @@ def theme_palette(theme: Theme) -> QPalette:
     return palette
 
 
+def caption_factor(screen_height: float) -> float:
+    """The caption's and formulas' text in the normal window, as a multiple of the window's: 1.45 on a
+    screen 720 logical px high or more, down to 1.15 on a 540-px one (a HiDPI laptop at 200 %: at 1.45
+    the caption above the heatmap took half the window's height and left the heatmap a strip)."""
+    t = min(1.0, max(0.0, (screen_height - 540) / (720 - 540)))
+    return 1.15 + 0.30 * t
+
+
 def stage_button_sheet(theme: Theme, point_size: float) -> str:
     """The stage buttons' sheet: the current stage's button in the colour the formula marks it with
     (Fusion's checked button is a shade of grey the back of a hall cannot tell from the others)."""
@@ -116,7 +124,9 @@ class WindowStyle(QObject):
         for dock in (w.dock_editors, w.dock_plane, w.dock_calc, w.dock_blend, w.dock_model):
             dock.widget().setFont(font)
         big = QFont(font)
-        big.setPointSizeF(BASE_POINT_SIZE * f * (1.15 if w.is_presentation() else 1.45))
+        screen = w.screen()
+        tall = screen.availableGeometry().height() if screen is not None else 1080
+        big.setPointSizeF(BASE_POINT_SIZE * f * (1.15 if w.is_presentation() else caption_factor(tall)))
         for label in (w.stepper.caption, w.stepper.formula, w.stepper.stage_formula):
             label.setFont(big)
         self.style_stage_buttons()

