@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QStatusBar, QTabBar, QWi
 
 from qkv_studio.core import STAGES
 from qkv_studio.core.stages import stage_spec
+from qkv_studio.ui.widgets.view_caches import fit_pixmap_cache
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -55,6 +56,7 @@ class Presentation:
         self._placeholder: QWidget | None = None  # the calculation dock's widget while its table is beside
         self._follows_table = False  # (the table's content_changed is connected at the first slide)
         self._composing = False
+        self._held: list = []  # (layouts waiting while the slide's docks change: _hold_layout)
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
 
@@ -80,6 +82,7 @@ class Presentation:
         w.screen_fit.update_scale()  # (the slide's scale, or the desktop's again)
         w._apply_font_scale()
         if on:
+            fit_pixmap_cache(w.screen())  # (the slides' plots keep their cached pictures: view_caches)
             self.compose_slide()
         else:
             # (after the text is the desktop's again: with the slide's large text the window's minimum
@@ -150,6 +153,7 @@ class Presentation:
     def screen_changed(self) -> None:
         """The window moved to another screen: a slide is composed again for it."""
         if self.on:
+            fit_pixmap_cache(self._window.screen())
             self._window._apply_font_scale()
             self.compose_slide()
 
@@ -182,7 +186,9 @@ class Presentation:
         self._composing = True
         try:
             self._compose(main, width, height)
+            w.layout().activate()
         finally:
+            self._release_layout()
             self._composing = False
 
     def _compose(self, main: QDockWidget | None, width: int, height: int) -> None:
@@ -201,6 +207,7 @@ class Presentation:
         stacked = fits and self._side
         below = None if beside or stacked else (w.dock_calc if main is None else main)
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
+        self._hold_layout(below, height, stepper)
         w.centre_stack.setVisible(main is None)
         for dock in w.panel_host.docks.values():  # (the View menu's panels too: the Real model's)
             if dock is not below and dock is not side and not (stacked and dock is w.dock_calc):
@@ -213,6 +220,7 @@ class Presentation:
             if w.dockWidgetArea(dock) != area:
                 w.addDockWidget(area, dock)
             dock.show()
+        self._release_layout()
         if beside:
             self._table_beside(room)
         if stacked:
@@ -223,17 +231,8 @@ class Presentation:
         self._hide_title_bars()
         w.layout().activate()
         self._hide_stale_tab_bars()
-        if below is w.dock_calc:
-            chrome = max(0, w.dock_calc.height() - w.calc.height())
-            rows = w.calc.content_height() + chrome + 10
-            # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
-            # (on a short slide — a 1366×768 projector or a HiDPI laptop's 540 logical px — the table
-            # yields first: it scrolls, the heatmap keeps its rows tall enough for their numbers)
-            limit = 0.36 if height >= 720 else 0.22
-            w.resizeDocks([below], [rows if rows <= height * limit else int(height * min(limit, 0.25))],
-                          Qt.Vertical)
-        elif below is not None:
-            w.resizeDocks([below], [max(1, height - stepper)], Qt.Vertical)
+        if below is not None:
+            w.resizeDocks([below], [self._below_height(below, height, stepper)], Qt.Vertical)
         if stacked:
             chrome = max(0, w.dock_calc.height() - w.calc.height())
             w.resizeDocks([w.dock_calc], [self._beside_width() + 4], Qt.Horizontal)
@@ -242,6 +241,45 @@ class Presentation:
                           Qt.Vertical)
         elif side is not None:
             w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
+
+    def _below_height(self, below: QDockWidget, height: int, stepper: int) -> int:
+        """The height of the dock under the stage bar on a slide ``height`` tall: the slide's main view
+        (the plane, the blend) all of it, the calculation table its rows."""
+        w = self._window
+        if below is not w.dock_calc:
+            return max(1, height - stepper)
+        chrome = max(0, w.dock_calc.height() - w.calc.height())
+        rows = w.calc.content_height() + chrome + 10
+        # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
+        # (on a short slide — a 1366×768 projector or a HiDPI laptop's 540 logical px — the table
+        # yields first: it scrolls, the heatmap keeps its rows tall enough for their numbers)
+        limit = 0.36 if height >= 720 else 0.22
+        return rows if rows <= height * limit else int(height * min(limit, 0.25))
+
+    def _hold_layout(self, below: QDockWidget | None, height: int, stepper: int) -> None:
+        """Before the slide's docks are hidden and shown (a step into or out of the plane's or the
+        blend's slide): the window's layouts wait until every dock is in place (:meth:`_release_layout`),
+        and the dock under the stage bar now takes the height the new one will have — the bottom area
+        keeps it, so the new dock shows at its size.  (Each show laid the window out at once: the new
+        dock came at the old one's height and was then resized, the stage bar and the heatmap laid out
+        for an empty bottom first — each view laid out twice, its pictures and caches drawn again for
+        the second size: most of such a step.)"""
+        w = self._window
+        if below is not None:
+            shown = [d for d in w.panel_host.docks.values()
+                     if d is not below and not d.isHidden() and not d.isFloating()
+                     and w.dockWidgetArea(d) == Qt.BottomDockWidgetArea]
+            if shown:
+                w.resizeDocks(shown[:1], [self._below_height(below, height, stepper)], Qt.Vertical)
+        self._held = [lay for lay in (w.layout(), w.centralWidget().layout()) if lay.isEnabled()]
+        for lay in self._held:
+            lay.setEnabled(False)
+
+    def _release_layout(self) -> None:
+        """The layouts :meth:`_hold_layout` held work again (laid out when next activated)."""
+        for lay in self._held:
+            lay.setEnabled(True)
+        self._held = []
 
     # ---- the calculation table beside the heatmap (the score stages' slide) ----------------------------
     def _beside_width(self) -> int:

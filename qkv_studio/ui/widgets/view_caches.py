@@ -1,0 +1,76 @@
+"""Plots that keep their cached pictures while hidden, and a pixmap cache large enough for the screen.
+
+The plots draw their axes, grids, key arrows and labels from Qt's device-coordinate caches
+(:mod:`~qkv_studio.ui.widgets.plot_cache`): pixmaps of the item as last drawn, blitted until the item
+changes.  Two things threw them away on every presentation step into or out of the vector plane's or
+the blend's slide, though nothing in them had changed:
+
+* A ``QGraphicsView`` that is hidden tells its scene the window was deactivated, and activated again
+  when it is shown; every ``QGraphicsWidget`` of the scene (each axis, the plot, its view box) then
+  repaints itself in full, its cache drawn again (the plane: ~5 ms at 1920×1080, four times that at
+  3840×2160).  :func:`keep_caches_while_hidden` lets the scene go on as if its view had stayed —
+  the window's real activation still reaches it (only the pair a hide and the next show send is kept
+  from it, so its state is what it would have been had the view never been hidden).
+* ``QPixmapCache`` holds 10 MB by default.  A plot across a 1080p slide caches two or three pixmaps of
+  4 MB (an axis with a grid reaches across the plot), so the slides evicted each other's caches; on a
+  4K screen one such pixmap is larger than the whole cache, and was drawn anew on every paint.
+  :func:`fit_pixmap_cache` makes room for :data:`SCREENS_OF_PIXMAPS` screenfuls.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QPixmapCache, QScreen
+from PySide6.QtWidgets import QGraphicsView
+
+#: How many screenfuls of cached pixmaps the cache holds (the slides' plots together cache about
+#: three: the plane's two gridded axes and its key arrows, the blend's, the heatmap's axes and legend).
+SCREENS_OF_PIXMAPS = 4
+
+
+class _HiddenViewActivation(QObject):
+    """Keeps from a view's scene the deactivation its view's hide sends and the activation of the next
+    show (Qt sends them only while the window is active: so is it checked here)."""
+
+    def __init__(self, view: QGraphicsView) -> None:
+        super().__init__(view)
+        self._viewport = view.viewport()
+        self._drop: QEvent.Type | None = None  # the activation event the view is about to send
+        self._owed = 0  # deactivations kept from the scene, each to be matched by a kept activation
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        kind = event.type()
+        if kind == QEvent.Type.Hide or kind == QEvent.Type.Show:
+            # (the view's own handling of these comes after its viewport's filters: it then sends the
+            # scene the event marked here)
+            if obj is self._viewport and obj.isActiveWindow():
+                if kind == QEvent.Type.Hide:
+                    self._drop = QEvent.Type.WindowDeactivate
+                elif self._owed:
+                    self._drop = QEvent.Type.WindowActivate
+        elif kind == self._drop and obj is not self._viewport:
+            self._drop = None
+            self._owed += 1 if kind == QEvent.Type.WindowDeactivate else -1
+            return True
+        return False
+
+
+def keep_caches_while_hidden(view: QGraphicsView) -> None:
+    """Keep ``view``'s scene from repainting every widget in it (dropping their caches) each time the
+    view is hidden and shown again (see the module's docstring).  Call once, with the view's scene set."""
+    keeper = _HiddenViewActivation(view)
+    view.viewport().installEventFilter(keeper)
+    view.scene().installEventFilter(keeper)
+
+
+def fit_pixmap_cache(screen: QScreen | None) -> int:
+    """Make ``QPixmapCache`` hold at least :data:`SCREENS_OF_PIXMAPS` screenfuls of ``screen``'s
+    pixels (it is never made smaller); returns its limit in KiB."""
+    limit = QPixmapCache.cacheLimit()
+    if screen is not None:
+        size, ratio = screen.size(), screen.devicePixelRatio()
+        need = int(SCREENS_OF_PIXMAPS * size.width() * size.height() * ratio * ratio * 4 / 1024)
+        if need > limit:
+            QPixmapCache.setCacheLimit(need)
+            limit = need
+    return limit
