@@ -15,11 +15,16 @@ the blend's slide, though nothing in them had changed:
   4 MB (an axis with a grid reaches across the plot), so the slides evicted each other's caches; on a
   4K screen one such pixmap is larger than the whole cache, and was drawn anew on every paint.
   :func:`fit_pixmap_cache` makes room for :data:`SCREENS_OF_PIXMAPS` screenfuls.
+
+A plot shown afresh paints its whole viewport, and at 3840×2160 each full-size layer costs a few
+milliseconds: :func:`paint_opaquely` drops the two layers that only repeat its background colour (the
+viewport's own fill under the view's, and the view's background drawn from a cached pixmap of that one
+colour rather than filled).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPixmapCache, QScreen
 from PySide6.QtWidgets import QGraphicsView
 
@@ -74,3 +79,11 @@ def fit_pixmap_cache(screen: QScreen | None) -> int:
             QPixmapCache.setCacheLimit(need)
             limit = need
     return limit
+
+
+def paint_opaquely(view: QGraphicsView) -> None:
+    """``view`` paints every pixel of its viewport itself — its background brush, which must be opaque
+    (a pyqtgraph view's ``setBackground`` colour): Qt does not fill the viewport first, and the view
+    fills its background instead of copying it from a cached pixmap of the same colour."""
+    view.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+    view.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
