@@ -57,6 +57,7 @@ class Presentation:
         self._follows_table = False  # (the table's content_changed is connected at the first slide)
         self._composing = False
         self._held: list = []  # (layouts waiting while the slide's docks change: _hold_layout)
+        self._below: tuple[QDockWidget, int] | None = None  # (the dock under the stage bar, its height)
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
 
@@ -220,7 +221,6 @@ class Presentation:
             if w.dockWidgetArea(dock) != area:
                 w.addDockWidget(area, dock)
             dock.show()
-        self._release_layout()
         if beside:
             self._table_beside(room)
         if stacked:
@@ -229,6 +229,7 @@ class Presentation:
             w.splitDockWidget(w.dock_calc, w.dock_plane, Qt.Vertical)
             w.dock_calc.show()
         self._hide_title_bars()
+        self._release_layout()
         w.layout().activate()
         self._hide_stale_tab_bars()
         if below is not None:
@@ -258,28 +259,34 @@ class Presentation:
 
     def _hold_layout(self, below: QDockWidget | None, height: int, stepper: int) -> None:
         """Before the slide's docks are hidden and shown (a step into or out of the plane's or the
-        blend's slide): the window's layouts wait until every dock is in place (:meth:`_release_layout`),
-        and the dock under the stage bar now takes the height the new one will have — the bottom area
-        keeps it, so the new dock shows at its size.  (Each show laid the window out at once: the new
-        dock came at the old one's height and was then resized, the stage bar and the heatmap laid out
-        for an empty bottom first — each view laid out twice, its pictures and caches drawn again for
-        the second size: most of such a step.)"""
+        blend's slide): the window's layouts wait until every dock is in place and the dock under the
+        stage bar has its height (:meth:`_release_layout`).  (Each show laid the window out at once: the
+        new dock came at the old one's height, or the bottom's last, and was then resized, the stage bar
+        and the heatmap laid out for an empty bottom first — each view laid out twice, its pictures
+        and caches drawn again for the second size: most of such a step.)"""
         w = self._window
-        if below is not None:
-            shown = [d for d in w.panel_host.docks.values()
-                     if d is not below and not d.isHidden() and not d.isFloating()
-                     and w.dockWidgetArea(d) == Qt.BottomDockWidgetArea]
-            if shown:
-                w.resizeDocks(shown[:1], [self._below_height(below, height, stepper)], Qt.Vertical)
+        self._below = None if below is None else (below, self._below_height(below, height, stepper))
         self._held = [lay for lay in (w.layout(), w.centralWidget().layout()) if lay.isEnabled()]
         for lay in self._held:
             lay.setEnabled(False)
 
     def _release_layout(self) -> None:
-        """The layouts :meth:`_hold_layout` held work again (laid out when next activated)."""
-        for lay in self._held:
-            lay.setEnabled(True)
-        self._held = []
+        """The layouts :meth:`_hold_layout` held work again, the dock under the stage bar at its
+        height, and the window laid out at once (the centre at its size on the new slide before
+        anything in it is laid out)."""
+        if self._held:
+            w = self._window
+            if self._below is not None and not self._below[0].isHidden():
+                w.resizeDocks([self._below[0]], [self._below[1]], Qt.Vertical)
+            for lay in self._held:
+                lay.setEnabled(True)
+            self._held = []
+            # (the centre's new minimum — the heatmap shown or not — told to the window's layout, which
+            # else squeezed the new dock by the old one until the next layout)
+            w.centralWidget().updateGeometry()
+            w.layout().activate()
+            w.centralWidget().layout().activate()
+        self._below = None
 
     # ---- the calculation table beside the heatmap (the score stages' slide) ----------------------------
     def _beside_width(self) -> int:
