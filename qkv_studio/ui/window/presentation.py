@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QStatusBar, QTabBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLayout, QStatusBar, QTabBar, QWidget
 
 from qkv_studio.core import STAGES
 from qkv_studio.core.stages import stage_spec
@@ -56,7 +56,7 @@ class Presentation:
         self._placeholder: QWidget | None = None  # the calculation dock's widget while its table is beside
         self._follows_table = False  # (the table's content_changed is connected at the first slide)
         self._composing = False
-        self._held: list = []  # (layouts waiting while the slide's docks change: _hold_layout)
+        self._held: list[QLayout] = []  # (layouts waiting while the slide's docks change: _hold_layout)
         self._below: tuple[QDockWidget, int] | None = None  # (the dock under the stage bar, its height)
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
