@@ -35,29 +35,55 @@ SCREENS_OF_PIXMAPS = 4
 
 class _HiddenViewActivation(QObject):
     """Keeps from a view's scene the deactivation its view's hide sends and the activation of the next
-    show (Qt sends them only while the window is active: so is it checked here)."""
+    show.  The view sends them to the scene while it handles its viewport's Hide or Show (if its window
+    is active), after the viewport's event filters: so the scene's next event after a Hide or a Show
+    is that one, or none was sent.  The scene is watched only from a hide to the next show (its events
+    are many; Python in their way costs, and no widget is asked anything here: this runs while widgets
+    are being destroyed too)."""
+
+    # (class defaults too: a widget torn down by the garbage collector may call the filter after its
+    # attributes were cleared — it then keeps nothing)
+    _viewport: QObject | None = None
+    _scene: QObject | None = None
+    _next: QEvent.Type | None = None
+    _owed = 0
+    _watching = False
 
     def __init__(self, view: QGraphicsView) -> None:
         super().__init__(view)
         self._viewport = view.viewport()
-        self._drop: QEvent.Type | None = None  # the activation event the view is about to send
+        self._scene = view.scene()
+        self._next: QEvent.Type | None = None  # the activation event the view may be about to send
         self._owed = 0  # deactivations kept from the scene, each to be matched by a kept activation
+        self._watching = False
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         kind = event.type()
-        if kind == QEvent.Type.Hide or kind == QEvent.Type.Show:
-            # (the view's own handling of these comes after its viewport's filters: it then sends the
-            # scene the event marked here)
-            if obj is self._viewport and obj.isActiveWindow():
-                if kind == QEvent.Type.Hide:
-                    self._drop = QEvent.Type.WindowDeactivate
-                elif self._owed:
-                    self._drop = QEvent.Type.WindowActivate
-        elif kind == self._drop and obj is not self._viewport:
-            self._drop = None
+        if obj is self._viewport:
+            if kind == QEvent.Type.Hide:
+                self._next = QEvent.Type.WindowDeactivate
+                self._watch(True)
+            elif kind == QEvent.Type.Show and self._watching:
+                self._next = QEvent.Type.WindowActivate if self._owed else None
+            return False
+        expected, self._next = self._next, None  # (the scene's next event: it, or none was sent)
+        kept = expected is not None and kind == expected
+        if kept:
             self._owed += 1 if kind == QEvent.Type.WindowDeactivate else -1
-            return True
-        return False
+        if not self._owed and expected is not None:
+            self._watch(False)
+        return kept
+
+    def _watch(self, on: bool) -> None:
+        if on != self._watching and self._scene is not None:
+            self._watching = on
+            try:
+                if on:
+                    self._scene.installEventFilter(self)
+                else:
+                    self._scene.removeEventFilter(self)
+            except RuntimeError:  # (the scene is gone: the view is being destroyed)
+                pass
 
 
 def keep_caches_while_hidden(view: QGraphicsView) -> None:
@@ -65,7 +91,6 @@ def keep_caches_while_hidden(view: QGraphicsView) -> None:
     view is hidden and shown again (see the module's docstring).  Call once, with the view's scene set."""
     keeper = _HiddenViewActivation(view)
     view.viewport().installEventFilter(keeper)
-    view.scene().installEventFilter(keeper)
 
 
 def fit_pixmap_cache(screen: QScreen | None) -> int:
