@@ -11,18 +11,24 @@ mode (F5: full screen, the slide composed for that screen), then times, as ``run
   (``PRESENT_EDIT_MS``), and
 * a stage step, back and forth over the five stages — the slide's main view changes at Vectors
   (the plane) and blend — until the slide's main view and the stepper have repainted
-  (``PRESENT_STEP_MS``),
+  (``PRESENT_STEP_MS``), and of those steps apart: the ones into or out of the plane's and the blend's
+  slides, which compose another slide (``PRESENT_STEP_SLIDE_MS``), and the ones between the score
+  stages, where the heatmap's slide stays and only the heatmap changes (``PRESENT_STEP_SAME_MS``: the
+  baseline, measured in the same process),
 
-each the median of ``REPS`` after ``WARMUP``, the follow-up frame run between repetitions (and printed
-as ``PRESENT_EDIT_FOLLOW_MS`` / ``PRESENT_STEP_FOLLOW_MS``).
+each the median of ``REPS`` after ``WARMUP`` (the steps: of at least one round of the stages, so each
+kind is measured), the follow-up frame run between repetitions (and printed as
+``PRESENT_EDIT_FOLLOW_MS`` / ``PRESENT_STEP_FOLLOW_MS``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -45,6 +51,7 @@ def main() -> int:
 
     from qkv_studio.app import ensure_qapp
     from qkv_studio.core import STAGES, View
+    from qkv_studio.core.stages import stage_spec
 
     app = ensure_qapp()
     from qkv_studio.ui.window.main_window import MainWindow
@@ -76,22 +83,37 @@ def main() -> int:
     views = [window.heatmap.graphics.viewport(), window.stepper, window.plane.plot_widget.viewport(), window.blend]
     watch = run.PaintWatch(views)
     order = list(range(len(STAGES))) + list(range(len(STAGES) - 2, 0, -1))  # 0 1 2 3 4 3 2 1
+    # (what each stage's slide shows large: a step between two stages of one main view keeps the slide)
+    slide_of = [stage_spec(stage).slide_view for stage in STAGES]
+    times: dict[str, list[float]] = {"all": [], "slide": [], "same": []}
 
     def step(i: int) -> None:
+        here, there = order[i % len(order)], order[(i + 1) % len(order)]
         watch.reset()
-        s.set_stage(STAGES[order[i % len(order)]])
+        t = time.perf_counter()
+        s.set_stage(STAGES[there])
         s.flush()
         watch.settle(app)
+        ms = (time.perf_counter() - t) * 1000.0
+        if i >= warmup:
+            times["all"].append(ms)
+            times["slide" if slide_of[here] != slide_of[there] else "same"].append(ms)
 
     s.set_stage(STAGES[0])
     app.processEvents()
     follow = run.FollowUp(app, warmup)
-    step_ms = run.median_ms(lambda i: step(i + 1), reps, warmup, between=follow)
+    # (at least one round of the stages: each kind of step is measured, even with --quick's one repetition)
+    for i in range(warmup + max(reps, len(order))):
+        follow(i)
+        step(i)
+    step_ms, slide_ms, same_ms = (statistics.median(times[k]) for k in ("all", "slide", "same"))
     watch.close()
     print(f"PRESENT_EDIT_MS {edit_ms:.4f}")
     print(f"PRESENT_EDIT_FOLLOW_MS {edit_follow:.4f}")
     print(f"PRESENT_STEP_MS {step_ms:.4f}")
     print(f"PRESENT_STEP_FOLLOW_MS {follow.median():.4f}")
+    print(f"PRESENT_STEP_SLIDE_MS {slide_ms:.4f}")
+    print(f"PRESENT_STEP_SAME_MS {same_ms:.4f}")
     window.session.undo_stack.setClean()
     window.close()
     return 0

@@ -9,7 +9,8 @@ unless ``--out`` says otherwise).
 
 Every time is the median over ``--reps`` repetitions after ``--warmup`` unmeasured ones; the window
 is shown on Qt's offscreen platform at 1600×950 with d_k = d_v = 64 (``present_*``: full screen in
-presentation mode on a 1920×1080 screen and on a 3840×2160 one at 200 %, see ``present_child.py``).  "Repainted" means: the
+presentation mode on a 1920×1080 screen and on a 3840×2160 one at 200 %, see ``present_child.py``; the
+stage step there also apart: into or out of the plane's and the blend's slides, and between the score stages).  "Repainted" means: the
 Session's coalesced ``result_changed`` is delivered (``flush()``), pending events are processed (which
 paints every widget that asked for it), and each widget the change must show up in has received a
 paint event since the change — if one has not, ``repaint()`` forces it, synchronously, inside the timing.
@@ -58,6 +59,12 @@ TARGETS: dict[str, tuple[str, object]] = {
     "present_step_ms_n64_1080p": ("max", FRAME_MS),
     "present_edit_ms_n64_4k2x": ("max", FRAME_MS),
     "present_step_ms_n64_4k2x": ("max", FRAME_MS),
+    # (the steps into and out of the plane's and the blend's slides, and, as their baseline measured in
+    # the same process, the steps between the score stages, where the heatmap's slide stays)
+    "present_step_slide_ms_n64_1080p": ("max", FRAME_MS),
+    "present_step_heatmap_ms_n64_1080p": ("max", FRAME_MS),
+    "present_step_slide_ms_n64_4k2x": ("max", FRAME_MS),
+    "present_step_heatmap_ms_n64_4k2x": ("max", FRAME_MS),
     "matplotlib_redraw_ms_n16": ("faster", (20.0, "edit_repaint_ms_n16")),
     "matplotlib_redraw_ms_n64": ("faster", (20.0, "edit_repaint_ms_n64")),
 }
@@ -391,16 +398,22 @@ def bench_startup(runs: int) -> dict[str, float]:
 SLIDES = {"1080p": (1920, 1080, 1.0), "4k2x": (3840, 2160, 2.0)}
 
 
-def bench_present(n: int, reps: int, warmup: int, slides=SLIDES) -> dict[str, tuple[float, float]]:
+def bench_present(n: int, reps: int, warmup: int, slides=SLIDES) -> dict[str, tuple[float, float | None]]:
     """An edit and a stage step on a full-screen presentation slide, each screen in a child process of
-    its own (the screen is fixed when Qt starts): ``present_child.py``."""
-    out = {}
+    its own (the screen is fixed when Qt starts): ``present_child.py``.  Besides the step's median over
+    all five stages, the steps into and out of the plane's and the blend's slides (another slide
+    composed) and, as their baseline from the same process, the steps between the score stages (the
+    heatmap's slide stays); those two have no follow-up frame of their own (None)."""
+    out: dict[str, tuple[float, float | None]] = {}
     for name, (width, height, dpr) in slides.items():
         args = [str(HERE / "present_child.py"), str(width), str(height), str(dpr), str(n), str(reps), str(warmup)]
         values = _child_values(args, ("PRESENT_EDIT_MS", "PRESENT_EDIT_FOLLOW_MS", "PRESENT_STEP_MS",
-                                      "PRESENT_STEP_FOLLOW_MS"), 600)
+                                      "PRESENT_STEP_FOLLOW_MS", "PRESENT_STEP_SLIDE_MS", "PRESENT_STEP_SAME_MS"),
+                               600)
         out[f"present_edit_ms_n{n}_{name}"] = (values["PRESENT_EDIT_MS"], values["PRESENT_EDIT_FOLLOW_MS"])
         out[f"present_step_ms_n{n}_{name}"] = (values["PRESENT_STEP_MS"], values["PRESENT_STEP_FOLLOW_MS"])
+        out[f"present_step_slide_ms_n{n}_{name}"] = (values["PRESENT_STEP_SLIDE_MS"], None)
+        out[f"present_step_heatmap_ms_n{n}_{name}"] = (values["PRESENT_STEP_SAME_MS"], None)
     return out
 
 
@@ -487,7 +500,8 @@ def metric_keys(sizes=EDIT_SIZES, n: int = 64, mpl_sizes=MPL_SIZES, rss_n: int =
     return ([f"edit_repaint_ms_n{size}" for size in sizes]
             + [f"drag_step_ms_n{n}", f"step_ms_n{n}", f"query_change_ms_n{n}", "startup_s", "startup_bare_qt_s",
                f"export_png_4k_ms_n{n}", f"export_svg_ms_n{n}", f"export_pdf_ms_n{n}", f"peak_rss_mb_n{rss_n}"]
-            + [f"present_{action}_ms_n{n}_{slide}" for slide in SLIDES for action in ("edit", "step")]
+            + [f"present_{action}_ms_n{n}_{slide}" for slide in SLIDES
+               for action in ("edit", "step", "step_slide", "step_heatmap")]
             + [f"matplotlib_redraw_ms_n{size}" for size in mpl_sizes])
 
 
@@ -560,7 +574,10 @@ def main(argv: list[str] | None = None) -> int:
         # (quick: the 4K slide at half its pixels, still at 200 %: the script cannot rot, and quickly)
         slides = {name: ((w // 2, h // 2, d) if quick and d != 1 else (w, h, d)) for name, (w, h, d) in SLIDES.items()}
         for key, pair in bench_present(n, reps, warmup, slides).items():
-            record_pair(key, pair)
+            if pair[1] is None:
+                record(key, pair[0])
+            else:
+                record_pair(key, pair)
     if "mpl" in groups:
         try:
             import matplotlib  # noqa: F401

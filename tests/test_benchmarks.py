@@ -29,7 +29,10 @@ def test_full_run_writes_exactly_the_issue_keys():
         "edit_repaint_ms_n1024", "drag_step_ms_n64", "step_ms_n64", "query_change_ms_n64", "startup_s",
         "startup_bare_qt_s", "export_png_4k_ms_n64", "export_svg_ms_n64", "export_pdf_ms_n64",
         "peak_rss_mb_n1024", "present_edit_ms_n64_1080p", "present_step_ms_n64_1080p",
-        "present_edit_ms_n64_4k2x", "present_step_ms_n64_4k2x", "matplotlib_redraw_ms_n16", "matplotlib_redraw_ms_n64",
+        "present_step_slide_ms_n64_1080p", "present_step_heatmap_ms_n64_1080p",
+        "present_edit_ms_n64_4k2x", "present_step_ms_n64_4k2x",
+        "present_step_slide_ms_n64_4k2x", "present_step_heatmap_ms_n64_4k2x",
+        "matplotlib_redraw_ms_n16", "matplotlib_redraw_ms_n64",
     ]
 
 

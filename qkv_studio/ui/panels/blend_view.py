@@ -28,6 +28,7 @@ from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.arrows import arrow_segments
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
+from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden, paint_opaquely
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -113,6 +114,8 @@ class BlendView(FollowsAppearance, QWidget):
             p.hideButtons()
             p.setMouseEnabled(False, False)
             p.setFocusPolicy(Qt.NoFocus)
+            keep_caches_while_hidden(p)  # (a slide's step to the heatmap and back: nothing redrawn)
+            paint_opaquely(p)  # (its background is the theme's: _style_theme)
         self.bars_plot.setYRange(0, 1.05, padding=0)
         cache_axes(self.bars_plot.getPlotItem(), self.values_plot.getPlotItem())
         self.bars_plot.getAxis("left").setLabel("weight")

@@ -41,6 +41,7 @@ from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, remembering_axes, show_only
+from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden
 from qkv_studio.ui.widgets.rgba_image import RgbaImage
 from qkv_studio.ui.panels.heatmap_axes import AxisLabeller, TokenAxis, pixel_font
 from qkv_studio.ui.panels.heatmap_hover import CellHover
@@ -144,6 +145,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.graphics.addItem(self.plot, row=0, col=0)
         vb = self.plot.vb
         cache_axes(self.plot)  # (before the axes are set up: see plot_cache)
+        keep_caches_while_hidden(self.graphics)  # (hidden behind a slide of the plane or the blend)
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)

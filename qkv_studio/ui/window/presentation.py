@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QStatusBar, QTabBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLayout, QStatusBar, QTabBar, QWidget
 
 from qkv_studio.core import STAGES
 from qkv_studio.core.stages import stage_spec
+from qkv_studio.ui.widgets.view_caches import fit_pixmap_cache
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -76,6 +77,8 @@ class Presentation:
         self._writer_open = False  # the Real model's panel was open as presentation began (or opened since)
         self._follows_writer = False  # (the model panel's model_changed is connected once it is built)
         self._kept: QDockWidget | None = None  # a View-menu panel opened on the slides: their column
+        self._held: list[QLayout] = []  # (layouts waiting while the slide's docks change: _hold_layout)
+        self._below: tuple[QDockWidget, int] | None = None  # (the dock under the stage bar, its height)
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
 
@@ -103,6 +106,7 @@ class Presentation:
         w.screen_fit.update_scale()  # (the slide's scale, or the desktop's again)
         w._apply_font_scale()
         if on:
+            fit_pixmap_cache(w.screen())  # (the slides' plots keep their cached pictures: view_caches)
             self.compose_slide()
         else:
             # (after the text is the desktop's again: with the slide's large text the window's minimum
@@ -173,6 +177,7 @@ class Presentation:
     def screen_changed(self) -> None:
         """The window moved to another screen: a slide is composed again for it."""
         if self.on:
+            fit_pixmap_cache(self._window.screen())
             self._window._apply_font_scale()
             self.compose_slide()
 
@@ -205,7 +210,9 @@ class Presentation:
         self._composing = True
         try:
             self._compose(main, width, height)
+            w.layout().activate()
         finally:
+            self._release_layout()
             self._composing = False
 
     def _compose(self, main: QDockWidget | None, width: int, height: int) -> None:
@@ -234,6 +241,7 @@ class Presentation:
         stacked = fits and self._side
         below = None if beside or stacked else (w.dock_calc if main is None else main)
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
+        self._hold_layout(below, height, stepper)
         w.centre_stack.setVisible(main is None)
         for dock in w.panel_host.docks.values():  # (the View menu's panels too: the Real model's)
             if dock is not below and dock is not side and dock is not writer \
@@ -262,19 +270,11 @@ class Presentation:
             w.dock_calc.show()
         self._hide_title_bars()
         w.stepper.setMinimumHeight(0)
+        self._release_layout()
         w.layout().activate()
         self._hide_stale_tab_bars()
-        if below is w.dock_calc:
-            chrome = max(0, w.dock_calc.height() - w.calc.height())
-            rows = w.calc.content_height() + chrome + 10
-            # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
-            # (on a short slide — a 1366×768 projector or a HiDPI laptop's 540 logical px — the table
-            # yields first: it scrolls, the heatmap keeps its rows tall enough for their numbers)
-            limit = 0.36 if height >= 720 else 0.22
-            w.resizeDocks([below], [rows if rows <= height * limit else int(height * min(limit, 0.25))],
-                          Qt.Vertical)
-        elif below is not None:
-            w.resizeDocks([below], [max(1, height - stepper)], Qt.Vertical)
+        if below is not None:
+            w.resizeDocks([below], [self._below_height(below, height, stepper)], Qt.Vertical)
         if stacked:
             chrome = max(0, w.dock_calc.height() - w.calc.height())
             w.resizeDocks([w.dock_calc], [self._beside_width() + 4], Qt.Horizontal)
@@ -314,6 +314,51 @@ class Presentation:
         # (the model panel chose another model: a slide keeps its column, or gives it back)
         if self.on and not self._composing and (self._writer_dock() is not None) != self._writes:
             self.compose_slide()
+
+    def _below_height(self, below: QDockWidget, height: int, stepper: int) -> int:
+        """The height of the dock under the stage bar on a slide ``height`` tall: the slide's main view
+        (the plane, the blend) all of it, the calculation table its rows."""
+        w = self._window
+        if below is not w.dock_calc:
+            return max(1, height - stepper)
+        chrome = max(0, w.dock_calc.height() - w.calc.height())
+        rows = w.calc.content_height() + chrome + 10
+        # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
+        # (on a short slide — a 1366×768 projector or a HiDPI laptop's 540 logical px — the table
+        # yields first: it scrolls, the heatmap keeps its rows tall enough for their numbers)
+        limit = 0.36 if height >= 720 else 0.22
+        return rows if rows <= height * limit else int(height * min(limit, 0.25))
+
+    def _hold_layout(self, below: QDockWidget | None, height: int, stepper: int) -> None:
+        """Before the slide's docks are hidden and shown (a step into or out of the plane's or the
+        blend's slide): the window's layouts wait until every dock is in place and the dock under the
+        stage bar has its height (:meth:`_release_layout`).  (Each show laid the window out at once: the
+        new dock came at the old one's height, or the bottom's last, and was then resized, the stage bar
+        and the heatmap laid out for an empty bottom first — each view laid out twice, its pictures
+        and caches drawn again for the second size: most of such a step.)"""
+        w = self._window
+        self._below = None if below is None else (below, self._below_height(below, height, stepper))
+        self._held = [lay for lay in (w.layout(), w.centralWidget().layout()) if lay.isEnabled()]
+        for lay in self._held:
+            lay.setEnabled(False)
+
+    def _release_layout(self) -> None:
+        """The layouts :meth:`_hold_layout` held work again, the dock under the stage bar at its
+        height, and the window laid out at once (the centre at its size on the new slide before
+        anything in it is laid out)."""
+        if self._held:
+            w = self._window
+            if self._below is not None and not self._below[0].isHidden():
+                w.resizeDocks([self._below[0]], [self._below[1]], Qt.Vertical)
+            for lay in self._held:
+                lay.setEnabled(True)
+            self._held = []
+            # (the centre's new minimum — the heatmap shown or not — told to the window's layout, which
+            # else squeezed the new dock by the old one until the next layout)
+            w.centralWidget().updateGeometry()
+            w.layout().activate()
+            w.centralWidget().layout().activate()
+        self._below = None
 
     # ---- the calculation table beside the heatmap (the score stages' slide) ----------------------------
     def _beside_width(self) -> int:

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
 from tests.views import LESSON_VIEW
@@ -17,6 +18,18 @@ from qkv_studio.ui.panels.plane import VectorPlane
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
 
 _NUMBER = re.compile(r"\d\.\d")  # a weight or an output component written out ("0.54", "[1.2, …]")
+
+
+@pytest.fixture(autouse=True)
+def _deleted_after():
+    """After each test (and after pytest-qt closed its widgets): the closed panels deleted now, while
+    their Python objects are whole — left to the garbage collector, a panel was torn down inside a later
+    test's event, its event filters' attributes already cleared."""
+    yield
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, (BlendView, VectorPlane)) and not widget.isVisible():
+            widget.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def _shown(qtbot, widget, size=(800, 500)):

@@ -76,6 +76,10 @@ class PlaneDrag(QObject):
     filter on its viewport).  ``state`` is (matrix, row, x, y at the start) while a drag lasts;
     ``snapping`` whether Shift held the tip to the grid at its last move."""
 
+    # (a class default too: a plane torn down by the garbage collector may have its viewport's events
+    # filtered here after this object's attributes were cleared — no drag is under way then)
+    state: tuple[str, int, float, float] | None = None
+
     def __init__(self, plane: "VectorPlane") -> None:
         super().__init__(plane)
         self._plane = plane

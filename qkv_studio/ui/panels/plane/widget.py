@@ -38,6 +38,7 @@ from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
 from qkv_studio.ui.widgets.rich_label import RichLabel
+from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden, paint_opaquely
 
 MARGIN_PX = 6.0  # the fitted view keeps arrows and labels this far (times the font scale) from its edges,
 MARGIN_SHARE = 0.025  # and this share of its narrower side more (air around them, room to drag outwards)
@@ -108,6 +109,8 @@ class VectorPlane(FollowsAppearance, QWidget):
         self.plot.setAspectLocked(True, 1.0)
         self.plot.disableAutoRange()
         cache_axes(self.plot)
+        keep_caches_while_hidden(self.plot_widget)  # (a slide's step to the heatmap and back: nothing redrawn)
+        paint_opaquely(self.plot_widget)  # (its background is the theme's: _apply_palette)
         # The fit button sits in the plot's free corner, below the vertical axis and left of the horizontal
         # one (where pyqtgraph puts its own "A" button): it takes no room from the header or the plane.
         self.fit_button = QToolButton(self.plot_widget)
