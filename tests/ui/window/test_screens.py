@@ -29,8 +29,20 @@ from PySide6.QtWidgets import QDockWidget, QTabBar
 from qkv_studio.ui.window.main_window import MainWindow
 
 def settle():
+    import time
     for _ in range(6):
         app.processEvents()
+    # The slide as the hall sees it once a step is over: the heatmap's cross-fade done, and a title
+    # that wrapped at the stage before given back its room (LayoutBarrier, a moment after the step).
+    from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
+    window = globals().get("w")
+    end = time.monotonic() + 5
+    while window is not None and time.monotonic() < end and (
+            window.heatmap.is_animating()
+            or any(b.shrink_pending() for b in window.findChildren(LayoutBarrier))):
+        app.processEvents()
+        time.sleep(0.005)
+    app.processEvents()
 
 def rect_in_window(w, widget):
     return QRect(widget.mapTo(w, widget.rect().topLeft()), widget.size())
