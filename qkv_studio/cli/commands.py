@@ -12,7 +12,6 @@ from qkv_studio.cli.outputs import _check_output, _run_foreign
 from qkv_studio.core.presets import list_presets
 from qkv_studio.core.sessionfile import atomic_write
 from qkv_studio.core.view import View
-from qkv_studio.export import formats
 
 
 # ---- commands ------------------------------------------------------------------------------------------
@@ -43,6 +42,8 @@ def cmd_window(argv: list[str]) -> int:
 
 
 def _cmd_export(argv: list[str]) -> int:
+    from qkv_studio.export import formats
+
     args = _export_parser().parse_args(argv)
     out = _check_output(args.output, formats.suffixes(), (args.file,))
     scene, view, _, head = _prepare(args)
