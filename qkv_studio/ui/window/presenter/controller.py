@@ -382,7 +382,7 @@ class Presenter(QObject):
     def _raise_overlay(self) -> None:
         if self.overlay.isVisible():
             self.overlay.raise_()
-        for cover in (self._window.blank_overlay, self._window.shortcuts_overlay):
+        for cover in self._window.covers():
             if cover.isVisible():
                 cover.raise_()
 
