@@ -165,7 +165,8 @@ def plot_item(**kwargs) -> PlotFrame:
     """The app's plot: a :class:`~qkv_studio.ui.widgets.plot_frame.PlotFrame` (PlotItem's layout and
     interface without its options form) with a :class:`RememberingAxis` on every side and no menu."""
     kwargs.setdefault("enableMenu", False)
-    kwargs.setdefault("axisItems", remembering_axes())
+    if "axisItems" not in kwargs:  # (not setdefault: its default, four axes, would be built and thrown away)
+        kwargs["axisItems"] = remembering_axes()
     return plot_frame(**kwargs)
 
 
