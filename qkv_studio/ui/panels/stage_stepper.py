@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QButtonGroup, QGridLayout, QPushButton, QSizePolic
 
 from qkv_studio.core import STAGE_TITLES, STAGES
 from qkv_studio.core.captions import description_note, head_note
+from qkv_studio.core.cellwise import cell_text
 from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.state.session import Session
 from qkv_studio.render.theme import Theme
@@ -241,8 +242,6 @@ class StageStepper(FollowsAppearance, QWidget):
         text = head_note(session.scene, session.head) + stage_spec(session.stage).caption(
             session.shown, session.result, session.query)
         if session.cell_key is not None:  # Q·Kᵀ cell by cell: the selected cell's row · column
-            from qkv_studio.core.cellwise import cell_text
-
             cell = cell_text(session.shown, session.result, session.query, session.cell_key, session.stage)
             if cell:
                 text += "<br>" + cell
