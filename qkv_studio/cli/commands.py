@@ -8,11 +8,9 @@ import sys
 from qkv_studio.cli.errors import CliError, _os_message
 from qkv_studio.cli.inputs import _check_deck, _is_qkv_file, _load, _prepare
 from qkv_studio.cli.options import _export_parser, _motion_job, _presets_parser, _screenshot_parser, _window_parser
-from qkv_studio.cli.outputs import _check_output, _run_foreign
 from qkv_studio.core.presets import list_presets
 from qkv_studio.core.sessionfile import atomic_write
 from qkv_studio.core.view import View
-from qkv_studio.export import formats
 
 
 # ---- commands ------------------------------------------------------------------------------------------
@@ -43,6 +41,9 @@ def cmd_window(argv: list[str]) -> int:
 
 
 def _cmd_export(argv: list[str]) -> int:
+    from qkv_studio.cli.outputs import _check_output, _run_foreign
+    from qkv_studio.export import formats
+
     args = _export_parser().parse_args(argv)
     out = _check_output(args.output, formats.suffixes(), (args.file,))
     scene, view, _, head = _prepare(args)
@@ -141,6 +142,8 @@ def _figure_heading(args: argparse.Namespace, head: tuple[int, int] | None) -> s
 
 
 def _cmd_screenshot(argv: list[str]) -> int:
+    from qkv_studio.cli.outputs import _check_output, _run_foreign  # (the window's command writes no file)
+
     args = _screenshot_parser().parse_args(argv)
     out = _check_output(args.output, (".png",), (args.file,))
     scene, view, _, _ = _prepare(args, keep_heads=True)  # (--head N: the window selects head N of the split)

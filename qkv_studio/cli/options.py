@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import TYPE_CHECKING
 
 from qkv_studio import __version__
 from qkv_studio.cli.errors import CliError, _Parser, _brief
 from qkv_studio.core.scene import STAGES
-from qkv_studio.export import formats
 from qkv_studio.ui import registry as panel_registry
+
+if TYPE_CHECKING:
+    from qkv_studio.export.formats import ExportFormat
 
 
 PROG = "qkv-studio"
@@ -202,6 +205,8 @@ def _generates(model) -> bool:
 
 
 def _export_parser() -> _Parser:
+    from qkv_studio.export import formats  # (the window's command does not wait for the export registry)
+
     figures, numbers = "/".join(formats.suffixes("figure")), "/".join(formats.suffixes("numbers"))
     p = _Parser(prog=f"{PROG} export", description=f"Write a stage as an image ({figures}) or the numbers ({numbers}).")
     _add_source(p)
@@ -258,6 +263,8 @@ def _stages(text: str) -> tuple[str, ...]:
 
 
 def _add_motion_options(p: argparse.ArgumentParser) -> None:
+    from qkv_studio.export import formats
+
     animated = "/".join(formats.suffixes("animation"))
     g = p.add_argument_group("animations and decks", f"for -o {animated} (the stages moving, as the window's "
                              "morph) and slide decks")
@@ -282,8 +289,10 @@ def _add_motion_options(p: argparse.ArgumentParser) -> None:
                         "with --model and --generate N, each generated token's row appearing, step by step")
 
 
-def _motion_job(args: argparse.Namespace, fmt: formats.ExportFormat) -> dict:
+def _motion_job(args: argparse.Namespace, fmt: ExportFormat) -> dict:
     """The animation/deck options of ``export`` as export_file's keywords; refused for other formats."""
+    from qkv_studio.export import formats
+
     given = [name for name, on in (("--fps", args.fps is not None), ("--hold", args.hold is not None),
                                    ("--no-loop", args.no_loop)) if on]
     if given and fmt.kind != "animation":

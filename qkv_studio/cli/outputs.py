@@ -8,7 +8,6 @@ from typing import Sequence
 
 from qkv_studio.cli.errors import CliError, _brief, _os_message
 from qkv_studio.cli.inputs import _check_name
-from qkv_studio.export import formats
 
 
 def _check_output(out: str, suffixes: Sequence[str], inputs: Sequence[str | None] = ()) -> Path:
@@ -18,7 +17,9 @@ def _check_output(out: str, suffixes: Sequence[str], inputs: Sequence[str | None
     p = Path(out)
     suffix = p.suffix.lower()
     if suffix not in suffixes:
-        raise CliError(f"cannot write '{_brief(out, 80)}': the name must end in {formats.spelled(suffixes)}")
+        from qkv_studio.export.formats import spelled
+
+        raise CliError(f"cannot write '{_brief(out, 80)}': the name must end in {spelled(suffixes)}")
     try:
         return _check_output_path(out, p, inputs)
     except OSError as exc:  # ENAMETOOLONG, ELOOP, EACCES … from the checks themselves

@@ -9,7 +9,6 @@ always name its row and column.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable
 
@@ -92,6 +91,8 @@ class CellHover(QObject):
         """(Re)show the hovered cell's read-out beside the pointer (after a new result or stage, too)."""
         if self.hovered is None:
             return
+        import html
+
         panel, text, border = self._colours
         px = self._text_px()
         body = "<br>".join(html.escape(line) for line in self.text(*self.hovered).split("\n"))

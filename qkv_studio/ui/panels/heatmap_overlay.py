@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QGraphicsItem
 from qkv_studio.core import row_stats
 from qkv_studio.core.stages import SIGNED_STAGES, stage_spec
 from qkv_studio.render.colormaps import text_is_dark
-from qkv_studio.render.figure import format_value as figure_format_value
+# (from the figure's text module: the window needs the rule, not the figure's layout and painting)
+from qkv_studio.render.figure_text import format_value as figure_format_value
 from qkv_studio.render.label_layout import TextMeasure, value_px, value_px_cap
 
 if TYPE_CHECKING:

@@ -139,8 +139,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self.graphics.ci.layout.setContentsMargins(4, 4, 4, 4)
         # (no menu to build; the axes keep their pictures: a stage step to or from the softmax moves
         # the right edge for the Σ column and back, and every range change redrew both axes)
-        axes = remembering_axes()
-        axes["left"], axes["top"] = TokenAxis("left"), TokenAxis("top")
+        axes = {**remembering_axes(("right", "bottom")), "left": TokenAxis("left"), "top": TokenAxis("top")}
         self.plot: pg.PlotItem = plot_item(axisItems=axes)
         self.graphics.addItem(self.plot, row=0, col=0)
         vb = self.plot.vb

@@ -498,6 +498,8 @@ class MatrixEditor(FollowsAppearance, QWidget):
         width = self.width()
         if width <= 0 or self.layout() is None:  # (a font set while the editor is still being built)
             return
+        if not self.isVisible():  # (its width is not yet the one it shows at: fitted as it shows)
+            return
         head = self.layout().itemAt(0).layout()
         beside = sum(w.sizeHint().width() + head.spacing() for w in (self.remove_button, self.add_button)
                      if not w.isHidden())
@@ -552,6 +554,10 @@ class MatrixEditor(FollowsAppearance, QWidget):
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
             self._fit_title()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self._fit_title()
 
     def _fit_height(self) -> None:
         table = self.table.content_height()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -90,6 +88,8 @@ class ShortcutsOverlay(FollowsAppearance, _Cover):
         return self._rows + GESTURES
 
     def _write(self) -> None:
+        import html
+
         muted = self._theme.muted
         rows = [f"<tr><td align=right><b>{html.escape(k)}</b></td><td>&nbsp;&nbsp;{html.escape(v)}</td></tr>"
                 for k, v in self.rows()]

@@ -148,11 +148,11 @@ class RememberingAxis(pg.AxisItem):
         picture.play(p)
 
 
-def remembering_axes() -> dict[str, RememberingAxis]:
+def remembering_axes(sides: tuple[str, ...] = SIDES) -> dict[str, RememberingAxis]:
     """``axisItems`` for a plot (:func:`plot_item`, or a PlotItem): a :class:`RememberingAxis` on every
-    side.  The hidden sides too: pyqtgraph's own axes re-set their titles' HTML on every range change even while hidden.  PlotItem
+    side (or on ``sides``, when the plot brings axes of its own for the others).  The hidden sides too: pyqtgraph's own axes re-set their titles' HTML on every range change even while hidden.  PlotItem
     shows every axis it is given: hide the others afterwards (:func:`show_only`)."""
-    return {side: RememberingAxis(side) for side in SIDES}
+    return {side: RememberingAxis(side) for side in sides}
 
 
 def show_only(plot: PlotFrame | pg.PlotItem, *sides: str) -> None:
@@ -165,7 +165,8 @@ def plot_item(**kwargs) -> PlotFrame:
     """The app's plot: a :class:`~qkv_studio.ui.widgets.plot_frame.PlotFrame` (PlotItem's layout and
     interface without its options form) with a :class:`RememberingAxis` on every side and no menu."""
     kwargs.setdefault("enableMenu", False)
-    kwargs.setdefault("axisItems", remembering_axes())
+    if "axisItems" not in kwargs:  # (not setdefault: its default, four axes, would be built and thrown away)
+        kwargs["axisItems"] = remembering_axes()
     return plot_frame(**kwargs)
 
 

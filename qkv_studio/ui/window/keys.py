@@ -128,13 +128,13 @@ def handle_lecture_key(window: "MainWindow", key: int, text: str = "") -> bool:
 
 
 def _covered(window: "MainWindow") -> bool:
-    return window.blank_overlay.isVisible() or window.shortcuts_overlay.isVisible()
+    return any(cover.isVisible() for cover in window.covers())
 
 
 def _uncover(window: "MainWindow") -> bool:
     """Take the black screen or the shortcut list away; True if one was shown."""
     shown = False
-    for cover in (window.shortcuts_overlay, window.blank_overlay):
+    for cover in window.covers():
         if cover.isVisible():
             cover.hide()
             shown = True

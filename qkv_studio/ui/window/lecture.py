@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QMessageBox
 
 from qkv_studio.core import STAGES, SessionFileError
-from qkv_studio.core.deck import Deck, read_deck
 from qkv_studio.ui.window.files import APP_NAME
 
 if TYPE_CHECKING:
+    from qkv_studio.core.deck import Deck
     from qkv_studio.ui.window.main_window import MainWindow
 
 
@@ -57,6 +57,8 @@ class Lecture:
         w = self._window
         if ask and not w.confirm_discard():
             return False
+        from qkv_studio.core.deck import read_deck
+
         try:
             deck = read_deck(path)
         except SessionFileError as exc:

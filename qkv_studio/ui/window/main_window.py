@@ -51,6 +51,7 @@ class MainWindow(QMainWindow):
     presentation_changed = Signal(bool)
     _key_router: KeyRouter | None = None  # (changeEvent runs while the window is being built)
     _key_router_installed = False
+    _shortcuts_overlay: ShortcutsOverlay | None = None
 
     def __init__(self, scene: Scene, path: str = "", *, use_settings: bool = True, view: View | None = None) -> None:
         _resume_gc(freeze=True)  # the start-up imports are done (see qkv_studio/__init__.py)
@@ -76,7 +77,6 @@ class MainWindow(QMainWindow):
         self.window_style.style_stage_buttons()
         self.presenter = Presenter(self)  # (the console, ink and laser; its layer is under the covers)
         self.blank_overlay = BlankOverlay(self)
-        self.shortcuts_overlay = ShortcutsOverlay(self, appearance=self.appearance)
         actions.build(self)
         self.files.bind_menus(self.menu_by_title["&File"], self.preset_menu, self.recent_menu)
         self.stepper.set_navigator(self.next_step, self.back_step, self.can_step)
@@ -198,6 +198,18 @@ class MainWindow(QMainWindow):
     def handle_lecture_key(self, key: int, text: str) -> bool:
         """A lecture key pressed anywhere but in a text field; returns True if it was used."""
         return handle_lecture_key(self, key, text)
+
+    @property
+    def shortcuts_overlay(self) -> ShortcutsOverlay:
+        """The shortcut list (F1 or ?), built the first time it is asked for (over everything else)."""
+        if self._shortcuts_overlay is None:
+            self._shortcuts_overlay = ShortcutsOverlay(self, appearance=self.appearance)
+        return self._shortcuts_overlay
+
+    def covers(self) -> tuple[QWidget, ...]:
+        """What can cover the window, bottom first: the black screen, the shortcut list once it is built."""
+        built = self._shortcuts_overlay
+        return (self.blank_overlay,) if built is None else (self.blank_overlay, built)
 
     def show_shortcuts(self) -> None:
         """The shortcut list (F1 or ?), made from the actions and lecture keys the window has now."""

@@ -31,10 +31,10 @@ from qkv_studio.core.stages import STAGES, stage_spec
 from qkv_studio.core.stopwatch import Stopwatch
 from qkv_studio.state.ink import InkBook
 from qkv_studio.ui.widgets.ink_overlay import InkOverlay
-from qkv_studio.ui.window.presenter.placement import Placement, place
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
+    from qkv_studio.ui.window.presenter.placement import Placement
 
 #: The presenter's keys as the shortcut list writes them (keys, what they do); presentation mode only.
 PRESENTER_KEYS: tuple[tuple[str, str], ...] = (
@@ -123,6 +123,8 @@ class Presenter(QObject):
             self.placement = None
             self._hide_banner()
             return
+        from qkv_studio.ui.window.presenter.placement import place  # (first F5: start-up does not wait for it)
+
         placement = place(self.screens(), QGuiApplication.primaryScreen(), self.chosen_screen, self.swapped)
         two = fullscreen and placement is not None and placement.console is not None
         if two or (self.rehearse and fullscreen):
@@ -279,6 +281,8 @@ class Presenter(QObject):
 
     def _place_again(self, screens: list[QScreen] | None = None) -> None:
         """Presenting: the slide and the console placed again on ``screens`` (default: all attached)."""
+        from qkv_studio.ui.window.presenter.placement import place
+
         w = self._window
         screens = self.screens() if screens is None else screens
         primary = QGuiApplication.primaryScreen()
@@ -382,7 +386,7 @@ class Presenter(QObject):
     def _raise_overlay(self) -> None:
         if self.overlay.isVisible():
             self.overlay.raise_()
-        for cover in (self._window.blank_overlay, self._window.shortcuts_overlay):
+        for cover in self._window.covers():
             if cover.isVisible():
                 cover.raise_()
 
