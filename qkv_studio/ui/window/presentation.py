@@ -1,14 +1,12 @@
-"""Presentation mode and the default layout of the docks.
+"""Presentation mode, and the window's first layout (the default one: :mod:`.dock_layout`).
 
 Presentation mode (F5, Esc leaves): the window goes full screen and becomes a slide composed for that
 screen (:meth:`Presentation.compose_slide`): the stage bar, formula and caption sized from the screen,
 the current stage's main view (``StageSpec.slide_view``: the heatmap, the vector plane or the blend)
 taking the rest — at the score stages the calculation table beside the heatmap where it fits whole,
 else under it — no dock title bars; P brings a side panel.  Leaving it puts the window back as it was,
-inside its screen.  The default layout (:meth:`Presentation.layout_docks`, again by View → Reset
-layout) shares the window between the docks in proportion to its size, the heatmap the largest share:
-below a width or height measured in lines of text the side panels fold into tabs (their View-menu
-entries bring each forward).
+inside its screen.  :meth:`Presentation.layout_docks` (again by View → Reset layout) is the slide
+when presenting, else the normal window's default layout (:class:`~.dock_layout.DockLayout`).
 """
 
 from __future__ import annotations
@@ -16,20 +14,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLayout, QStatusBar, QTabBar, QWidget
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLayout, QStatusBar, QWidget
 
 from qkv_studio.core import STAGES
 from qkv_studio.core.stages import stage_spec
 from qkv_studio.ui.widgets.view_caches import fit_pixmap_cache
+from qkv_studio.ui.window.dock_layout import DockLayout
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
 
 
-#: The heatmap's floor in the default layout: the share of the window's width it keeps when the side
-#: columns ask for more (the calculation table for its weights column).
-HEATMAP_MIN_WIDTH = 0.47
 #: The column of a slide that a language model writing the next token keeps (a share of its width;
 #: the panel's narrowest if wider): less than the blend beside it.
 WRITER_WIDTH = 0.3
@@ -47,8 +43,6 @@ BESIDE_MAX_AREA = 0.13
 BESIDE_TEXT_STEPS = (1.0, 0.9, 0.8, 0.75)
 BESIDE_MIN_TEXT = BESIDE_TEXT_STEPS[-1]
 QWIDGETSIZE_MAX = (1 << 24) - 1
-EDITORS_MIN_WIDTH = 0.18  # (and the editors', when they yield to it)
-SEPARATORS = 12  # (the dock separators between the three columns, px)
 
 
 class Presentation:
@@ -56,6 +50,7 @@ class Presentation:
 
     def __init__(self, window: "MainWindow") -> None:
         self._window = window
+        self.docks = DockLayout(window)  # (the normal window's default layout)
         self.on = False
         self._saved_state: QByteArray | None = None  # (the docks)
         self._saved_geometry = QByteArray()
@@ -272,7 +267,7 @@ class Presentation:
         w.stepper.setMinimumHeight(0)
         self._release_layout()
         w.layout().activate()
-        self._hide_stale_tab_bars()
+        self.docks.hide_stale_tab_bars()
         if below is not None:
             w.resizeDocks([below], [self._below_height(below, height, stepper)], Qt.Vertical)
         if stacked:
@@ -460,22 +455,6 @@ class Presentation:
         self._placeholder.deleteLater()
         self._placeholder = None
 
-    def _hide_stale_tab_bars(self) -> None:
-        """Qt leaves tab bars of groups of docks that are no more on the window: the normal layout's
-        Tokens | Vector plane tabs over the slide's table when all but one of them are hidden, and the
-        first group's Calculation | Blend over the stepper when the default layout tabs more docks into
-        it.  A tab bar whose tabs are not those of a group of shown docks goes."""
-        w = self._window
-        shown = [d for d in w.findChildren(QDockWidget) if not d.isHidden() and not d.isFloating()]
-        groups = set()
-        for dock in shown:
-            group = [dock] + [d for d in w.tabifiedDockWidgets(dock) if not d.isHidden()]
-            if len(group) > 1:
-                groups.add(tuple(sorted(d.windowTitle() for d in group)))
-        for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
-            if not bar.isHidden() and tuple(sorted(bar.tabText(i) for i in range(bar.count()))) not in groups:
-                bar.hide()
-
     def _hide_title_bars(self) -> None:
         w = self._window
         for dock in w.findChildren(QDockWidget):
@@ -554,104 +533,17 @@ class Presentation:
         self.layout_docks()
 
     def layout_docks(self) -> None:
-        """Share the width and height between the panels in proportion to the window (default layout)."""
-        win = self._window
+        """The default layout for the window's size (:class:`DockLayout`), or the slide when presenting."""
         if self.on:
             self.compose_slide()
-            return
-        w, h = max(win.width(), 800), max(win.height(), 500)
-        fm = QFontMetrics(win.font())
-        folded = w < 180 * fm.averageCharWidth()
-        host = win.panel_host
-        lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
-        front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
-        editors, calc = self._column_widths(w, folded)
-        # Too narrow for the editors, the whole table and the heatmap side by side (1024×768, a HiDPI
-        # laptop's 960×540): the editors go under the table, tabs of its column with the blend and the
-        # plane — the table whole above them, the heatmap the rest of the width.
-        # So do they with a View-menu panel in front (the Real model's, ~320 px at its narrowest): beside
-        # the editors and it, the heatmap kept 23 % of a 1024×768 window.
-        under = folded and (bool(front) or self._editors_under_table(w))
-        # A panel of the View menu in front (the Real model's) keeps the table above it: the whole
-        # column's height, a panel that cannot be narrower than ~320 px was larger than the heatmap.
-        # So does a table the folded column shows whole (1280×720): as a tab it was a short table in a
-        # column-high box, most of it empty, with the blend hidden behind it.
-        split = not folded or bool(front) or under or calc >= self._table_width()
-        if under:
-            # (as wide as the stage's columns — the blend stage's w·vⱼ scrolls: as wide as the table at
-            # its last stage, the column left the heatmap 140 px less at 1024×768; a table wider than the
-            # heatmap leaves — long vectors — scrolls in 36 %, as one does above a View-menu panel in
-            # front; the column as wide as the editors and that panel need)
-            calc = self._table_width()
-            if front or calc > w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS:
-                calc = min(calc, int(w * 0.36))
-            calc = max([calc] + [d.minimumSizeHint().width() for d in front + [win.dock_editors]])
-            # (the table above the blend, then the editors into the blend's tabs: split under the table
-            # first, the editors, the blend and the Real model one above the other were taller than a
-            # 1280×720 screen, and the window grew to that)
-            if win.dock_calc in win.tabifiedDockWidgets(win.dock_blend):
-                win.splitDockWidget(win.dock_calc, win.dock_blend, Qt.Vertical)
-            for dock in [win.dock_editors, win.dock_plane] + lazy:
-                win.tabifyDockWidget(win.dock_blend, dock)
-            titles = [host.spec_of(d).title for d in [win.dock_editors, win.dock_blend, win.dock_plane] + front]
-            host.set_short_titles(set() if self._tabs_fit(fm, titles, calc)
-                                  else {"editors", "plane", "blend"})
-            win.dock_editors.raise_()
-            for dock in front:
-                dock.raise_()
-            self._hide_stale_tab_bars()
-            win.resizeDocks([win.dock_calc], [calc], Qt.Horizontal)
-            # (the editors scroll: the table keeps its rows, up to almost half a short window's height;
-            # twice: once at that width the table knows whether a scroll bar takes a line of it)
-            for _ in range(2):
-                win.layout().activate()
-                self._share_right_column(h, 0.45)
-            return
-        if folded:
-            # Too narrow for the calculation and the blend beside the heatmap and the editors: they
-            # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
-            # and the View menu's panels, tabs of the blend's place, go with the blend.
-            if not split:
-                win.tabifyDockWidget(win.dock_calc, win.dock_blend)
-            for dock in lazy:
-                win.tabifyDockWidget(win.dock_blend, dock)
-        short: set[str] = set()
-        if h < 900:
-            # Too short for editors and plane one above the other: the plane becomes a tab of the
-            # right-hand column, beside the blend (under the editors it was a strip of 280 × 600 px at
-            # 1280×720, its labels cut; the right-hand column is the wider one) — where that column's
-            # tabs keep their whole titles; else a tab of the editors, as before.
-            # (the View menu's panels shown in front are tabs there too)
-            right = ([win.dock_blend] if split else [win.dock_calc, win.dock_blend]) + front
-            if self._tabs_fit(fm, [host.spec_of(d).title for d in right + [win.dock_plane]], calc):
-                win.tabifyDockWidget(win.dock_blend, win.dock_plane)
-            else:
-                win.tabifyDockWidget(win.dock_editors, win.dock_plane)
-                win.dock_editors.raise_()
-                # (the column's tabs by their short titles when the long ones would be elided)
-                titles = [host.spec_of(d).title for d in (win.dock_editors, win.dock_plane)]
-                if not self._tabs_fit(fm, titles, editors):
-                    short = {"editors", "plane"}
-            if split:
-                win.dock_blend.raise_()
-        host.set_short_titles(short)
-        win.dock_calc.raise_()
-        for dock in front:
-            dock.raise_()
-        self._hide_stale_tab_bars()
-        win.resizeDocks([win.dock_editors, win.dock_calc], [editors, calc], Qt.Horizontal)
-        if h >= 900:
-            # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
-            win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
-        if split:
-            self._share_right_column(h, 0.36)
+        else:
+            self.docks.arrange()
 
     def make_room_for(self, dock: QDockWidget) -> None:
-        """A View-menu panel just opened as a tab of the calculation table (a narrow window's folded
-        column): the table goes under it, as wide as the column, and keeps no more than its rows — the
-        panel took the column's whole height, larger than the heatmap at 1024×768."""
+        """A View-menu panel was just opened: on a slide the slides keep it in a column of its own (the
+        Real model's: its next token read from the back row); in the normal window
+        :meth:`DockLayout.make_room_for`."""
         win = self._window
-        calc = win.dock_calc
         panel = win.built_panel("model")
         if panel is not None and not self._follows_writer:
             self._follows_writer = True
@@ -663,78 +555,4 @@ class Presentation:
                 self._kept = dock  # (opened on a slide: the slides keep it in a column)
                 self.compose_slide()
             return
-        if calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
-            return
-        # (a dock split from a tab group would only be tabbed again: out of the group, then back into
-        # the column, under it)
-        win.removeDockWidget(calc)
-        win.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, calc, Qt.Orientation.Vertical)
-        calc.show()
-        dock.raise_()
-        win.layout().activate()
-        self._share_right_column(max(win.height(), 500), 0.36)
-
-    @staticmethod
-    def _tabs_fit(fm: QFontMetrics, titles: list[str], width: int) -> bool:
-        """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""
-        return sum(fm.horizontalAdvance(t) + 2 * fm.height() for t in titles) <= width
-
-    def _table_width(self) -> int:
-        """The calculation dock's width that shows every column of the table's current stage."""
-        win = self._window
-        win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
-        chrome = max(0, win.dock_calc.width() - win.calc.width())
-        return win.calc.content_width() + chrome + 4
-
-    def _editors_under_table(self, w: int) -> bool:
-        """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
-        table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side."""
-        win = self._window
-        least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
-        return least + self._table_width() + int(w * HEATMAP_MIN_WIDTH) + SEPARATORS > w
-
-    def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
-        """The widths of the editors' and the calculation's columns in a window ``w`` wide.
-
-        The calculation column is as wide as its table's shown columns when that fits in 36 % (in a
-        narrow window the weights, its last column, would otherwise sit behind a scroll bar).  Where
-        that would take the heatmap below :data:`HEATMAP_MIN_WIDTH` of the window, the editors give
-        up width for it, down to their minimum — only if the whole table then fits (a table that
-        scrolls anyway leaves the editors as they are, and a folded one takes 26 %).
-        """
-        win = self._window
-        win.calc.set_compact(False)
-        need = self._table_width()
-        if need > min(int(w * 0.36), w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS - int(w * EDITORS_MIN_WIDTH)):
-            # (too wide for its column: its headings break onto two lines, its columns as wide as
-            # their numbers — at 1024×768 the weights were behind a scroll bar)
-            win.calc.set_compact(True)
-            need = self._table_width()
-        calc = max(int(w * 0.28), min(int(w * 0.36), need))
-        editors = int(w * 0.22)
-        room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS
-        if editors + calc > room:
-            # (the editors' minimum before the first show is less than they keep once shown)
-            least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
-            if calc >= need and room - calc >= least:
-                editors = room - calc
-            elif folded:
-                # (it scrolls anyway: the heatmap keeps the width — 1024 px is where the editors, the
-                # table and the heatmap all want more than there is)
-                calc = int(w * 0.26)
-        return editors, calc
-
-    def _share_right_column(self, h: int, calc_share: float) -> None:
-        """The calculation table gets up to ``calc_share`` of the height — no more than its rows need,
-        so a short scene's table does not leave an empty box while the blend view is squeezed."""
-        win = self._window
-        # (before the first show the dock's title bar is not placed yet: its minimum says how tall it is)
-        chrome = max(0, win.dock_calc.height() - win.calc.height(),
-                     win.dock_calc.minimumSizeHint().height() - win.calc.minimumSizeHint().height())
-        wanted = win.calc.content_height() + chrome + 10  # (a few px of slack: no scroll bar for them)
-        # (the docks under it keep their minimum: the Real model's, taller than the rest, grew the
-        # window past a 1280×720 screen when the table took its rows)
-        under = [d for d in (win.dock_blend, *win.tabifiedDockWidgets(win.dock_blend)) if not d.isHidden()]
-        least = max((d.minimumSizeHint().height() for d in under), default=0) + SEPARATORS
-        calc = max(int(h * 0.18), min(int(h * calc_share), wanted, h - least))
-        win.resizeDocks([win.dock_calc, win.dock_blend], [calc, h - calc], Qt.Vertical)
+        self.docks.make_room_for(dock)
