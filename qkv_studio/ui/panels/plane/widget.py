@@ -338,8 +338,9 @@ class VectorPlane(FollowsAppearance, QWidget):
             self._draw()
 
     def _on_resized(self, *args) -> None:
-        if not self._stale:  # (see _on_range)
-            self._draw()
+        if self._stale:  # (see _on_range; showEvent fits it or checks its range too)
+            return
+        self._draw()
         if self.drag.state is None:
             self._range_frame.request()  # (labels are sized in pixels: a smaller plane may cut them)
 
