@@ -148,7 +148,7 @@ class VectorPlane(FollowsAppearance, QWidget):
         self.view_range.fit()
         self._stale = 1
         # (connected after the first fit: its range change would draw everything once more at start-up)
-        self.view_box.sigRangeChanged.connect(self._draw)
+        self.view_box.sigRangeChanged.connect(self._on_range)
         self.view_box.sigResized.connect(self._on_resized)
         self.bind_appearance(appearance)
 
@@ -331,7 +331,15 @@ class VectorPlane(FollowsAppearance, QWidget):
         self._read_vectors()
         self._redraw(refit=True, ensure=False)
 
+    def _on_range(self, *args) -> None:
+        # A plane with a draw owed for its show (as built, or changed while hidden) draws in showEvent, at
+        # the size and range it shows with: drawn at each step of its first layout too, it drew 5 times.
+        if not self._stale:
+            self._draw()
+
     def _on_resized(self, *args) -> None:
+        if self._stale:  # (see _on_range; showEvent fits it or checks its range too)
+            return
         self._draw()
         if self.drag.state is None:
             self._range_frame.request()  # (labels are sized in pixels: a smaller plane may cut them)

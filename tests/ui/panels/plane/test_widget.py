@@ -186,3 +186,29 @@ def test_the_pixel_size_the_arrows_are_drawn_for_is_what_the_view_box_says(qtbot
     plane.plot_widget.viewport().repaint()
     mine, theirs = plane.pixel_size(), plane.view_box.viewPixelSize()
     assert mine == pytest.approx(theirs, rel=1e-9) and mine[0] > 0
+
+
+def test_a_plane_resized_before_it_shows_draws_when_shown_at_its_size(qtbot, session):
+    """Built, resized and its range changed while hidden, the plane draws nothing yet (each step of a
+    window's first layout would draw it again); shown, it draws what a plane shown straight away at that
+    size draws, with the view fitted."""
+    from qkv_studio.ui.panels.plane import VectorPlane
+
+    plane = VectorPlane(session)
+    qtbot.addWidget(plane)
+    plane.resize(700, 500)
+    plane.view_box.setRange(xRange=(-40, 40), yRange=(-40, 40), padding=0)
+    assert plane.label_texts() == []
+    assert plane._keys_item.getData()[0] is None or len(plane._keys_item.getData()[0]) == 0
+    plane.show()
+    qtbot.waitExposed(plane)
+    flush_pending()
+    reference = show(qtbot, session, size=(700, 500))
+    flush_pending()
+    assert plane.label_texts() == reference.label_texts() and "q sat" in plane.label_texts()
+    np.testing.assert_allclose(plane.view_box.viewRange(), reference.view_box.viewRange())
+    for mine, theirs in zip(plane._keys_item.getData(), reference._keys_item.getData()):
+        np.testing.assert_allclose(mine, theirs)
+    assert [item.pos() for item in plane.label_items() if item.isVisible()] == \
+        [item.pos() for item in reference.label_items() if item.isVisible()]
+    assert plane.view_range.state() == "fits"
