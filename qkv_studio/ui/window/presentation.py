@@ -88,6 +88,7 @@ class Presentation:
         if on == self.on:
             return
         self.on = on
+        w.blend.set_on_slide(on)  # (the slide's caption says what the blend's header would)
         w.act_presentation.setChecked(on)
         w.act_leave.setEnabled(on)
         if on:
@@ -227,11 +228,12 @@ class Presentation:
         w.setCorner(Qt.Corner.BottomRightCorner,
                     Qt.DockWidgetArea.RightDockWidgetArea if writer else Qt.DockWidgetArea.BottomDockWidgetArea)
         width -= aside
-        stepper = w.stepper.sizeHint().height()  # (what the main view below it leaves: a line to spare)
-        # The room beside the heatmap: below the stepper as it lays out across the slide (its size hint
-        # lays the caption out at a reading width, a line or two taller than it will be).
+        # The stage bar as tall as its text across the slide, and the main view below it the rest (its
+        # size hint lays the caption out at a reading width, lines taller than it will be: the blend's
+        # slide gave the stage bar ~90 px of gaps between its formulas at 1280×720).
         across = w.stepper.heightForWidth(width) if w.stepper.hasHeightForWidth() else -1
-        room = height - (across if across > 0 else stepper)
+        stepper = across if across > 0 else w.stepper.sizeHint().height()
+        room = height - stepper
         fits = main is None and self._table_fits_beside(width, room)
         beside = fits and not self._side
         if not beside:
@@ -269,7 +271,7 @@ class Presentation:
             w.splitDockWidget(w.dock_calc, w.dock_plane, Qt.Vertical)
             w.dock_calc.show()
         self._hide_title_bars()
-        w.stepper.setMinimumHeight(0)
+        w.stepper.release_height()
         self._release_layout()
         w.layout().activate()
         self._hide_stale_tab_bars()
@@ -288,8 +290,7 @@ class Presentation:
         # (the stage bar, formula and caption whole at the width the docks leave them: below their
         # hint, the centre's layout shared the shortfall with the heatmap and cut the caption)
         w.layout().activate()
-        if w.stepper.hasHeightForWidth():
-            w.stepper.setMinimumHeight(max(0, w.stepper.heightForWidth(w.stepper.width())))
+        w.stepper.hold_height()  # (and it follows its text: a step's caption comes a frame later)
 
     def _writer_dock(self) -> QDockWidget | None:
         """The dock a slide keeps in a column: the View-menu panel opened on the slides, else the Real
@@ -498,7 +499,7 @@ class Presentation:
             w.calc.set_compact(self._dock_look[1])
             self._dock_look = None
         w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
-        w.stepper.setMinimumHeight(0)
+        w.stepper.release_height()
         self._writes = False
         self._kept = None
         w.centre_stack.show()
