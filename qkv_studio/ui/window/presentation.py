@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLayout, QStatusBar, QTabBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLayout, QStatusBar, QStyle, QTabBar, QWidget
 
 from qkv_studio.core import STAGES
 from qkv_studio.core.stages import stage_spec
@@ -231,9 +231,12 @@ class Presentation:
         # The stage bar as tall as its text across the slide, and the main view below it the rest (its
         # size hint lays the caption out at a reading width, lines taller than it will be: the blend's
         # slide gave the stage bar ~90 px of gaps between its formulas at 1280×720).
+        w.stepper.sync_now()  # (measured with this stage's caption, not the one before's)
         across = w.stepper.heightForWidth(width) if w.stepper.hasHeightForWidth() else -1
-        stepper = across if across > 0 else w.stepper.sizeHint().height()
-        room = height - stepper
+        room = height - (across if across > 0 else w.stepper.sizeHint().height())
+        # (a dock under it: the separator between them too — else the dock was laid out 6 px taller first)
+        separator = w.style().pixelMetric(QStyle.PixelMetric.PM_DockWidgetSeparatorExtent, None, w)
+        stepper = height - room + max(0, separator)
         fits = main is None and self._table_fits_beside(width, room)
         beside = fits and not self._side
         if not beside:
