@@ -216,13 +216,6 @@ class StageStepper(FollowsAppearance, QWidget):
             self._bar.addWidget(self.next_button, 1, n - half, 1, half)
 
     # ---- a slide's stage bar: as tall as its text ------------------------------------------------------
-    def sync_now(self) -> None:
-        """The caption of the current stage and query now, not at the next frame (a slide measures the
-        stage bar's height as it composes itself: measured with the stage before's caption, the main
-        view below was laid out at one height and then, a frame later, at another)."""
-        self._sync()
-        self.layout().invalidate()  # (its height for a width is cached: measured anew with the new text)
-
     def hold_height(self) -> None:
         """Keep the stepper at least as tall as its bar, formulas and caption need at its width, and follow
         them when they need more or less (a slide: the main view below takes the rest, so the stepper's

@@ -231,7 +231,6 @@ class Presentation:
         # The stage bar as tall as its text across the slide, and the main view below it the rest (its
         # size hint lays the caption out at a reading width, lines taller than it will be: the blend's
         # slide gave the stage bar ~90 px of gaps between its formulas at 1280×720).
-        w.stepper.sync_now()  # (measured with this stage's caption, not the one before's)
         across = w.stepper.heightForWidth(width) if w.stepper.hasHeightForWidth() else -1
         room = height - (across if across > 0 else w.stepper.sizeHint().height())
         # (a dock under it: the separator between them too — else the dock was laid out 6 px taller first)

@@ -188,11 +188,11 @@ def test_the_blend_slide_says_its_caption_once_and_the_stage_bar_is_as_tall_as_i
 
     def settled() -> bool:
         QApplication.processEvents()
-        return window.dock_blend.isVisible() and stepper.height() == stepper.heightForWidth(stepper.width())
+        return (window.dock_blend.isVisible() and "The output for “sat”" in stepper.caption.text()
+                and stepper.height() == stepper.heightForWidth(stepper.width()))
 
-    qtbot.waitUntil(settled, timeout=3000)
+    qtbot.waitUntil(settled, timeout=3000)  # (the caption comes a frame after the step; the bar follows it)
     assert not window.blend.title.isVisible()
-    assert "The output for “sat”" in stepper.caption.text()
     # (every text of the stage bar whole in the height it has)
     caption = stepper.caption
     assert caption.heightForWidth(caption.width()) <= caption.height() + 1
