@@ -765,3 +765,21 @@ def test_screenshot_cell_refusals(tmp_path, capsys, fake_app, args, fragment):
     code, out_text, err = run(capsys, "screenshot", "--preset", "lesson", *args, "-o", str(out))
     assert_one_line_error(code, out_text, err, fragment)
     assert not out.exists() and fake_app.calls == []
+
+
+def test_a_screenshot_of_generated_tokens_selects_the_newest_query(tmp_path, capsys, fake_app, monkeypatch):
+    """After --generate N the window's query is the newest token — the new query that attends to every
+    earlier key, what a lecturer shows — unless --query says otherwise."""
+    from tests.toy_model import register_toy_generating
+
+    register_toy_generating(monkeypatch)
+    code, _, err = run(capsys, "screenshot", "--model", "toygen", "--text", "a b c", "--generate", "2",
+                       "-o", str(tmp_path / "t.png"))
+    assert (code, err) == (0, "")
+    assert fake_app.views[-1].query == 4  # (the prompt's 3 tokens and 2 generated: the last one)
+    code, _, err = run(capsys, "screenshot", "--model", "toygen", "--text", "a b c", "--generate", "2",
+                       "--query", "1", "-o", str(tmp_path / "u.png"))
+    assert (code, err) == (0, "")
+    assert fake_app.views[-1].query == 1
+    code, _, err = run(capsys, "screenshot", "--model", "toygen", "--text", "a b c", "-o", str(tmp_path / "v.png"))
+    assert (code, err) == (0, "") and fake_app.views[-1].query == 0  # (no generation: the first, as before)

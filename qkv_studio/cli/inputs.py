@@ -60,6 +60,8 @@ def _prepare(args: argparse.Namespace, *,
     head = None
     if getattr(args, "model", None) is not None:
         scene, view, path = _model_scene(args), View(), ""
+        if getattr(args, "generate", None):  # the newest token the query: it attends to every earlier key
+            view = view.with_query(scene.n - 1)
     elif _is_qkv_file(args):
         scene, view, path = _qkv_file_scene(args), View(), ""
     elif any(getattr(args, name, None) is not None for name in ("text", "layer")):

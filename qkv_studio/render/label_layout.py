@@ -226,3 +226,16 @@ def bar_ticks(positions: Sequence[float], px: float, measure: TextMeasure) -> li
         if all(abs(positions[i] - positions[k]) >= room for k in kept):
             kept.append(i)
     return sorted(kept)
+
+
+def spaced(centres: Sequence[float], widths: Sequence[float], order: Sequence[int], *,
+           gap: float) -> list[int]:
+    """Which of a row of labels (centred at ``centres``, ``widths`` wide, in px) to draw so that no two
+    overlap and each keeps ``gap`` from its neighbours: taken in ``order`` (the most important first —
+    the largest weights above a blend's bars), each where it has room.  Returns the indices, sorted."""
+    kept: list[int] = []
+    for i in order:
+        lo, hi = centres[i] - widths[i] / 2, centres[i] + widths[i] / 2
+        if all(hi + gap <= centres[k] - widths[k] / 2 or lo - gap >= centres[k] + widths[k] / 2 for k in kept):
+            kept.append(i)
+    return sorted(kept)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QW
 
 from qkv_studio.core.captions import contribution
 from qkv_studio.core.stages import reveals
+from qkv_studio.render.label_layout import abbreviate, spaced, TextMeasure
 from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
@@ -38,53 +39,108 @@ class BarValueLabels(pg.GraphicsObject):
     """Each bar's weight written above it, all drawn in one paint from laid-out static texts.
 
     (A pg.TextItem per bar re-lays out its text document on every new number: sixteen of them cost
-    ~4 ms an edit.)  Positions are in data coordinates; the text keeps its pixel size.
+    ~4 ms an edit.)  Positions are in data coordinates; the text keeps its pixel size.  Only labels that
+    fit side by side are drawn (:func:`~qkv_studio.render.label_layout.spaced`): all of them, a little
+    smaller if need be (down to :data:`SMALLEST` of the size), else at that size the largest weights
+    first — never two over each other.  A label that would stand above the plot's top is drawn inside
+    it, on a backing of the plot's colour, over its bar.
     """
+
+    SMALLEST = 0.7  # of the style's size: the legible floor before labels are left out
 
     def __init__(self) -> None:
         super().__init__()
         self._labels: list[tuple[float, float, str]] = []
         self._font = QFont()
         self._color = QColor("#000000")
-        self._static: dict[str, QStaticText] = {}
+        self._backing = QColor("#ffffff")
+        self._static: dict[tuple[str, float], QStaticText] = {}
+        self._layout_key: tuple | None = None
+        self._laid_out: list[tuple[str, QRectF, QFont, bool]] = []
 
-    def set_style(self, font: QFont, color: str) -> None:
+    def set_style(self, font: QFont, color: str, backing: str = "#ffffff") -> None:
         self._font = QFont(font)
         self._color = QColor(color)
+        self._backing = QColor(backing)
+        self._backing.setAlpha(220)
         self._static.clear()
+        self._layout_key = None
         self.update()
 
     def set_labels(self, labels: list[tuple[float, float, str]]) -> None:
         """(x, y, text) per bar: the text is centred on x, just above y."""
         if labels != self._labels:
             self._labels = labels
+            self._layout_key = None
             self.update()
 
     def labels(self) -> list[tuple[float, float, str]]:
         return list(self._labels)
 
+    def drawn(self) -> list[tuple[str, QRectF]]:
+        """The texts of the last paint and their rectangles in the view's pixels (for tests and checks)."""
+        return [(text, QRectF(rect)) for text, rect, _, _ in self._laid_out]
+
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         vb = self.getViewBox()
         return QRectF() if vb is None else self.mapRectFromView(vb.viewRect())
+
+    def _static_text(self, text: str, font: QFont) -> QStaticText:
+        key = (text, font.pointSizeF())
+        static = self._static.get(key)
+        if static is None:
+            if len(self._static) > 2048:
+                self._static.clear()
+            static = self._static[key] = QStaticText(text)
+            static.prepare(QTransform(), font)
+        return static
+
+    def _lay_out(self, tr: QTransform) -> list[tuple[str, QRectF, QFont, bool]]:
+        """Where each drawn label goes in pixels (under ``tr``, data → pixels): which fit, at what size."""
+        vb = self.getViewBox()
+        view = vb.viewRect() if vb is not None else QRectF()
+        top_px = min(tr.map(QPointF(0, view.top())).y(), tr.map(QPointF(0, view.bottom())).y())
+        anchors = [tr.map(QPointF(x, y)) for x, y, _ in self._labels]
+        order = sorted(range(len(self._labels)), key=lambda i: -self._labels[i][1])  # largest weights first
+        base = self._font.pointSizeF()
+        chosen: list[int] = []
+        font = QFont(self._font)
+        for f in (1.0, 0.85, self.SMALLEST):
+            font = QFont(self._font)
+            font.setPointSizeF(base * f)
+            fm = QFontMetricsF(font)
+            widths = [fm.horizontalAdvance(text) for _, _, text in self._labels]
+            chosen = spaced([a.x() for a in anchors], widths, order, gap=fm.averageCharWidth() / 2)
+            if len(chosen) == len(self._labels):
+                break
+        out = []
+        for i in chosen:
+            text = self._labels[i][2]
+            size = self._static_text(text, font).size()
+            x, y = anchors[i].x() - size.width() / 2, anchors[i].y() - size.height() - 1
+            inside = y < top_px  # (the top bar's label: inside the plot, not cut at its edge)
+            if inside:
+                y = top_px + 1
+            out.append((text, QRectF(x, y, size.width(), size.height()), font, inside))
+        return out
 
     def paint(self, p: QPainter, *args) -> None:
         if not self._labels:
             return
         tr = p.transform()
+        vb = self.getViewBox()
+        key = (tr.m11(), tr.m22(), tr.dx(), tr.dy(), None if vb is None else tuple(vb.viewRect().getRect()))
+        if key != self._layout_key:  # (laid out anew only for new labels or a new size of the plot)
+            self._layout_key = key
+            self._laid_out = self._lay_out(tr)
         p.save()
         p.resetTransform()
-        p.setFont(self._font)
         p.setPen(self._color)
-        for x, y, text in self._labels:
-            static = self._static.get(text)
-            if static is None:
-                if len(self._static) > 2048:
-                    self._static.clear()
-                static = self._static[text] = QStaticText(text)
-                static.prepare(QTransform(), self._font)
-            size = static.size()
-            at = tr.map(QPointF(x, y))
-            p.drawStaticText(QPointF(at.x() - size.width() / 2, at.y() - size.height() - 1), static)
+        for text, rect, font, inside in self._laid_out:
+            if inside:
+                p.fillRect(rect.adjusted(-2, 0, 2, 0), self._backing)
+            p.setFont(font)
+            p.drawStaticText(rect.topLeft(), self._static_text(text, font))
         p.restore()
 
 
@@ -101,6 +157,7 @@ class BlendView(FollowsAppearance, QWidget):
         self._theme: Theme = THEMES["light"]
         self._font_scale = 1.0
         self._show_all_stages = False
+        self._on_slide = False
         self._revealed: tuple[bool, bool] | None = None  # (weights, output) as drawn now
         self.title = RichLabel()
         self.title.setTextFormat(Qt.RichText)
@@ -135,7 +192,8 @@ class BlendView(FollowsAppearance, QWidget):
         self._drawn = False
         self._stale = False
         self._ticks: list[str] | None = None
-        self._bars_n = -1
+        self._bars_n: tuple | None = None  # (n, the margins left and right of the end bars) as drawn
+        self._x_margins = (0.6, 0.6)  # (in bars: the end names' room when they are wider than a bar)
         self._bar_style: tuple | None = None
         self._values_style: tuple | None = None
         self._values_key: tuple | None = None
@@ -223,9 +281,7 @@ class BlendView(FollowsAppearance, QWidget):
         self.best_bar.setOpts(x=[best], height=[float(w[best])], width=0.7, brush=pg.mkBrush(t.key_color),
                               pen=_NO_PEN)
         self._sync_ticks()
-        if s.n != self._bars_n:
-            self._bars_n = s.n
-            self.bars_plot.setXRange(-0.6, s.n - 0.4, padding=0)
+        self._sync_x_range()
         self._sync_bar_labels(w if s.n <= 16 else w[:0])
         shown = self._revealed = self.revealed()
         self._set_text(self.title, self._title_text(qi, best, float(w[best]), shown))
@@ -239,6 +295,19 @@ class BlendView(FollowsAppearance, QWidget):
         if bool(on) != self._show_all_stages:
             self._show_all_stages = bool(on)
             self._next_frame.request()
+
+    def set_on_slide(self, on: bool) -> None:
+        """On a presentation slide the blend has no header of its own: the stage caption above it says
+        the same words (its header repeated the caption line for line and took the plots' room).  In the
+        window the header stays — the caption there may speak of another stage, and a floated or tabbed
+        blend panel still says whose blend it shows."""
+        if bool(on) != self._on_slide:
+            self._on_slide = bool(on)
+            self.title.setVisible(not self._on_slide)
+
+    def on_slide(self) -> bool:
+        """True while the blend is shown on a presentation slide (its header hidden)."""
+        return self._on_slide
 
     def revealed(self) -> tuple[bool, bool]:
         """Whether the current stage shows (the weights, the output): not before the softmax and the
@@ -269,7 +338,10 @@ class BlendView(FollowsAppearance, QWidget):
         return f"{head} — the weights come at the softmax stage, the blend at the last one."
 
     def _sync_ticks(self) -> None:
-        """Token names under the bars: every one when they fit side by side, else every k-th."""
+        """Token names under the bars: every one side by side when they fit (a little smaller if need
+        be), else in two staggered rows, else — up to :data:`ALL_NAMES` tokens — staggered and
+        abbreviated ("…", the heatmap's rule: a shortened name beats a dropped one), and beyond that
+        every k-th."""
         s = self._session.scene
         key = (s.tokens, self.bars_plot.getViewBox().width(), self._font_scale)
         if key == getattr(self, "_ticks_for", None):  # (every edit comes here: measure names only anew)
@@ -279,24 +351,77 @@ class BlendView(FollowsAppearance, QWidget):
             ticks = None
         else:
             names = [s.token_label(j) for j in range(s.n)]
-            font = QFont()
-            font.setPointSizeF(11 * self._font_scale)
-            fm = QFontMetricsF(font)
-            widest = max((fm.horizontalAdvance(name) for name in names), default=0.0) + fm.averageCharWidth() / 2
-            per_bar = max(1.0, self.bars_plot.getViewBox().width()) / max(1, s.n)
-            # Crowded names get a smaller font first (down to 70 %), and only then every k-th name.
-            shrink = min(1.0, max(0.7, per_bar / max(widest, 1.0)))
-            font.setPointSizeF(11 * self._font_scale * shrink)
-            stride = max(1, math.ceil(widest * shrink / per_bar))
-            ticks = ([(j, names[j]) for j in range(0, s.n, stride)], font.pointSizeF())
+            ticks = self._tick_layout(names, max(1.0, self.bars_plot.getViewBox().width()) / max(1, s.n))
         if ticks != self._ticks:
             self._ticks = ticks
             axis = self.bars_plot.getAxis("bottom")
+            two_rows = ticks is not None and any(text.startswith("\n") for _, text in ticks[0])
             if ticks is not None:
                 font = QFont()
                 font.setPointSizeF(ticks[1])
                 axis.setStyle(tickFont=font)
+                # (two rows of names: the axis as tall as both at once — grown only at its next paint,
+                # the second row was first drawn cut off under the plot)
+                fm = QFontMetricsF(font)
+                axis.setHeight(int(math.ceil(2 * fm.height() + fm.height() / 2 + 8)) if two_rows else None)
             axis.setTicks(None if ticks is None else [ticks[0]])
+        self._x_margins = self._end_margins(ticks, s.n)
+        if self._drawn:
+            self._sync_x_range()
+
+    def _sync_x_range(self) -> None:
+        n = self._session.scene.n
+        key = (n, self._x_margins)
+        if key != self._bars_n:
+            self._bars_n = key
+            self.bars_plot.setXRange(-self._x_margins[0], n - 1 + self._x_margins[1], padding=0)
+
+    def _end_margins(self, ticks, n: int) -> tuple[float, float]:
+        """Room beyond the first and the last bar (in bars) for their names: the axis leaves out a name
+        that sticks out of its ends (the newest token's, under the last bar, was missing)."""
+        if not ticks or not ticks[0] or n < 1:
+            return (0.6, 0.6)
+        font = QFont()
+        font.setPointSizeF(ticks[1])
+        fm = QFontMetricsF(font)
+        width = max(1.0, self.bars_plot.getViewBox().width())
+        half = {j: fm.horizontalAdvance(text.lstrip("\n")) / 2 + 2 for j, text in ticks[0]}
+        margins = (0.6, 0.6)
+        for _ in range(2):  # (the margins change the bars' pitch a little: once more at the new pitch)
+            per_bar = width / (n - 1 + sum(margins))
+            margins = (max(0.6, half.get(0, 0.0) / per_bar), max(0.6, half.get(n - 1, 0.0) / per_bar))
+        return (round(margins[0], 3), round(margins[1], 3))
+
+    def _tick_layout(self, names: list[str], per_bar: float) -> tuple[list[tuple[int, str]], float]:
+        """(index, text) of the names under the bars and their size in points, for bars ``per_bar`` px
+        apart.  A name of the second row is written on the tick's second line."""
+        base = 11 * self._font_scale
+        font = QFont()
+        font.setPointSizeF(base)
+        fm = QFontMetricsF(font)
+        pad = fm.averageCharWidth() / 2
+        widest = max((fm.horizontalAdvance(name) for name in names), default=0.0) + pad
+        n = len(names)
+
+        def rows(k: int, names: list[str]) -> list[tuple[int, str]]:
+            return [(j, ("\n" if k == 2 and j % 2 else "") + names[j]) for j in range(n)]
+
+        for k in (1, 2):  # one row, else two staggered rows: each name then has two bars' room
+            shrink = (k * per_bar) / max(widest, 1.0)
+            if shrink >= self.NAMES_SMALLEST:
+                return rows(k, names), base * min(1.0, shrink)
+        size = base * self.NAMES_SMALLEST
+        if n <= self.ALL_NAMES:  # staggered at the smallest size, each name shortened to its room
+            font.setPointSizeF(size)
+            fm = QFontMetricsF(font)
+            measure = TextMeasure(lambda text, px: fm.horizontalAdvance(text), fm.height())
+            room = 2 * per_bar - fm.averageCharWidth() / 2
+            return rows(2, [abbreviate(name, size, room, measure) for name in names]), size
+        stride = max(1, math.ceil(widest * self.NAMES_SMALLEST / per_bar))
+        return [(j, names[j]) for j in range(0, n, stride)], size
+
+    ALL_NAMES = 32  # up to this many tokens every one is named under its bar (as on the heatmap)
+    NAMES_SMALLEST = 0.7  # of the plots' text size: the names' legible floor
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -331,12 +456,12 @@ class BlendView(FollowsAppearance, QWidget):
 
     def _sync_bar_labels(self, w: np.ndarray) -> None:
         """The weights above their bars (up to 16 tokens)."""
-        style = (self._theme.text, self._font_scale)
+        style = (self._theme.text, self._theme.background, self._font_scale)
         if style != self._bar_style:
             self._bar_style = style
             font = QFont()
             font.setPointSizeF(11 * self._font_scale)
-            self.bar_labels.set_style(font, self._theme.text)
+            self.bar_labels.set_style(font, self._theme.text, self._theme.background)
         self.bar_labels.set_labels([(float(j), float(x), fmt_fixed(float(x))) for j, x in enumerate(w)])
 
     def _draw_values(self, best: int) -> None:

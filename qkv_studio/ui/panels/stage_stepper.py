@@ -43,6 +43,7 @@ class StageStepper(FollowsAppearance, QWidget):
     def __init__(self, session: Session, parent=None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
+        self._hold = False  # (a slide's: at least as tall as the text needs, see hold_height)
         self._accent = _accent_of(self._drawn_theme)
         self.back_button = QPushButton("◀ Back")
         self.next_button = QPushButton("Next ▶")
@@ -214,10 +215,37 @@ class StageStepper(FollowsAppearance, QWidget):
             self._bar.addWidget(self.back_button, 1, 0, 1, half)
             self._bar.addWidget(self.next_button, 1, n - half, 1, half)
 
+    # ---- a slide's stage bar: as tall as its text ------------------------------------------------------
+    def hold_height(self) -> None:
+        """Keep the stepper at least as tall as its bar, formulas and caption need at its width, and follow
+        them when they need more or less (a slide: the main view below takes the rest, so the stepper's
+        layout alone cannot make room for a caption that gained a line — a step's caption comes a frame
+        after the slide is composed, and was cut by its last line)."""
+        self._hold = True
+        self._fit_height()
+
+    def release_height(self) -> None:
+        """No minimum height of its own any more (the normal window: the layout shares the room)."""
+        self._hold = False
+        self.setMinimumHeight(0)
+
+    def _fit_height(self) -> None:
+        if self._hold and self.hasHeightForWidth():
+            need = max(0, self.heightForWidth(self.width()))
+            if need != self.minimumHeight():
+                self.setMinimumHeight(need)
+
+    def event(self, event) -> bool:
+        # (posted when a caption or formula needs another height: rare, see LayoutBarrier)
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._fit_height()
+        return super().event(event)
+
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         if self.isVisible():  # (a hidden stepper's width is not yet the one it will show at)
             self.fit_bar()
+        self._fit_height()  # (a new width: the text's lines anew)
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().changeEvent(event)

@@ -29,8 +29,10 @@ from PySide6.QtGui import QPixmapCache, QScreen
 from PySide6.QtWidgets import QGraphicsView
 
 #: How many screenfuls of cached pixmaps the cache holds (the slides' plots together cache about
-#: three: the plane's two gridded axes and its key arrows, the blend's, the heatmap's axes and legend).
-SCREENS_OF_PIXMAPS = 4
+#: three: the plane's two gridded axes and its key arrows, the blend's, the heatmap's axes and legend;
+#: more since a slide's stage bar is only as tall as its text and its main view larger: at 4 the
+#: plane's caches were evicted by the others' after a round of the stages).
+SCREENS_OF_PIXMAPS = 6
 
 
 class _HiddenViewActivation(QObject):

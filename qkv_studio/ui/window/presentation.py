@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLayout, QStatusBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLayout, QStatusBar, QStyle, QWidget
 
 from qkv_studio.core import STAGES
 from qkv_studio.core.stages import stage_spec
@@ -83,6 +83,7 @@ class Presentation:
         if on == self.on:
             return
         self.on = on
+        w.blend.set_on_slide(on)  # (the slide's caption says what the blend's header would)
         w.act_presentation.setChecked(on)
         w.act_leave.setEnabled(on)
         if on:
@@ -222,11 +223,14 @@ class Presentation:
         w.setCorner(Qt.Corner.BottomRightCorner,
                     Qt.DockWidgetArea.RightDockWidgetArea if writer else Qt.DockWidgetArea.BottomDockWidgetArea)
         width -= aside
-        stepper = w.stepper.sizeHint().height()  # (what the main view below it leaves: a line to spare)
-        # The room beside the heatmap: below the stepper as it lays out across the slide (its size hint
-        # lays the caption out at a reading width, a line or two taller than it will be).
+        # The stage bar as tall as its text across the slide, and the main view below it the rest (its
+        # size hint lays the caption out at a reading width, lines taller than it will be: the blend's
+        # slide gave the stage bar ~90 px of gaps between its formulas at 1280×720).
         across = w.stepper.heightForWidth(width) if w.stepper.hasHeightForWidth() else -1
-        room = height - (across if across > 0 else stepper)
+        room = height - (across if across > 0 else w.stepper.sizeHint().height())
+        # (a dock under it: the separator between them too — else the dock was laid out 6 px taller first)
+        separator = w.style().pixelMetric(QStyle.PixelMetric.PM_DockWidgetSeparatorExtent, None, w)
+        stepper = height - room + max(0, separator)
         fits = main is None and self._table_fits_beside(width, room)
         beside = fits and not self._side
         if not beside:
@@ -264,7 +268,7 @@ class Presentation:
             w.splitDockWidget(w.dock_calc, w.dock_plane, Qt.Vertical)
             w.dock_calc.show()
         self._hide_title_bars()
-        w.stepper.setMinimumHeight(0)
+        w.stepper.release_height()
         self._release_layout()
         w.layout().activate()
         self.docks.hide_stale_tab_bars()
@@ -283,8 +287,7 @@ class Presentation:
         # (the stage bar, formula and caption whole at the width the docks leave them: below their
         # hint, the centre's layout shared the shortfall with the heatmap and cut the caption)
         w.layout().activate()
-        if w.stepper.hasHeightForWidth():
-            w.stepper.setMinimumHeight(max(0, w.stepper.heightForWidth(w.stepper.width())))
+        w.stepper.hold_height()  # (and it follows its text: a step's caption comes a frame later)
 
     def _writer_dock(self) -> QDockWidget | None:
         """The dock a slide keeps in a column: the View-menu panel opened on the slides, else the Real
@@ -477,7 +480,7 @@ class Presentation:
             w.calc.set_compact(self._dock_look[1])
             self._dock_look = None
         w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
-        w.stepper.setMinimumHeight(0)
+        w.stepper.release_height()
         self._writes = False
         self._kept = None
         w.centre_stack.show()

@@ -251,7 +251,9 @@ def test_blend_plots_stack_in_a_narrow_dock_and_keep_every_name(qtbot, session):
     assert not view.plots_stacked()
     view.resize(280, 520)
     qtbot.waitUntil(view.plots_stacked)
-    qtbot.waitUntil(lambda: view._ticks is not None and len(view._ticks[0]) == 4)  # the, cat, sat, mat
+    # (every name whole in one row once stacked; mid-resize, at half the width, they were in two rows)
+    qtbot.waitUntil(lambda: view._ticks is not None and [name for _, name in view._ticks[0]]
+                    == ["the", "cat", "sat", "mat"])
     assert view.bars_plot.width() > 220  # each plot as wide as the dock
 
 

@@ -171,3 +171,31 @@ def test_settings_written_by_one_window_are_read_by_the_next(qtbot, lesson_scene
     assert b.cmap_actions["cividis"].isChecked()
     assert b._zoom == pytest.approx(1.5)
     assert not b.heatmap.animate and not b.act_animate.isChecked()
+
+
+def test_the_blend_slide_says_its_caption_once_and_the_stage_bar_is_as_tall_as_its_text(qtbot, show_window,
+                                                                                      lesson_scene):
+    """On the blend's slide the stage caption says what the blend's header said word for word: the header
+    is hidden there (and back in the window); the stage bar is as tall as its text and no taller — its
+    formulas stood ~90 px apart at 1280×720, the room taken from the blend — and it follows a caption
+    that needs another line after the slide was composed (a step's caption comes a frame later)."""
+    window = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
+    assert window.blend.title.isVisible() or not window.dock_blend.isVisible()
+    window.set_presentation(True, fullscreen=False)
+    window.session.set_stage("output")
+    window.session.flush()
+    stepper = window.stepper
+
+    def settled() -> bool:
+        QApplication.processEvents()
+        return (window.dock_blend.isVisible() and "The output for “sat”" in stepper.caption.text()
+                and stepper.height() == stepper.heightForWidth(stepper.width()))
+
+    qtbot.waitUntil(settled, timeout=3000)  # (the caption comes a frame after the step; the bar follows it)
+    assert not window.blend.title.isVisible()
+    # (every text of the stage bar whole in the height it has)
+    caption = stepper.caption
+    assert caption.heightForWidth(caption.width()) <= caption.height() + 1
+    window.set_presentation(False)
+    qtbot.waitUntil(lambda: window.blend.title.isVisible() or not window.dock_blend.isVisible(), timeout=2000)
+    assert not window.blend.on_slide()
