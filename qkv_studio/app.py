@@ -106,6 +106,8 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
         window.apply_theme(theme)
     window.resize(*size)
     window.show()
+    if model is not None:  # (open before the slides, as the app opens it: they keep it where it writes)
+        window.show_panel(window.dock_model)
     if presentation:
         window.set_presentation(True, fullscreen=False)
     if cell is not None:  # the query's cell of that key, worked out term by term (Q·Kᵀ cell by cell)
@@ -113,7 +115,7 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     window.resize(*size)
     app.processEvents()
     window.layout_docks()
-    docks = [window.dock(spec.name) for spec in specs if spec.docked]
+    docks = [window.dock(spec.name) for spec in specs if spec.docked and not (model and spec.name == "model")]
     for dock in docks:
         window.show_panel(dock)
     _side_by_side(window, docks)

@@ -239,6 +239,10 @@ class Presentation:
         # it fits there whole (under the heatmap, across the slide, it was larger than the heatmap)
         stacked = fits and self._side
         below = None if beside or stacked else (w.dock_calc if main is None else main)
+        if below is w.dock_calc and self._table_flattens_heatmap(room, height):
+            # (a table that scrolls under the heatmap — long vectors, ten tokens of a real model — showed
+            # three rows to the hall and flattened the heatmap's rows to a strip: the slide leaves it out)
+            below = None
         side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
         self._hold_layout(below, height, stepper)
         w.centre_stack.setVisible(main is None)
@@ -319,13 +323,37 @@ class Presentation:
         w = self._window
         if below is not w.dock_calc:
             return max(1, height - stepper)
-        chrome = max(0, w.dock_calc.height() - w.calc.height())
-        rows = w.calc.content_height() + chrome + 10
+        rows, limit = self._table_rows_height(), self._table_limit(height)
         # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
-        # (on a short slide — a 1366×768 projector or a HiDPI laptop's 540 logical px — the table
-        # yields first: it scrolls, the heatmap keeps its rows tall enough for their numbers)
-        limit = 0.36 if height >= 720 else 0.22
         return rows if rows <= height * limit else int(height * min(limit, 0.25))
+
+    def _table_rows_height(self) -> int:
+        """The calculation dock's height that shows every row of its table."""
+        w = self._window
+        chrome = max(0, w.dock_calc.height() - w.calc.height())
+        return w.calc.content_height() + chrome + 10
+
+    @staticmethod
+    def _table_limit(height: int) -> float:
+        """The most of a slide ``height`` tall the table under the heatmap may take. (On a short slide —
+        a 1366×768 projector or a HiDPI laptop's 540 logical px — the table yields first, the heatmap
+        keeps its rows tall enough for their numbers.)"""
+        return 0.36 if height >= 720 else 0.22
+
+    def _table_flattens_heatmap(self, room: int, height: int) -> bool:
+        """Whether the table, under the heatmap on a slide ``height`` tall with ``room`` below the stage
+        bar, would scroll and leave the heatmap's rows (up to 32, each labelled) lower than a row read
+        from the back of a hall — a 30th of the slide, about the text of its caption — which they would
+        have without it.  (64 rows are not legible one by one either way: their table stays, the
+        selected query's numbers in a scroll.)"""
+        w = self._window
+        n = w.heatmap.displayed_matrix().shape[0]
+        if n > 32 or self._table_rows_height() <= height * self._table_limit(height):
+            return False
+        chrome = room / 4  # (the heatmap's title, key labels and axis titles: about a quarter of it)
+        table = self._below_height(w.dock_calc, height, height - room)
+        legible = height / 30
+        return (room - table - chrome) / n < legible <= (room - chrome) / n
 
     def _hold_layout(self, below: QDockWidget | None, height: int, stepper: int) -> None:
         """Before the slide's docks are hidden and shown (a step into or out of the plane's or the

@@ -199,3 +199,33 @@ def test_the_blend_slide_says_its_caption_once_and_the_stage_bar_is_as_tall_as_i
     window.set_presentation(False)
     qtbot.waitUntil(lambda: window.blend.title.isVisible() or not window.dock_blend.isVisible(), timeout=2000)
     assert not window.blend.on_slide()
+
+
+def test_a_slide_leaves_out_a_table_that_would_flatten_the_heatmap(qtbot, show_window):
+    """Ten tokens of 64-number vectors (a real model's head) at 1280×720: the table cannot stand beside
+    the heatmap and, under it, would scroll through three of its rows while the heatmap's rows became a
+    strip — the slide leaves it out and gives the heatmap the room; the lesson keeps its table, and
+    leaving the slides brings the table's dock back."""
+    from qkv_studio.core.scene import Scene
+
+    rng = np.random.default_rng(3)
+    tokens = "the cat sat on the mat and then it slept".split()
+    q, k, v = (rng.normal(size=(10, 64)) for _ in range(3))
+    window = show_window(Scene.from_arrays(q, k, v, tokens), (1280, 720), view=View(query=9, stage="weights"))
+    window.set_presentation(True, fullscreen=False)
+    window.resize(1280, 720)
+    window.layout_docks()
+    QApplication.processEvents()
+    assert not window.calc.isVisible() and not window.dock_calc.isVisible()
+    assert window.heatmap.height() > 0.6 * window.height()
+    window.set_presentation(False)
+    assert window.dock_calc.isVisible() and window.calc.isVisible()
+
+
+def test_a_slide_keeps_a_table_that_leaves_the_heatmap_legible(qtbot, show_window):
+    window = show_window(load_preset("multihead"), (1280, 720), view=View(stage="weights"))
+    window.set_presentation(True, fullscreen=False)
+    window.resize(1280, 720)
+    window.layout_docks()
+    QApplication.processEvents()
+    assert window.calc.isVisible()
