@@ -77,6 +77,16 @@ def _next(window: "MainWindow", key: int) -> None:
     window.next_step()
 
 
+def _next_token(window: "MainWindow", key: int) -> bool:
+    """N: a language model's next token (Real model → Next token) at whatever stage is shown — on the
+    heatmap's slides the hall sees the new query's row appear."""
+    panel = window.built_panel("model")
+    if panel is None or not panel.can_step_token():
+        return False
+    panel.start_next_token()
+    return True
+
+
 LECTURE_KEYS: tuple[LectureKey, ...] = (
     LectureKey((Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space), "→  PageDown  Space",
                "next stage (then the next scene of a deck; PageDown at the last: a language model's next "
@@ -88,6 +98,7 @@ LECTURE_KEYS: tuple[LectureKey, ...] = (
                lambda w, k: w.session.move_query(-1 if k == Qt.Key_Up else +1)),
     LectureKey(tuple(Qt.Key(int(Qt.Key_1) + i) for i in range(9)), "1 – 9", "pick the query token", _pick_query),
     LectureKey((Qt.Key_P,), "P", "vector plane on / off (presentation)", lambda w, _: w.toggle_plane()),
+    LectureKey((Qt.Key_N,), "N", "a language model's next token (Real model → Next token)", _next_token),
     LectureKey((Qt.Key_K,), "K / Shift+K", "next / previous cell of Q·Kᵀ, worked out row · column",
                lambda w, _: _step_cell(w)),
     LectureKey((Qt.Key_B, Qt.Key_Period), "B  or  .", "black screen (any key or click brings the picture back)",

@@ -69,3 +69,19 @@ def test_save_as_proposes_a_name_from_the_scenes_title(qtbot, window, monkeypatc
     window.model_panel.select(1, 3)
     assert not window.save_as()
     assert offered[-1].endswith("toy-layer-1-head-3.qkv.json")
+
+
+def test_n_writes_the_next_token_at_any_stage_and_the_heatmap_gains_its_row(qtbot, window):
+    s, panel = window.session, window.model_panel
+    lesson = s.scene
+    handle_lecture_key(window, Qt.Key_N)  # (no run yet: nothing to write, nothing started)
+    assert s.scene is lesson and not panel.busy
+    assert panel.run_text("the cat sat")
+    window.set_presentation(True, fullscreen=False)
+    s.set_stage("weights")
+    with qtbot.waitSignal(panel.job_finished, timeout=10_000):
+        assert handle_lecture_key(window, Qt.Key_N)
+    assert s.scene.n == 4 and panel.state.generated == 1 and s.stage == "weights"
+    assert window.heatmap.displayed_matrix().shape == (4, 4)
+    window.show_shortcuts()
+    assert "next token" in window.shortcuts_overlay.label.text()
