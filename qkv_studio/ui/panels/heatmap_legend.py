@@ -38,9 +38,11 @@ def candidate_ticks(lo: float, hi: float) -> list[float]:
     step = next((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw), 10 * mag)
     first = math.ceil(lo / step) * step
     values = [lo, hi] + [first + k * step for k in range(int(span / step) + 2)]
+    ends = (round(lo, 12), round(hi, 12))  # (rounded as the values are: compared unrounded, an end
+    # such as ±2.8284271247461903 did not match itself and was dropped as crowding the end)
     inside = sorted({round(v, 12) for v in values if lo - 1e-9 <= v <= hi + 1e-9})
     # (a nice value a hair from an end would crowd it)
-    return [v for v in inside if v in (lo, hi) or min(v - lo, hi - v) > 0.2 * step]
+    return [v for v in inside if v in ends or min(v - lo, hi - v) > 0.2 * step]
 
 
 class HeatmapLegend:
@@ -56,6 +58,13 @@ class HeatmapLegend:
         self._label: tuple | None = None
         self._ticks: list | None = None
         self._tick_px = 12
+        self._tick_font_px = 12
+        # The tick labels' column is as wide as the widest of the labels the heatmap's stages show now
+        # (reserve_for) and any seen since: stepping the stages does not move the matrix, and "1.0"
+        # leaves no empty band the width of "−2.83" beside it (a fixed 4 labels' heights did: 100 px
+        # of a 1024×768 slide), nor is "−1.3e+03" cut.
+        self._room_texts: tuple[str, ...] = ()
+        self._tick_width = 0
         self._label_px = 12
         self._text = "#000000"
         # Aligned once the layouts have settled (a resize, a new range or token count, the bar's own
@@ -80,7 +89,8 @@ class HeatmapLegend:
         self._graphics.ci.layout.setContentsMargins(4, 4, 4, half_label)  # (room for the "0" under the bar)
         axis.setPen(pg.mkPen(theme.muted, width=line_width))
         axis.setTextPen(pg.mkPen(theme.text))
-        axis.setWidth(int(12 + 4 * label_px))
+        self._tick_font_px = tick_px
+        self._tick_width = 0  # (measured again in this size, by relabel below)
         for side in ("left", "top", "bottom"):
             ax = self.bar.getAxis(side)
             ax.setPen(pg.mkPen(theme.muted, width=line_width))
@@ -88,6 +98,23 @@ class HeatmapLegend:
         self.bar.layout.setColumnFixedWidth(1, int(22 * font_scale))
         self._ticks = None
         self.relabel()
+
+    def reserve_for(self, scales: list[ColorScale]) -> None:
+        """Make the tick labels' column as wide as the widest label of any of these scales (the stages
+        the heatmap may show next) — and of what it shows now; narrower than before if they are."""
+        self._room_texts = tuple(_tick_text(v, sc.lo < 0) for sc in scales for v in candidate_ticks(sc.lo, sc.hi))
+        self._tick_width = 0
+        self._fit_tick_width()
+
+    def _fit_tick_width(self) -> None:
+        shown = [text for _, text in self._ticks or ()]
+        widest = max((self._measure.width(t, self._tick_font_px) for t in [*self._room_texts, *shown, "0.0"]),
+                     default=0.0)
+        # (the tick, its gap to the text, a little air; it grows as an edit widens the labels, and
+        # shrinks only at reserve_for)
+        self._tick_width = max(self._tick_width, int(math.ceil(widest)) + 14)
+        if int(self.bar.axis.width()) != self._tick_width:
+            self.bar.axis.setWidth(self._tick_width)
 
     def show_scale(self, scale: ColorScale) -> None:
         """Show this colour scale (table, range, ticks and title), changing only what differs."""
@@ -118,6 +145,7 @@ class HeatmapLegend:
         if ticks != self._ticks:
             self._ticks = ticks
             self.bar.axis.setTicks([ticks, []])
+            self._fit_tick_width()
         room = self._plot.vb.rect().height() * self._graphics.transform().m22()
         label, px = scale.label, self._label_px
         if room > 0:  # whole, or "softmax weight (0–1)" → "softmax weight" (the ticks say 0–1), or smaller

@@ -98,6 +98,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._rgba: np.ndarray | None = None
         self._blocked: np.ndarray | None = None
         self._scale: ColorScale | None = None
+        self._legend_n = -1  # (the token count the colour bar's label room was measured for)
         self._coloured: tuple | None = None  # (scale key, matrix, mask) the image was coloured from
         # The colours of each stage's matrix of the current result, for stepping back and forth
         # (dropped when the result changes): {(scale key, shown matrix's name): rgba}
@@ -314,6 +315,8 @@ class HeatmapView(FollowsAppearance, QWidget):
         result = self._session.result
         self._matrix = result.stage(self._shown)
         self._blocked = result.blocked
+        if self._matrix.shape[0] != self._legend_n:  # (a new scene: the colour bar's room for its stages)
+            self._reserve_legend()
         self._sigma = stage_spec(self._session.stage).row_sums
         self._recolour(change)
         self._update_range()
@@ -321,9 +324,19 @@ class HeatmapView(FollowsAppearance, QWidget):
         if self.hover.hovered is not None:  # (the read-out follows the numbers and the stage)
             self.hover.show_tip()
 
+    def _reserve_legend(self) -> None:
+        """Room beside the colour bar for the labels of every stage's scale (HeatmapLegend.reserve_for):
+        measured at a new scene and at a stage step, not at each edit (an edit only widens it)."""
+        result = self._session.result
+        self._legend_n = result.stage(self._shown).shape[0]
+        self.legend.reserve_for([scale_for(shown, result.stage(shown), self._cmap_name)
+                                 for shown in dict.fromkeys(SHOWN_STAGE.values())])
+
     def _on_stage(self, stage: str) -> None:
         shown = SHOWN_STAGE[stage]
         sigma = stage_spec(stage).row_sums
+        if shown != self._shown:
+            self._reserve_legend()
         if shown != self._shown or sigma != self._sigma:
             old = None
             if self.animate and self._matrix is not None and self._rgba is not None \
