@@ -99,6 +99,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._blocked: np.ndarray | None = None
         self._scale: ColorScale | None = None
         self._legend_n = -1  # (the token count the colour bar's label room was measured for)
+        self._legend_measured = False  # (and whether for the numbers shown now)
         self._coloured: tuple | None = None  # (scale key, matrix, mask) the image was coloured from
         # The colours of each stage's matrix of the current result, for stepping back and forth
         # (dropped when the result changes): {(scale key, shown matrix's name): rgba}
@@ -304,6 +305,7 @@ class HeatmapView(FollowsAppearance, QWidget):
     # ---- slots --------------------------------------------------------------------------------------
     def _on_new_result(self, change: ResultChange) -> None:
         self._colours.clear()  # (each stage's colours were of the numbers before this change)
+        self._legend_measured = False  # (the next stage step measures the bar's label room again)
         self._on_result(change)
 
     def _on_result(self, change: ResultChange | None = None) -> None:
@@ -329,13 +331,14 @@ class HeatmapView(FollowsAppearance, QWidget):
         measured at a new scene and at a stage step, not at each edit (an edit only widens it)."""
         result = self._session.result
         self._legend_n = result.stage(self._shown).shape[0]
+        self._legend_measured = True
         self.legend.reserve_for([scale_for(shown, result.stage(shown), self._cmap_name)
                                  for shown in dict.fromkeys(SHOWN_STAGE.values())])
 
     def _on_stage(self, stage: str) -> None:
         shown = SHOWN_STAGE[stage]
         sigma = stage_spec(stage).row_sums
-        if shown != self._shown:
+        if shown != self._shown and not self._legend_measured:
             self._reserve_legend()
         if shown != self._shown or sigma != self._sigma:
             old = None
