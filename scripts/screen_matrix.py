@@ -36,6 +36,9 @@ from qkv_studio.ui.window.main_window import MainWindow
 preset, presentation, out = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
 doc = preset_document(preset)  # as --preset opens it, with its own query and stage
 w = MainWindow(doc.scene, "", use_settings=False, view=doc.view)
+import tempfile
+from qkv_studio import reliability
+reliability.attach(w, folder=tempfile.mkdtemp())  # (as qkv-studio does: autosave, and its status bar)
 w.show()
 for _ in range(5):
     app.processEvents()

@@ -53,6 +53,10 @@ _EDITABLE_FLAGS = _READ_ONLY_FLAGS | Qt.ItemFlag.ItemIsEditable
 _DIM_GROUP = {"Q": "qk", "K": "qk", "V": "v", "X": "model", "Wq": "qk", "Wk": "qk", "Wv": "v"}
 
 
+#: Matrices of up to this many rows show every row (see MatrixEditor._fit_height).
+WHOLE_ROWS = 8
+
+
 class MatrixModel(QAbstractTableModel):
     """A table model over one matrix of the Session's scene (no copy: reads the scene on demand).
 
@@ -388,6 +392,8 @@ class MatrixEditor(FollowsAppearance, QWidget):
         self.table = MatrixTable(self.model, self)
         self.title = QLabel()
         self._short_title = False  # a narrow editor: the matrix's name only, its hint in the tooltip
+        self._compact = False  # a short column (see EditorSet): one title line, so every row shows
+        self._long_title_h = 0  # the long title's height as last fitted (0: not fitted yet)
         self._set_title()
         self.title.setWordWrap(True)
         self.title.setMinimumWidth(60)
@@ -411,7 +417,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         head.addWidget(self.remove_button)
         head.addWidget(self.add_button)
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 2, 0, 2)
+        lay.setContentsMargins(0, 0, 0, 0)  # (the splitter's handle parts two editors already)
         lay.setSpacing(2)
         lay.addLayout(head)
         lay.addWidget(self.table, 1)
@@ -513,8 +519,10 @@ class MatrixEditor(FollowsAppearance, QWidget):
         doc.setDocumentMargin(0)
         doc.setHtml(self._long_title())
         doc.setTextWidth(max(1, room))
-        lines = doc.size().height() / max(1, QFontMetrics(self.title.font()).lineSpacing())
-        short = room <= 0 or doc.idealWidth() > room + 0.5 or lines > 2.5
+        line = QFontMetrics(self.title.font()).lineSpacing()
+        lines = doc.size().height() / max(1, line)
+        self._long_title_h = max(1, int(doc.size().height() + 0.5))
+        short = room <= 0 or doc.idealWidth() > room + 0.5 or lines > 2.5 or (self._compact and lines > 1.5)
         if short != self._short_title:
             self._short_title = short
             self._set_title()
@@ -559,24 +567,48 @@ class MatrixEditor(FollowsAppearance, QWidget):
         super().showEvent(event)
         self._fit_title()
 
-    def _fit_height(self) -> None:
-        table = self.table.content_height()
-        if self.table.maximumHeight() != table:
-            self.table.setMaximumHeight(table)
+    def set_compact(self, compact: bool) -> None:
+        """In a column too short for every editor's rows under a two-line title (a 1280×720 window with
+        its title bar and status bar), the title takes one line — the name, the hint in its tooltip —
+        and the row it frees shows the last row of the matrix instead of a scroll bar."""
+        if compact != self._compact:
+            self._compact = compact
+            self._fit_title()
+
+    def height_needed(self, *, long_title: bool | None = None) -> int:
+        """The height that shows the title row and every row of the table, nothing more: as the title is
+        now, or (``long_title``) with the long title or the one-line one.  0 until the title was fitted."""
         lay = self.layout()
         margins = lay.contentsMargins()
         width = self.contentsRect().width() - margins.left() - margins.right()
         head = lay.itemAt(0)  # (the title row: its title wraps in a narrow dock)
-        head_h = head.sizeHint().height()
-        if head.hasHeightForWidth() and width > 0:
-            head_h = max(head_h, head.heightForWidth(width))
-        parts = [head_h, table]
+        if long_title is None:
+            head_h = head.sizeHint().height()
+            if head.hasHeightForWidth() and width > 0:
+                head_h = max(head_h, head.heightForWidth(width))
+        elif not self._long_title_h:
+            return 0
+        else:
+            title_h = self._long_title_h if long_title else QFontMetrics(self.title.font()).lineSpacing()
+            head_h = max(title_h, *(w.sizeHint().height() for w in (self.shape_label, self.add_button)))
+        parts = [head_h, self.table.content_height()]
         if not self.message.isHidden():
             message_h = self.message.heightForWidth(width) if width > 0 else -1
             parts.append(max(message_h, self.message.sizeHint().height()))
-        total = margins.top() + margins.bottom() + sum(parts) + lay.spacing() * (len(parts) - 1)
+        return margins.top() + margins.bottom() + sum(parts) + lay.spacing() * (len(parts) - 1)
+
+    def _fit_height(self) -> None:
+        table = self.table.content_height()
+        if self.table.maximumHeight() != table:
+            self.table.setMaximumHeight(table)
+        total = self.height_needed()
         if self.maximumHeight() != total:
             self.setMaximumHeight(total)
+        # A short matrix (the lesson's four rows) is never cut: where the column has no room for it, the
+        # column scrolls (ScrollColumn) rather than each table hiding its last rows; a long one scrolls.
+        least = total if self.model.rowCount() <= WHOLE_ROWS else 0
+        if self.minimumHeight() != least:
+            self.setMinimumHeight(least)
 
     def _sync(self, *_: object) -> None:
         if self._session.dragging:

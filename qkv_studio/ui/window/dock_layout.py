@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 HEATMAP_MIN_WIDTH = 0.47
 EDITORS_MIN_WIDTH = 0.18  # (and the editors', when they yield to it)
 SEPARATORS = 12  # (the dock separators between the three columns, px)
+#: The height, in lines of the window's text, from which the vector plane sits under the editors: the
+#: token list and three editors with every row (~37 lines) and a plane that can be read (~18 lines).
+#: Below it the plane is a tab (at 1600×950, 53 lines, it was a 200-px strip under editors that hid
+#: their 4th rows behind scroll bars).
+TALL_LINES = 57
 
 
 class DockLayout:
@@ -92,7 +97,8 @@ class DockLayout:
             for dock in lazy:
                 win.tabifyDockWidget(win.dock_blend, dock)
         short: set[str] = set()
-        if h < 900:
+        tall = h >= TALL_LINES * fm.lineSpacing()
+        if not tall:
             # Too short for editors and plane one above the other: the plane becomes a tab of the
             # right-hand column, beside the blend (under the editors it was a strip of 280 × 600 px at
             # 1280×720, its labels cut; the right-hand column is the wider one) — where that column's
@@ -116,11 +122,25 @@ class DockLayout:
             dock.raise_()
         self.hide_stale_tab_bars()
         win.resizeDocks([win.dock_editors, win.dock_calc], [editors, calc], Qt.Horizontal)
-        if h >= 900:
+        if tall:
             # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
-            win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.65), int(h * 0.35)], Qt.Vertical)
+            win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.68), int(h * 0.32)], Qt.Vertical)
         if split:
             self._share_right_column(h, 0.36)
+
+    def bring_forward(self, view: str) -> None:
+        """A stage step in the normal window: the stage's main view (the vector plane at Vectors, the
+        blend at the last stage; see StageSpec.slide_view) in front when it is a tab behind another
+        shown dock — at 1600×950 the plane is a tab behind the blend, and the Vectors stage showed the
+        blend's empty bars.  A view already in view, or closed by the user, is left as it is."""
+        if view == "heatmap":
+            return
+        win = self._window
+        dock = win.dock(view)
+        if dock.isHidden() or dock.isFloating() or not win.tabifiedDockWidgets(dock):
+            return
+        if dock.visibleRegion().isEmpty():
+            dock.raise_()
 
     def make_room_for(self, dock: QDockWidget) -> None:
         """A View-menu panel just opened as a tab of the calculation table (a narrow window's folded

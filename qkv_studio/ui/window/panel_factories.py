@@ -30,12 +30,13 @@ def editors(window: "MainWindow") -> QWidget:
     proj_page = QSplitter(Qt.Vertical)
     window.editors = EditorSet(s, qkv_page, proj_page, appearance=window.appearance)
     window.editor_tabs = tabs = QTabWidget()
+    tabs.setDocumentMode(True)  # (no frame round the page: its 4 px showed a 4th row at 1280×720)
+    # One tab (direct mode): no tab bar, and no room kept for one (a bar only hidden still counted in
+    # the column's minimum height: a scroll bar for 34 px at 1280×720).  Projection mode adds the tab.
+    tabs.setTabBarAutoHide(True)
     tabs.addTab(qkv_page, "Q, K, V")
-    tabs.addTab(proj_page, "X and W")  # (short: both tabs whole in the 230-px column of a 1024-px window)
     tabs.setTabToolTip(0, "The queries, keys and values (in projection mode derived: X·W)")
-    tabs.setTabToolTip(1, "The embeddings X and the learned projections Wᵠ, Wᴷ, Wⱽ")
-    tabs.setTabVisible(1, False)
-    tabs.tabBar().setVisible(False)  # one tab (direct mode): no tab bar
+    window.editor_projection_page = proj_page
     column = QSplitter(Qt.Vertical)
     column.addWidget(window.tokens_panel)
     column.addWidget(tabs)
@@ -50,13 +51,16 @@ def sync_mode(window: "MainWindow") -> None:
     """The X and W tab shows in projection mode only."""
     projection = window.session.scene.mode == "projection"
     tabs = window.editor_tabs
-    was = tabs.isTabVisible(1)
-    if projection == was:  # setTabVisible re-lays out and repaints the whole column, even unchanged
+    was = tabs.count() > 1
+    if projection == was:  # a tab added or removed re-lays out and repaints the whole column
         return
     if projection:
         window.editors.build_projection()
-    tabs.setTabVisible(1, projection)
-    tabs.tabBar().setVisible(projection)
+        # (short: both tabs whole in the 230-px column of a 1024-px window)
+        tabs.addTab(window.editor_projection_page, "X and W")
+        tabs.setTabToolTip(1, "The embeddings X and the learned projections Wᵠ, Wᴷ, Wⱽ")
+    else:
+        tabs.removeTab(1)
     tabs.setCurrentIndex(1 if projection else 0)
 
 

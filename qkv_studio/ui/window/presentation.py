@@ -179,8 +179,11 @@ class Presentation:
 
     def _on_stage(self, *_: object) -> None:
         # (only when the slide's main view changes: a step between the score stages moves nothing)
-        if self.on and stage_spec(self._window.session.stage).slide_view != self._slide_view:
+        view = stage_spec(self._window.session.stage).slide_view
+        if self.on and view != self._slide_view:
             self.compose_slide()
+        elif not self.on:
+            self.docks.bring_forward(view)
 
     def _on_scale(self, *_: object) -> None:
         # A zoom on a heatmap's slide: the table, beside it or under it, is placed for its new text

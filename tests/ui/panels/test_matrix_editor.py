@@ -192,3 +192,25 @@ def test_a_narrow_editor_titles_its_matrix_by_name_and_keeps_the_hint_in_the_too
     editor.resize(600, 200)
     qtbot.waitUntil(lambda: "looking for" in editor.title.text(), timeout=2000)
     assert editor.title.toolTip() == ""
+
+
+def test_a_short_column_titles_the_editors_on_one_line_so_every_row_shows(qtbot, show_window, lesson_scene):
+    """A 1280×720 screen's window (its frame, menu and status bar taken: 1272×660 inside) left 3½ of Q's,
+    K's and V's 4 rows in view behind scroll bars: there the titles take one line (the hint in the
+    tooltip) and every row shows; in a taller window the hints are back."""
+    from qkv_studio.ui.widgets.frame_throttle import flush_pending
+
+    window = show_window(lesson_scene, (1272, 660), view=LESSON_VIEW)
+    window.statusBar().showMessage("ready")
+    flush_pending()
+    for name in "QKV":
+        editor = window.editors[name]
+        qtbot.waitUntil(lambda t=editor.table: _rows_shown_whole(t), timeout=2000)
+        assert not editor.table.verticalScrollBar().isVisible()
+        hint = editor.title.toolTip().partition(": ")[2]
+        assert "token" in hint and "token" not in editor.title.text()  # (the hint in the tooltip only)
+    window.resize(1600, 1000)
+    q = window.editors["Q"]
+    qtbot.waitUntil(lambda: "what each token is looking for" in q.title.text(), timeout=2000)
+    for name in "QKV":
+        qtbot.waitUntil(lambda t=window.editors[name].table: _rows_shown_whole(t), timeout=2000)

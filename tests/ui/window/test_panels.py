@@ -317,3 +317,20 @@ def test_token_list_and_editor_titles_follow_the_theme_legibly(qtbot, lesson_sce
 
         hint = "#666666" if theme == "light" else get_theme(theme).muted
         assert f"color:{hint}" in window.editors["Q"].title.text()
+
+
+def test_a_stage_brings_its_view_forward_when_it_is_a_tab_behind_another(qtbot, lesson_scene, show_window):
+    """At 1600×950 the vector plane is a tab behind the blend: the Vectors stage shows the plane (it
+    showed the blend's empty bars), the blend stage the blend; a score stage leaves the tabs alone."""
+    window = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
+    qtbot.waitUntil(lambda: not window.dock_blend.visibleRegion().isEmpty(), timeout=2000)
+    assert window.dock_plane in window.tabifiedDockWidgets(window.dock_blend)
+    window.session.set_stage("vectors")
+    qtbot.waitUntil(lambda: not window.dock_plane.visibleRegion().isEmpty(), timeout=2000)
+    assert window.dock_blend.visibleRegion().isEmpty()
+    window.session.set_stage("scores")
+    qtbot.wait(50)
+    assert not window.dock_plane.visibleRegion().isEmpty()
+    window.session.set_stage("output")
+    qtbot.waitUntil(lambda: not window.dock_blend.visibleRegion().isEmpty(), timeout=2000)
+    assert window.dock_plane.visibleRegion().isEmpty()

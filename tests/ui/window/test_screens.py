@@ -94,6 +94,9 @@ def facts(w, mode):
                     or bar.tabRect(i).width() < bar.tabSizeHint(i).width():
                 texts.append(["tab", bar.tabText(i), bar.tabRect(i).width(), bar.tabSizeHint(i).width(), bar.width()])
     out["cut_texts"] = texts
+    # the matrix editors whose rows hide behind the table's own scroll bar
+    out["editor_rows_hidden"] = [ed.name for ed in w.editors.built()
+                                 if ed.isVisible() and ed.table.verticalScrollBar().isVisible()]
     # (a dock tabbed behind another is parked outside the window by Qt, still "visible")
     docks = [d for d in w.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()
              and w.rect().intersects(d.geometry())]
@@ -185,6 +188,9 @@ elif preset == "smollm2":
 else:
     _doc = preset_document(preset)  # (as --preset opens it: the preset's own query and stage)
     w = MainWindow(_doc.scene, "", use_settings=False, view=_doc.view)
+from qkv_studio import reliability
+import tempfile
+reliability.attach(w, folder=tempfile.mkdtemp())  # (as the app does: autosave, and its status bar)
 w.show()
 settle()
 w.session.flush()
@@ -250,13 +256,17 @@ def test_the_window_and_its_slides_fit_the_screen(tmp_path, width, height, dpr):
     results = run_screen(tmp_path, width, height, dpr)
     _check_whole(results, f"{width}x{height}@{dpr}")
     normal = results[0]
-    # (≥ 29 % of the window, ≥ 30 % of a 1024×768 one: the lesson's caption — four lines there since the
+    # (≥ 27 % of the window, ≥ 30 % of a 1024×768 one: the lesson's caption — four lines there since the
     # captions say what the numbers are — takes the rest of the centre column; at 1280×720 the table has
-    # the width of its weights column; the heatmap stays the largest panel)
-    assert normal["heatmap_share"] >= (0.30 if width == 1024 else 0.29), normal
+    # the width of its weights column and the status bar its line (29 % without it); the heatmap stays
+    # the largest panel)
+    assert normal["heatmap_share"] >= (0.30 if width == 1024 else 0.27), normal
     # (the table's shown columns, the weights its last, whole beside the heatmap: at 1024×768 too, where
     # they were behind the folded column's scroll bar)
     assert normal["calc_cut"] == 0, normal
+    # (every row of Q, K and V in view: at 1280×720 the window's title bar and status bar left 3½ rows
+    # of each behind a scroll bar)
+    assert not normal["editor_rows_hidden"], normal
     assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
     slides = {r["stage"]: r for r in results[1:5]}
     for stage in ("scores", "weights"):
@@ -348,6 +358,7 @@ def test_the_window_fits_a_hidpi_laptop(tmp_path, preset):
     assert normal["stepper_h"] <= 0.4, normal
     if preset == "lesson":
         assert normal["calc_cut"] == 0, normal  # (its weights were behind the scroll bar)
+        assert not normal["editor_rows_hidden"], normal  # (the column scrolls, not each table)
 
 
 def test_a_short_slide_gives_the_heatmap_the_most(tmp_path):

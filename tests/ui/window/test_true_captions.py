@@ -66,6 +66,7 @@ def test_labels_of_coinciding_and_close_arrows_do_not_overprint(qtbot, show_wind
     scene = Scene.create(["a", "b", "c", "d"], q=[[0, 1], [1, 0], [0, 1], [-1, 0]],
                          k=[[1.0, 0.0], [1.01, 0.01], [1.01, 0.01], [-1, -1]], v=[[1, 0], [0, 1], [1, 1], [0, 0]])
     window = show_window(scene)
+    window.show_panel(window.dock_plane)  # (at the window's 1600×950 a tab behind the blend)
     plane = window.plane
     qtbot.waitUntil(lambda: any("k b" in t for t in plane.label_texts()), timeout=2000)
     texts = plane.label_texts()
