@@ -22,6 +22,7 @@ from qkv_studio.export.deck import DECK_STAGES, export_all_stages
 from qkv_studio.export.figures import PT_PER_PX, ensure_app, figure_image
 from qkv_studio.export.files import export_file
 from qkv_studio.render.figure import FigureOptions, figure_size
+from tests.pdf_facts import pdf_facts
 
 LESSON_VALUES = ("0.54", "0.27", "0.13", "0.06")
 SVG = "{http://www.w3.org/2000/svg}"
@@ -170,11 +171,10 @@ def test_pdf_is_one_page_sized_to_the_figure(lesson_scene, tmp_path):
     assert leftovers(tmp_path) == ["fig.pdf"]
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed")
 def test_pdf_text_is_selectable(lesson_scene, tmp_path):
     out = tmp_path / "fig.pdf"
     export_file(lesson_scene, out)
-    text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True, check=True).stdout
+    [text] = pdf_facts(out).texts
     for word in ("softmax weights", "attending to (key)", "cat", "mat", *LESSON_VALUES):
         assert word in text, word
 
