@@ -1,11 +1,14 @@
-"""What the tests read back from an exported PDF, with pypdf (in the ``test`` extra, so ``make test`` installs
-it; the tests used poppler's command-line tools, which a fresh machine does not have)."""
+"""What the tests read back from an exported PDF: its facts with pypdf, its pages as pixels with pypdfium2
+(PDFium; both in the ``test`` extra, so ``make test`` installs them; the tests used poppler's command-line
+tools, which a fresh machine does not have)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+import pypdfium2
 from pypdf import PdfReader
 
 
@@ -42,3 +45,13 @@ def pdf_facts(path: str | Path) -> PdfFacts:
         creator=None if info is None else info.creator,
         xmp="" if stream is None else stream.get_object().get_data().decode("utf-8"),
     )
+
+
+def pdf_page_pixels(path: str | Path, dpi: float = 96) -> list[np.ndarray]:
+    """Each page of ``path`` rendered by PDFium at ``dpi`` (96: a 960 × 540 pt page is 1280 × 720 px), as an
+    RGB array of shape (height, width, 3)."""
+    document = pypdfium2.PdfDocument(str(path))
+    try:
+        return [np.asarray(page.render(scale=dpi / 72).to_pil().convert("RGB")) for page in document]
+    finally:
+        document.close()
