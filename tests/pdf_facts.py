@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pypdfium2
 from pypdf import PdfReader
 
 
@@ -50,6 +49,8 @@ def pdf_facts(path: str | Path) -> PdfFacts:
 def pdf_page_pixels(path: str | Path, dpi: float = 96) -> list[np.ndarray]:
     """Each page of ``path`` rendered by PDFium at ``dpi`` (96: a 960 × 540 pt page is 1280 × 720 px), as an
     RGB array of shape (height, width, 3)."""
+    import pypdfium2  # here: a venv made before it joined the test extra fails only the tests that render
+
     document = pypdfium2.PdfDocument(str(path))
     try:
         return [np.asarray(page.render(scale=dpi / 72).to_pil().convert("RGB")) for page in document]
