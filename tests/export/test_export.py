@@ -7,7 +7,6 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -22,6 +21,7 @@ from qkv_studio.export.deck import DECK_STAGES, export_all_stages
 from qkv_studio.export.figures import PT_PER_PX, ensure_app, figure_image
 from qkv_studio.export.files import export_file
 from qkv_studio.render.figure import FigureOptions, figure_size
+from tests.pdf_facts import pdf_facts, pdf_page_pixels
 
 LESSON_VALUES = ("0.54", "0.27", "0.13", "0.06")
 SVG = "{http://www.w3.org/2000/svg}"
@@ -170,25 +170,20 @@ def test_pdf_is_one_page_sized_to_the_figure(lesson_scene, tmp_path):
     assert leftovers(tmp_path) == ["fig.pdf"]
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed")
 def test_pdf_text_is_selectable(lesson_scene, tmp_path):
     out = tmp_path / "fig.pdf"
     export_file(lesson_scene, out)
-    text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True, check=True).stdout
+    [text] = pdf_facts(out).texts
     for word in ("softmax weights", "attending to (key)", "cat", "mat", *LESSON_VALUES):
         assert word in text, word
 
 
-@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils not installed")
 def test_pdf_renders_to_one_page_of_the_figures_aspect(lesson_scene, tmp_path):
     out = tmp_path / "fig.pdf"
     export_file(lesson_scene, out)
-    subprocess.run(["pdftoppm", "-png", "-r", "60", str(out), str(tmp_path / "page")], check=True)
-    pages = sorted(tmp_path.glob("page*.png"))
-    assert len(pages) == 1
-    img = QImage(str(pages[0]))
+    [page] = pdf_page_pixels(out, dpi=60)
     size = figure_size(lesson_scene, FigureOptions())
-    assert img.width() / img.height() == pytest.approx(size.width() / size.height(), rel=0.02)
+    assert page.shape[1] / page.shape[0] == pytest.approx(size.width() / size.height(), rel=0.02)
 
 
 # ---- numbers ------------------------------------------------------------------------------------

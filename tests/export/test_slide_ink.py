@@ -6,8 +6,6 @@ without ``--ink`` none, and never on the bare figure."""
 from __future__ import annotations
 
 import io
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -21,6 +19,7 @@ from qkv_studio.core.ink import EMPTY_INK, stroke
 from qkv_studio.export.files import export_file
 from qkv_studio.export.slide import slide_bytes, with_ink
 from qkv_studio.render.figure import FigureOptions
+from tests.pdf_facts import pdf_page_pixels
 
 Y = 0.5  # the red stroke on "weights": across the slide at half its height
 X0, X1 = 0.1, 0.9
@@ -67,15 +66,6 @@ def _png(path) -> np.ndarray:
         return np.asarray(im.convert("RGB"))
 
 
-def _pdf_pages(path, tmp_path) -> list[np.ndarray]:
-    """The PDF's pages rendered at 96 dpi (a 960 × 540 pt page is 1280 × 720 px) by poppler's pdftoppm."""
-    if shutil.which("pdftoppm") is None:
-        pytest.skip("pdftoppm (poppler-utils) is not installed")
-    prefix = tmp_path / f"{path.stem}-page"
-    subprocess.run(["pdftoppm", "-r", "96", "-png", str(path), str(prefix)], check=True, capture_output=True)
-    return [_png(p) for p in sorted(tmp_path.glob(f"{prefix.name}-*.png"))]
-
-
 def _export(capsys, *args) -> None:
     code = main(["export", *args])
     assert (code, capsys.readouterr().err) == (0, "")
@@ -112,11 +102,11 @@ def test_the_slide_pdf_and_the_slides_pdf_have_the_ink_on_their_pages(tmp_path, 
     session = _inked_file(tmp_path)
     one = tmp_path / "slide.pdf"
     _export(capsys, str(session), "--slide", "--ink", "--width", "1280", "-o", str(one))
-    [page] = _pdf_pages(one, tmp_path)
+    [page] = pdf_page_pixels(one)
     assert page.shape[:2] == (720, 1280) and _share_along_row(page, Y, _red) > 0.95
     deck = tmp_path / "slides.pdf"
     _export(capsys, str(session), "--slides", "--ink", "--width", "1280", "-o", str(deck))
-    pages = _pdf_pages(deck, tmp_path)
+    pages = pdf_page_pixels(deck)
     assert len(pages) == len(STAGES)
     weights, scores = pages[STAGES.index("weights")], pages[STAGES.index("scores")]
     assert _share_along_row(weights, Y, _red) > 0.95 and _share_along_column(weights, BLUE_X, _blue) < 0.02
@@ -126,7 +116,7 @@ def test_the_slide_pdf_and_the_slides_pdf_have_the_ink_on_their_pages(tmp_path, 
         assert _share_along_row(p, Y, _red) < 0.02 and _share_along_column(p, BLUE_X, _blue) < 0.02
     plain = tmp_path / "plain.pdf"
     _export(capsys, str(session), "--slides", "-o", str(plain))
-    assert _share_along_row(_pdf_pages(plain, tmp_path)[STAGES.index("weights")], Y, _red) < 0.02
+    assert _share_along_row(pdf_page_pixels(plain)[STAGES.index("weights")], Y, _red) < 0.02
 
 
 def test_the_pptx_pictures_are_the_stages_slides_with_their_ink(tmp_path, capsys):

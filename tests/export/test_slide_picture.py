@@ -4,8 +4,6 @@ each carrying the figure's alt text."""
 
 from __future__ import annotations
 
-import re
-import subprocess
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -17,6 +15,7 @@ from qkv_studio.core import load_preset
 from qkv_studio.core.describe import describe
 from qkv_studio.export.slide import check_size, slide_bytes
 from qkv_studio.render.figure import FigureOptions
+from tests.pdf_facts import pdf_facts
 
 
 @pytest.fixture(autouse=True)
@@ -55,9 +54,9 @@ def test_the_slide_svg_and_pdf_are_vector_with_the_slides_text(tmp_path, capsys)
     title = next(t for t in root.iter() if t.tag.endswith("title")).text
     assert title.startswith("Slide: ") and "scores" in title.lower()
     pdf = _export(tmp_path, capsys, "s.pdf", "--width", "1280", "--theme", "dark")
-    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
-    assert re.search(r"^Pages:\s+1$", info, re.M) and re.search(r"^Page size:\s+960 x 540 pts", info, re.M)
-    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    facts = pdf_facts(pdf)
+    assert facts.page_sizes == ((960, 540),)  # one page, in points
+    [words] = facts.texts
     assert "softmax" in words and "sat" in words
 
 

@@ -1,11 +1,9 @@
 """Slide decks (issue 22, item 3): a PowerPoint deck read back with python-pptx and a multi-page vector PDF
-counted with poppler's pdfinfo, one slide per stage."""
+read back with pypdf (tests/pdf_facts.py), one slide per stage."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-import subprocess
 
 from PIL import Image
 from pptx import Presentation
@@ -19,6 +17,7 @@ from qkv_studio.export.files import export_file
 from qkv_studio.export.pptx_alt import picture_descriptions
 from qkv_studio.export.slides import FORMULA_WORDS, export_slides_pdf, slide_notes
 from qkv_studio.render.figure import FigureOptions
+from tests.pdf_facts import pdf_facts
 
 
 def _descr(path, slide, pic) -> str:
@@ -69,21 +68,18 @@ def test_the_pptx_takes_the_stages_and_the_query_it_is_given(lesson_scene, tmp_p
 
 
 def _pages(path) -> int:
-    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True).stdout
-    return int(re.search(r"^Pages:\s+(\d+)$", info, re.M).group(1))
+    return pdf_facts(path).pages
 
 
 def test_the_slides_pdf_has_one_vector_page_per_stage(lesson_scene, tmp_path):
     out = export_slides_pdf(lesson_scene, tmp_path / "slides.pdf", options=FigureOptions(theme="dark", query=2))
-    assert _pages(out) == len(STAGES)
-    info = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True, check=True).stdout
-    assert re.search(r"^Page size:\s+960 x 540 pts", info, re.M)
-    text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
-    pages = text.split("\f")
+    pdf = pdf_facts(out)
+    assert pdf.pages == len(STAGES)
+    assert set(pdf.page_sizes) == {(960, 540)}  # points: 16:9, every page
+    pages = pdf.texts
     assert "4 / 5 · Weights (softmax)" in pages[3] and "0.54" in pages[3]  # vector: the numbers are text
     assert "softmax weights · query “sat”" in pages[3]
-    meta = subprocess.run(["pdfinfo", "-meta", str(out)], capture_output=True, text=True, check=True).stdout
-    assert "Slide 4: Softmax weights for 4 tokens" in meta
+    assert "Slide 4: Softmax weights for 4 tokens" in pdf.xmp
 
 
 def test_the_command_line_writes_decks_and_refuses_bad_combinations(tmp_path, capsys):
