@@ -317,3 +317,25 @@ def test_token_list_and_editor_titles_follow_the_theme_legibly(qtbot, lesson_sce
 
         hint = "#666666" if theme == "light" else get_theme(theme).muted
         assert f"color:{hint}" in window.editors["Q"].title.text()
+
+
+def test_a_narrow_table_shortens_its_headings_and_names_them_in_full_on_hover(qtbot, show_window, lesson_scene):
+    """A compact table (a folded column, a slide): a heading wider than its numbers even on two lines
+    shows its symbol ("w"), the whole heading on hover; every column still as wide as its numbers."""
+    from tests.views import LESSON_VIEW
+
+    window = show_window(lesson_scene, view=LESSON_VIEW)
+    table, model = window.calc, window.calc.calc_model
+    table.set_compact(False)
+    col = model.columns().index("weight")
+    assert model.headerData(col, Qt.Horizontal) == "weight w"
+    wide = table.content_width(through="output")
+    table.set_compact(True)
+    assert model.headerData(col, Qt.Horizontal) == "w"
+    assert model.headerData(col, Qt.Horizontal, Qt.ToolTipRole) == "weight w"
+    assert table.content_width(through="output") < wide
+    fm = table.fontMetrics()
+    for c in range(model.columnCount()):
+        if not table.isColumnHidden(c):
+            widest = max(fm.horizontalAdvance(model.index(r, c).data() or "") for r in range(model.rowCount()))
+            assert table.columnWidth(c) >= widest, model.columns()[c]
