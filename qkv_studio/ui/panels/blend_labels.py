@@ -149,9 +149,10 @@ class ValueLabels:
         self.items: list[pg.TextItem] = []
         self._font = QFont()
         self._color = "#000000"
-        self._heads = np.zeros((0, 2))
-        self._rank = np.zeros(0)  # per head: its label's precedence (its largest weight)
-        self._key: tuple | None = None
+        self._heads = np.zeros((0, 2))  # one per label (values at one point share one)
+        self._members: list[list[int]] = []  # per label: the values it names
+        self._all_heads = np.zeros((0, 2))  # every value's head
+        self._key: tuple | None = None  # what the last layout was for
 
     def set_style(self, font: QFont, color: str) -> None:
         """The names' font and colour (every item made again)."""
@@ -159,10 +160,12 @@ class ValueLabels:
         self._font, self._color = QFont(font), color
 
     def clear(self) -> None:
+        """Remove every name from the plot."""
         for item in self.items:
             self._plot.removeItem(item)
         self.items = []
-        self._heads = np.zeros((0, 2))
+        self._heads = self._all_heads = np.zeros((0, 2))
+        self._members = []
         self._key = None
 
     def set_values(self, heads: np.ndarray, names: list[str]) -> None:
@@ -193,8 +196,9 @@ class ValueLabels:
         """Place the names for a pixel of ``px`` data units in a plot showing ``view`` (data), clear of
         every other arrow's head (a square ``head_px`` across); ``weights`` (None: not shown yet) rank
         them, else their order.  ``output`` (x, y, its label, its dot's size in px), once it is shown,
-        is placed first, its label clear of the values' heads too: the output lies towards the values
-        that lead the blend, and its label, always beyond its head, covered the leading value's."""
+        has its label placed too, right after the leading value's name and clear of the values' heads:
+        the output lies towards the values that lead the blend, and its label, always beyond its head,
+        covered the leading value's."""
         dx, dy = px
         if not (dx > 0 and dy > 0):
             return

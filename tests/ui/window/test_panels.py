@@ -274,7 +274,7 @@ def test_blend_names_among_the_vectors_grow_less_than_the_rest(qtbot, session):
 
     view = shown(qtbot, BlendView(session, appearance=Appearance(font_scale=2.2)), size=(900, 700))  # projector type
     flush_pending()
-    label = view._value_labels[0]
+    label = view.value_labels.items[0]
     assert label.textItem.font().pointSizeF() == pytest.approx(11 * LABEL_SCALE_MAX)
     assert view.bars_plot.getAxis("left").style["tickFont"].pointSizeF() == pytest.approx(11 * 2.2)
 
