@@ -33,9 +33,10 @@ from qkv_studio.core import preset_document
 app = ensure_qapp()
 from PySide6.QtWidgets import QApplication
 from qkv_studio.ui.window.main_window import MainWindow
-preset, presentation, out = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
-doc = preset_document(preset)  # as --preset opens it, with its own query and stage
-w = MainWindow(doc.scene, "", use_settings=False, view=doc.view)
+preset, presentation, out, stage = sys.argv[1], sys.argv[2] == "1", sys.argv[3], sys.argv[4]
+doc = preset_document(preset)  # as --preset opens it, with its own query and stage (or --stage's)
+view = doc.view.with_stage(stage) if stage else doc.view
+w = MainWindow(doc.scene, "", use_settings=False, view=view)
 import tempfile
 from qkv_studio import reliability
 reliability.attach(w, folder=tempfile.mkdtemp())  # (as qkv-studio does: autosave, and its status bar)
@@ -63,7 +64,7 @@ print(json.dumps(facts))
 """
 
 
-def run_one(w: int, h: int, dpr: float, preset: str, presentation: bool, out: Path) -> str:
+def run_one(w: int, h: int, dpr: float, preset: str, presentation: bool, out: Path, stage: str = "") -> str:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Path(tmp) / "screens.json"
         phys_w, phys_h = int(w * dpr), int(h * dpr)
@@ -75,7 +76,7 @@ def run_one(w: int, h: int, dpr: float, preset: str, presentation: bool, out: Pa
             env["QT_SCALE_FACTOR"] = str(dpr)
         else:
             env.pop("QT_SCALE_FACTOR", None)
-        res = subprocess.run([sys.executable, "-c", CHILD, preset, "1" if presentation else "0", str(out)],
+        res = subprocess.run([sys.executable, "-c", CHILD, preset, "1" if presentation else "0", str(out), stage],
                              env=env, capture_output=True, text=True, timeout=120)
         lines = [ln for ln in res.stdout.splitlines() if ln.startswith("{")]
         if res.returncode != 0 or not lines:
@@ -88,6 +89,7 @@ def main() -> int:
     ap.add_argument("-o", "--out", type=Path, required=True, help="folder for the PNGs")
     ap.add_argument("--preset", default="lesson")
     ap.add_argument("--only", default="", help="comma-separated WxH@DPR entries, e.g. 1024x768@1,1920x1080@2")
+    ap.add_argument("--stage", default="", help="the stage to open at (default: the preset's own)")
     ap.add_argument("--presentation-only", action="store_true")
     ap.add_argument("--normal-only", action="store_true")
     args = ap.parse_args()
@@ -106,8 +108,9 @@ def main() -> int:
         modes = [False]
     for w, h, dpr in matrix:
         for pres in modes:
-            name = f"{args.preset}-{w}x{h}@{dpr:g}-{'f5' if pres else 'normal'}.png"
-            facts = run_one(w, h, dpr, args.preset, pres, args.out / name)
+            stage = f"-{args.stage}" if args.stage else ""
+            name = f"{args.preset}{stage}-{w}x{h}@{dpr:g}-{'f5' if pres else 'normal'}.png"
+            facts = run_one(w, h, dpr, args.preset, pres, args.out / name, args.stage)
             print(f"{name:45s} {facts}", flush=True)
     return 0
 

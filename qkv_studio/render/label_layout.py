@@ -232,10 +232,37 @@ def spaced(centres: Sequence[float], widths: Sequence[float], order: Sequence[in
            gap: float) -> list[int]:
     """Which of a row of labels (centred at ``centres``, ``widths`` wide, in px) to draw so that no two
     overlap and each keeps ``gap`` from its neighbours: taken in ``order`` (the most important first —
-    the largest weights above a blend's bars), each where it has room.  Returns the indices, sorted."""
-    kept: list[int] = []
+    the largest weights above a blend's bars), each where it has room.  Returns the indices, sorted.
+    (:func:`placed` along one line.)"""
+    boxes = [[(c - w / 2, c + w / 2, 0.0, 1.0)] for c, w in zip(centres, widths)]
+    return sorted(placed(boxes, order, gap=gap))
+
+
+Box = tuple[float, float, float, float]
+"""A label's box in px: (left, right, bottom, top), y up."""
+
+
+def placed(candidates: Sequence[Sequence[Box]], order: Sequence[int], *, gap: float,
+           obstacles: Sequence[Box] = (), inside: Box | None = None) -> dict[int, int]:
+    """Where labels go so that no two overlap: label ``i`` may stand at any of its ``candidates[i]``
+    boxes (tried in turn — beside its arrow's head, then on the head's other sides); taken in ``order``
+    (the most important first — the largest weights of a blend), each at its first candidate that keeps
+    ``gap`` from the labels placed before it and from every ``obstacles`` box (other arrows' heads,
+    another label drawn anyway) and lies within ``inside`` (the plot), else left out.
+    Returns label → the index of its chosen candidate."""
+
+    def apart(a: Box, b: Box) -> bool:
+        return a[1] + gap <= b[0] or b[1] + gap <= a[0] or a[3] + gap <= b[2] or b[3] + gap <= a[2]
+
+    def within(a: Box) -> bool:
+        return inside is None or (inside[0] <= a[0] and a[1] <= inside[1] and inside[2] <= a[2] and a[3] <= inside[3])
+
+    taken: list[Box] = []
+    chosen: dict[int, int] = {}
     for i in order:
-        lo, hi = centres[i] - widths[i] / 2, centres[i] + widths[i] / 2
-        if all(hi + gap <= centres[k] - widths[k] / 2 or lo - gap >= centres[k] + widths[k] / 2 for k in kept):
-            kept.append(i)
-    return sorted(kept)
+        for c, box in enumerate(candidates[i]):
+            if within(box) and all(apart(box, b) for b in obstacles) and all(apart(box, b) for b in taken):
+                chosen[i] = c
+                taken.append(box)
+                break
+    return chosen

@@ -12,16 +12,17 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QResizeEvent, QStaticText, QTransform
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from qkv_studio.core.captions import contribution
 from qkv_studio.core.stages import reveals
-from qkv_studio.render.label_layout import abbreviate, spaced, TextMeasure
+from qkv_studio.render.label_layout import abbreviate, TextMeasure
 from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.panels.blend_labels import BarValueLabels, ValueLabels
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.formatting import fmt_fixed, fmt_vector
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
@@ -33,115 +34,6 @@ from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden, paint_op
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
-
-
-class BarValueLabels(pg.GraphicsObject):
-    """Each bar's weight written above it, all drawn in one paint from laid-out static texts.
-
-    (A pg.TextItem per bar re-lays out its text document on every new number: sixteen of them cost
-    ~4 ms an edit.)  Positions are in data coordinates; the text keeps its pixel size.  Only labels that
-    fit side by side are drawn (:func:`~qkv_studio.render.label_layout.spaced`): all of them, a little
-    smaller if need be (down to :data:`SMALLEST` of the size), else at that size the largest weights
-    first — never two over each other.  A label that would stand above the plot's top is drawn inside
-    it, on a backing of the plot's colour, over its bar.
-    """
-
-    SMALLEST = 0.7  # of the style's size: the legible floor before labels are left out
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._labels: list[tuple[float, float, str]] = []
-        self._font = QFont()
-        self._color = QColor("#000000")
-        self._backing = QColor("#ffffff")
-        self._static: dict[tuple[str, float], QStaticText] = {}
-        self._layout_key: tuple | None = None
-        self._laid_out: list[tuple[str, QRectF, QFont, bool]] = []
-
-    def set_style(self, font: QFont, color: str, backing: str = "#ffffff") -> None:
-        self._font = QFont(font)
-        self._color = QColor(color)
-        self._backing = QColor(backing)
-        self._backing.setAlpha(220)
-        self._static.clear()
-        self._layout_key = None
-        self.update()
-
-    def set_labels(self, labels: list[tuple[float, float, str]]) -> None:
-        """(x, y, text) per bar: the text is centred on x, just above y."""
-        if labels != self._labels:
-            self._labels = labels
-            self._layout_key = None
-            self.update()
-
-    def labels(self) -> list[tuple[float, float, str]]:
-        return list(self._labels)
-
-    def drawn(self) -> list[tuple[str, QRectF]]:
-        """The texts of the last paint and their rectangles in the view's pixels (for tests and checks)."""
-        return [(text, QRectF(rect)) for text, rect, _, _ in self._laid_out]
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
-        vb = self.getViewBox()
-        return QRectF() if vb is None else self.mapRectFromView(vb.viewRect())
-
-    def _static_text(self, text: str, font: QFont) -> QStaticText:
-        key = (text, font.pointSizeF())
-        static = self._static.get(key)
-        if static is None:
-            if len(self._static) > 2048:
-                self._static.clear()
-            static = self._static[key] = QStaticText(text)
-            static.prepare(QTransform(), font)
-        return static
-
-    def _lay_out(self, tr: QTransform) -> list[tuple[str, QRectF, QFont, bool]]:
-        """Where each drawn label goes in pixels (under ``tr``, data → pixels): which fit, at what size."""
-        vb = self.getViewBox()
-        view = vb.viewRect() if vb is not None else QRectF()
-        top_px = min(tr.map(QPointF(0, view.top())).y(), tr.map(QPointF(0, view.bottom())).y())
-        anchors = [tr.map(QPointF(x, y)) for x, y, _ in self._labels]
-        order = sorted(range(len(self._labels)), key=lambda i: -self._labels[i][1])  # largest weights first
-        base = self._font.pointSizeF()
-        chosen: list[int] = []
-        font = QFont(self._font)
-        for f in (1.0, 0.85, self.SMALLEST):
-            font = QFont(self._font)
-            font.setPointSizeF(base * f)
-            fm = QFontMetricsF(font)
-            widths = [fm.horizontalAdvance(text) for _, _, text in self._labels]
-            chosen = spaced([a.x() for a in anchors], widths, order, gap=fm.averageCharWidth() / 2)
-            if len(chosen) == len(self._labels):
-                break
-        out = []
-        for i in chosen:
-            text = self._labels[i][2]
-            size = self._static_text(text, font).size()
-            x, y = anchors[i].x() - size.width() / 2, anchors[i].y() - size.height() - 1
-            inside = y < top_px  # (the top bar's label: inside the plot, not cut at its edge)
-            if inside:
-                y = top_px + 1
-            out.append((text, QRectF(x, y, size.width(), size.height()), font, inside))
-        return out
-
-    def paint(self, p: QPainter, *args) -> None:
-        if not self._labels:
-            return
-        tr = p.transform()
-        vb = self.getViewBox()
-        key = (tr.m11(), tr.m22(), tr.dx(), tr.dy(), None if vb is None else tuple(vb.viewRect().getRect()))
-        if key != self._layout_key:  # (laid out anew only for new labels or a new size of the plot)
-            self._layout_key = key
-            self._laid_out = self._lay_out(tr)
-        p.save()
-        p.resetTransform()
-        p.setPen(self._color)
-        for text, rect, font, inside in self._laid_out:
-            if inside:
-                p.fillRect(rect.adjusted(-2, 0, 2, 0), self._backing)
-            p.setFont(font)
-            p.drawStaticText(rect.topLeft(), self._static_text(text, font))
-        p.restore()
 
 
 LABEL_SCALE_MAX = 1.5  # the largest growth of the names inside the values plot (see _label_scale)
@@ -187,7 +79,7 @@ class BlendView(FollowsAppearance, QWidget):
         self.bar_labels = BarValueLabels()
         self.bars_plot.addItem(self.bar_labels, ignoreBounds=True)
         self._value_items: list = []
-        self._value_labels: list[pg.TextItem] = []
+        self.value_labels = ValueLabels(self.values_plot.getPlotItem())
         # What the items show now, so an update touches only what changed.
         self._drawn = False
         self._stale = False
@@ -479,7 +371,9 @@ class BlendView(FollowsAppearance, QWidget):
             for item in self._value_items:
                 self.values_plot.removeItem(item)
             self._value_items = []
-            self._value_labels = []
+            font = QFont()
+            font.setPointSizeF(11 * self._label_scale())
+            self.value_labels.set_style(font, t.value_color)
             # (curves, not PlotDataItems: the same lines without the data item's processing on each set)
             # (the values as arrows, as on the vector plane: thin aliased lines were faint from afar)
             self._lines = pg.PlotCurveItem(pen=pg.mkPen(t.value_color, width=3 * t.line_scale * self._font_scale),
@@ -507,13 +401,11 @@ class BlendView(FollowsAppearance, QWidget):
         values_changed = values_key != self._values_key
         if values_changed:
             self._values_key = values_key
-            self._sync_value_labels(v2 if s.n <= 16 else v2[:0], s)
+            n = s.n if s.n <= 16 else 0
+            self.value_labels.set_values(v2[:n], [s.token_label(j) for j in range(n)])
         self._arrow.setData(np.array([0.0, out2[0]]), np.array([0.0, out2[1]]))
         self._head.setData([out2[0]], [out2[1]])
-        # The label sits beyond the arrow's head, away from the values it is a blend of.
-        r = math.hypot(float(out2[0]), float(out2[1]))
-        ux, uy = (float(out2[0]) / r, float(out2[1]) / r) if 0 < r < math.inf else (0.7, 0.7)
-        self._out_label.setAnchor((0.5 - 0.6 * ux, 0.5 + 0.6 * uy))
+        # (its label beside its head, clear of the values' heads: placed with the values' names)
         self._out_label.setPos(float(out2[0]), float(out2[1]))
         label_style = {"font-size": f"{11 * self._font_scale:.0f}pt", "color": t.text}
         labels = ("value dim 1" + (f" of {v.shape[1]}" if v.shape[1] > 2 else ""),
@@ -536,39 +428,24 @@ class BlendView(FollowsAppearance, QWidget):
         if not (px[0] > 0 and px[1] > 0 and math.isfinite(px[0]) and math.isfinite(px[1])):
             px = (0.01, 0.01)
         lines_key = (values_key, style, tuple(round(p, 12) for p in px))
+        head_px = 10 * self._label_scale() * t.line_scale ** 0.5
         if lines_key != self._lines_key:
             self._lines_key = lines_key
-            self._lines.setData(*arrow_segments(v2, 10 * self._label_scale() * t.line_scale ** 0.5, px),
-                                connect="pairs")
+            self._lines.setData(*arrow_segments(v2, head_px, px), connect="pairs")
+        self._place_value_labels(out2, px, head_px)
+
+    def _place_value_labels(self, out2: np.ndarray, px: tuple[float, float], head_px: float) -> None:
+        """The values' names clear of each other, of the other heads and — once it is shown — of the
+        output's dot and label, the largest weights' first (the weights once they are shown)."""
+        weights, output = self.revealed()
+        out = (float(out2[0]), float(out2[1]), self._out_label, 12 * self._font_scale) if output else None
+        w = self._session.result.weights[self._session.query] if weights else None
+        self.value_labels.lay_out(w, px, self.values_plot.getViewBox().viewRect(), head_px, out)
 
     def _label_scale(self) -> float:
         """The names written among the value vectors grow less than the rest: at the projector's 2.2×
         "v cat" and "v sat" covered each other and the arrows they name."""
         return min(self._font_scale, LABEL_SCALE_MAX)
-
-    def _sync_value_labels(self, v2: np.ndarray, s) -> None:
-        t = self._theme
-        font = QFont()
-        font.setPointSizeF(11 * self._label_scale())
-        while len(self._value_labels) < len(v2):
-            label = pg.TextItem("", color=t.value_color, anchor=(0, 1))
-            label.setFont(font)
-            self.values_plot.addItem(label)
-            self._value_items.append(label)
-            self._value_labels.append(label)
-        # Values at one point share one label ("v mat = v sat"): two labels there overprinted each other.
-        first: dict[tuple[float, float], int] = {}
-        names: dict[int, list[str]] = {}
-        for j in range(len(v2)):
-            at = first.setdefault((float(v2[j, 0]), float(v2[j, 1])), j)
-            names.setdefault(at, []).append(f"v {s.token_label(j)}")
-        for j, label in enumerate(self._value_labels):
-            if j in names:
-                label.setText(" = ".join(names[j]))
-                label.setPos(float(v2[j, 0]), float(v2[j, 1]))
-                label.setVisible(True)
-            else:
-                label.setVisible(False)
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)

@@ -7,12 +7,11 @@ A virtualised table model: it reads the Session's result on demand and never cop
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import (SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QPointF, QRect, QSize,
+from PySide6.QtCore import (SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QRect,
                             Qt, QTimer, Signal)
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QStyleOption, QTableView
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyleOption, QTableView
 
 from qkv_studio.core import STAGES, contributions
 from qkv_studio.core.stages import table_columns
@@ -20,14 +19,11 @@ from qkv_studio.state.changes import ResultChange
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
+from qkv_studio.ui.panels.calc_delegate import CalcDelegate
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
-from qkv_studio.ui.widgets.cell_text import CellText
 from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed, fmt_vector
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.table_style import style_table
-
-if TYPE_CHECKING:  # (for annotations only: see _restyle)
-    from PySide6.QtWidgets import QStyleOptionViewItem
 
 # Every column in order, its heading and the stage at which it first appears (the stage registry's).
 COLUMNS = tuple(key for key, _, _ in table_columns())
@@ -41,14 +37,22 @@ _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
 _FONT = int(Qt.ItemDataRole.FontRole.value)
 _BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
 _ALIGN_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 
 
-def wrapped_heading(name: str) -> str:
-    """A column's heading on two lines, broken at its last space ("weight w" → "weight" over "w")."""
+#: The forms of a heading, widest first: one line, two lines (broken at its last space: "weight" over
+#: "w"), and its symbol alone ("w"; the full heading on hover).
+HEADING_FORMS = ("line", "wrapped", "symbol")
+
+
+def heading(name: str, form: str = "line") -> str:
+    """A column's heading in one of :data:`HEADING_FORMS` ("weight w", "weight\\nw" or "w")."""
     head, _, tail = HEADERS[name].rpartition(" ")
-    return f"{head}\n{tail}" if head else tail
+    if form == "line" or not head:
+        return HEADERS[name]
+    return f"{head}\n{tail}" if form == "wrapped" else tail
 
 
 class CalcModel(QAbstractTableModel):
@@ -70,11 +74,11 @@ class CalcModel(QAbstractTableModel):
         self._rows = session.scene.n
         self._bold = QFont()
         self._bold.setBold(True)
-        self._total_brush = QBrush(QColor(0, 0, 0, 18))
+        self.total_brush = QBrush(QColor(0, 0, 0, 18))
         # (row, column name) -> text, until the numbers change: a stage step shows or hides columns
         # and keeps every text (and the widths measured from them) of the columns it keeps
         self._texts: dict[tuple[int, str], str] = {}
-        self._wrapped: frozenset[str] = frozenset()  # columns whose heading is on two lines (see set_wrapped)
+        self._forms: dict[str, str] = {}  # column -> its heading's form, when not one line (see set_heading_forms)
         self.generation = 0  # counts the times the texts were forgotten (widths measured go with them)
         self._best_row: int | None = None
         self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
@@ -130,20 +134,25 @@ class CalcModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._columns)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
-        if role == Qt.DisplayRole and orientation == Qt.Horizontal and section < len(self._columns):
-            name = self._columns[section]
-            return wrapped_heading(name) if name in self._wrapped else HEADERS[name]
+        if orientation != Qt.Horizontal or section >= len(self._columns):
+            return None
+        name = self._columns[section]
+        if role == _DISPLAY:
+            return heading(name, self._forms.get(name, "line"))
+        if role == _TOOLTIP:  # (the whole heading, also where the column shows its symbol alone)
+            return HEADERS[name]
         return None
 
     @property
-    def wrapped(self) -> frozenset[str]:
-        """The columns whose heading is on two lines."""
-        return self._wrapped
+    def heading_forms(self) -> dict[str, str]:
+        """Column → the form of its heading (:data:`HEADING_FORMS`), for those not on one line."""
+        return dict(self._forms)
 
-    def set_wrapped(self, names: frozenset[str]) -> None:
-        """The columns whose heading breaks onto two lines (a narrow table; see CalcTable.set_compact)."""
-        if names != self._wrapped:
-            self._wrapped = names
+    def set_heading_forms(self, forms: dict[str, str]) -> None:
+        """The columns whose heading is on two lines or its symbol alone (a narrow table; see
+        CalcTable.set_compact)."""
+        if forms != self._forms:
+            self._forms = dict(forms)
             if self._columns:
                 self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self._columns) - 1)
 
@@ -173,7 +182,7 @@ class CalcModel(QAbstractTableModel):
         if role == _FONT and (total or (j == self._best() and STAGES.index(self._session.stage) >= 1)):
             return self._bold
         if role == _BACKGROUND and total:
-            return self._total_brush
+            return self.total_brush
         return None
 
     def text(self, row: int, column: int) -> str:
@@ -296,52 +305,6 @@ class CalcModel(QAbstractTableModel):
                     start = prev = c
 
 
-class CalcDelegate(QStyledItemDelegate):
-    """Paints a cell: the total row's shading and the model's cached string, through :class:`CellText`
-    (the standard delegate asked the model for seven roles and laid the text out on every paint)."""
-
-    PAD = CellText.PAD
-
-    def __init__(self, model: CalcModel, parent=None) -> None:
-        super().__init__(parent)
-        self._model = model
-        self._text = CellText()
-        self._pen = QPen()
-        if isinstance(parent, QTableView):
-            self.restyle(parent.font(), parent.palette())
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        self.paint_cell(painter, option.rect, index.row(), index.column())
-
-    def paint_cell(self, painter: QPainter, rect: QRect, row: int, column: int) -> None:
-        """Paint one cell's background and text into ``rect`` (the painter has the view's font)."""
-        model = self._model
-        if model.is_total(row):
-            painter.fillRect(rect, model._total_brush)
-        text = model.text(row, column)
-        if text:
-            painter.setPen(self._pen)
-            self._text.draw(painter, rect, text, bold=model.is_bold(row), left=model.is_left_aligned(column))
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 - Qt's name
-        # (the table fits its columns itself, from text_width; this answers Qt's own questions)
-        width = self.text_width(index.row(), index.column())
-        return QSize(math.ceil(width) + 2 * self.PAD + 2, math.ceil(self._text._metrics[0].height()) + 6)
-
-    def text_width(self, row: int, column: int) -> float:
-        """The width of a cell's text in its font (bold for the best key and the total row)."""
-        return self._text.width(self._model.text(row, column), self._model.is_bold(row))
-
-    def text_width_of(self, row: int, name: str, bold: bool) -> float:
-        """The width of a row's text in the named column."""
-        return self._text.width(self._model.text_of(row, name), bold)
-
-    def restyle(self, font: QFont, palette: QPalette) -> None:
-        """Forget the laid-out texts: the view's font or colours changed."""
-        self._text.restyle(font)
-        self._pen = QPen(palette.color(QPalette.ColorRole.Text))
-
-
 class CalcTable(FollowsAppearance, QTableView):
     """The calculation table view (read-only); its grid and rows follow the Appearance it is bound to
     (``appearance=`` or ``bind_appearance``).
@@ -356,13 +319,13 @@ class CalcTable(FollowsAppearance, QTableView):
         super().__init__(parent)
         self._widest: dict[tuple, float] = {}  # (column, first row, last row, best key bold) -> px
         self._widths_generation = -1
-        self._header_hints: dict[tuple[str, str, bool], int] = {}  # (column, header font, wrapped) -> hint
+        self._header_hints: dict[tuple[str, str, str], int] = {}  # (column, header font, form) -> hint
         self._follows_scroll_range = True  # (see _follow_scroll_range)
         self._all_columns_width = 0  # every column's width, the hidden ones too (at the last fit)
         self._last_stage = STAGES[-1]  # the last stage the table is shown at (see set_last_stage)
         self._fitted: dict[str, int] = {}  # column -> its width at the last fit, shown or hidden
-        self._content = (0, 0, frozenset())  # (the columns' width to the last stage, the rows, the
-        # wrapped headings) at the last fit
+        self._content: tuple = (0, 0, ())  # (the columns' width to the last stage, the rows, the
+        # headings' forms) at the last fit
         self._compact = False  # (see set_compact)
         self.calc_model = CalcModel(session, self)
         self.setModel(self.calc_model)
@@ -458,11 +421,12 @@ class CalcTable(FollowsAppearance, QTableView):
                                 & 0xFFFFFFFF)
         self._grid_pen = QPen(color, 0, self.gridStyle())
 
-    def content_width(self, through: str | None = None) -> int:
+    def content_width(self, through: str | None = None, *, scroll_bar: bool = True) -> int:
         """The width that shows every column the current stage shows — or, given ``through``, every
-        column of the stages up to that one — frame and scroll bar included.  (A column of a later
-        stage is not counted: it is hidden, and the dock sized for it left the weights, which are
-        shown, behind a scroll bar where the room was short.)"""
+        column of the stages up to that one — frame and (unless not ``scroll_bar``: the rows will
+        fit) the vertical scroll bar included.  (A column of a later stage is not counted: it is
+        hidden, and the dock sized for it left the weights, which are shown, behind a scroll bar where
+        the room was short.)"""
         if through is None:
             widths = [self.columnWidth(c) for c in range(self.calc_model.columnCount()) if not self.isColumnHidden(c)]
         else:
@@ -470,7 +434,8 @@ class CalcTable(FollowsAppearance, QTableView):
             last = STAGES.index(through)
             widths = [self.columnWidth(c) or self._fitted.get(name, 0) for c, name in enumerate(self.calc_model.columns())
                       if STAGES.index(APPEARS[name]) <= last]
-        return sum(widths) + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
+        bar = self.verticalScrollBar().sizeHint().width() if scroll_bar else 0
+        return sum(widths) + 2 * self.frameWidth() + bar
 
     def content_height(self) -> int:
         """The height that shows every row (the header, the keys and the Σ row), frame included."""
@@ -525,13 +490,13 @@ class CalcTable(FollowsAppearance, QTableView):
         # until the numbers change: a stage step measures nothing (formatting and measuring 65 rows
         # took ~5 ms a step), and the table knows whether its last stage will need a scroll bar.
         width_of = self._delegate.text_width_of
-        pad = 2 * CalcDelegate.PAD + 2
+        pad = 2 * self._delegate.pad + 2
         best = model.best_row()
         bold_best = model.is_bold(best)
         font_key = header.font().key()
         last_stage = STAGES.index(self._last_stage)
         total = 0
-        wrapped: set[str] = set()
+        forms: dict[str, str] = {}
         for c, name in enumerate(model.columns()):
             key = (name, first, last, bold_best)
             widest = self._widest.get(key)
@@ -539,11 +504,17 @@ class CalcTable(FollowsAppearance, QTableView):
                 widest = self._widest[key] = max(
                     (width_of(r, name, r == rows - 1 or (bold_best and r == best)) for r in range(first, last + 1)),
                     default=0.0)
-            hint = self._header_hint(c, name, font_key, False)
-            if self._compact and hint > math.ceil(widest) + pad and " " in HEADERS[name]:
-                hint = self._header_hint(c, name, font_key, True)
-                wrapped.add(name)
-            width = max(math.ceil(widest) + pad, hint)
+            numbers = math.ceil(widest) + pad
+            hint = self._header_hint(c, name, font_key, "line")
+            if self._compact and " " in HEADERS[name]:
+                # (a heading wider than its numbers: on two lines, then its symbol alone — "token j" over
+                # three-letter tokens, "weight w" over "0.54": the blend's w·vⱼ then fits a narrow column)
+                for form in HEADING_FORMS[1:]:
+                    if hint <= numbers:
+                        break
+                    hint = self._header_hint(c, name, font_key, form)
+                    forms[name] = form
+            width = max(numbers, hint)
             self._fitted[name] = width
             if STAGES.index(APPEARS[name]) <= last_stage:
                 total += width
@@ -551,16 +522,17 @@ class CalcTable(FollowsAppearance, QTableView):
                 header.resizeSection(c, width)
         # The horizontal scroll bar stays for every stage once the last one needs it: stepping then
         # keeps the rows where they are (the bar coming and going moved them and re-laid out the dock).
-        model.set_wrapped(frozenset(wrapped))
+        model.set_heading_forms(forms)
         self._all_columns_width = total
         self._choose_scroll_bar()
-        if (total, rows, model.wrapped) != self._content:
-            self._content = (total, rows, model.wrapped)
+        content = (total, rows, tuple(sorted(forms.items())))
+        if content != self._content:
+            self._content = content
             self.content_changed.emit()
 
-    def _header_hint(self, column: int, name: str, font_key: str, wrapped: bool) -> int:
-        """A heading's width, on one line or on two (measured once per font)."""
-        hint = self._header_hints.get((name, font_key, wrapped))
+    def _header_hint(self, column: int, name: str, font_key: str, form: str) -> int:
+        """A heading's width in one of :data:`HEADING_FORMS` (measured once per font)."""
+        hint = self._header_hints.get((name, font_key, form))
         if hint is None:
             # (the section's hint less its text as it reads now is its margins: the heading's text, on
             # one line or two, is measured on top of them)
@@ -568,21 +540,24 @@ class CalcTable(FollowsAppearance, QTableView):
             fm = QFontMetrics(header.font())
             now = str(self.calc_model.headerData(column, Qt.Orientation.Horizontal) or "")
             margins = header.sectionSizeHint(column) - max(fm.horizontalAdvance(t) for t in now.split("\n"))
-            text = wrapped_heading(name) if wrapped else HEADERS[name]
+            text = heading(name, form)
             hint = margins + max(fm.horizontalAdvance(t) for t in text.split("\n"))
-            self._header_hints[(name, font_key, wrapped)] = hint
+            self._header_hints[(name, font_key, form)] = hint
         return hint
 
     def set_compact(self, on: bool) -> None:
         """A narrow table (a folded side column, a short slide): a heading wider than its column's
-        numbers breaks onto two lines ("weight" over "w"), so the column is as wide as its numbers."""
+        numbers breaks onto two lines ("weight" over "w"), or shows its symbol alone ("w", the whole
+        heading on hover) when that is still wider, so the column is as wide as its numbers."""
         if bool(on) != self._compact:
             self._compact = bool(on)
+            self._delegate.set_compact(self._compact)
+            self.viewport().update()
             self.fit_columns(even_hidden=True)
 
     @property
     def compact(self) -> bool:
-        """Whether headings wider than their numbers break onto two lines (see :meth:`set_compact`)."""
+        """Whether headings wider than their numbers are shortened (see :meth:`set_compact`)."""
         return self._compact
 
     def set_last_stage(self, stage: str | None) -> None:

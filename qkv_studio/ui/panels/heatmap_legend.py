@@ -41,8 +41,11 @@ def candidate_ticks(lo: float, hi: float) -> list[float]:
     ends = (round(lo, 12), round(hi, 12))  # (rounded as the values are: compared unrounded, an end
     # such as ±2.8284271247461903 did not match itself and was dropped as crowding the end)
     inside = sorted({round(v, 12) for v in values if lo - 1e-9 <= v <= hi + 1e-9})
-    # (a nice value a hair from an end would crowd it)
-    return [v for v in inside if v in ends or min(v - lo, hi - v) > 0.2 * step]
+    # (a nice value a hair from an end would crowd it; an end itself is given back exact: rounded, ÷√dₖ's
+    # 588.3128419472075 became 588.312841947208, a hair past the bar's range, and pyqtgraph's axis drew
+    # no label for a tick outside its range — the largest value unlabelled)
+    exact = {ends[0]: lo, ends[1]: hi}
+    return [exact.get(v, v) for v in inside if v in ends or min(v - lo, hi - v) > 0.2 * step]
 
 
 class HeatmapLegend:

@@ -18,8 +18,10 @@ class CellText:
     """Draws and measures cell texts in a view's font (and its bold), remembering layouts and widths."""
 
     PAD = 5  # px between the text and the cell's side, like the style's item margin
+    COMPACT_PAD = 3  # (a narrow table's: its numbers still apart, with the grid line between them)
 
     def __init__(self, font: QFont | None = None) -> None:
+        self.pad = self.PAD
         self.restyle(font or QFont())
 
     def restyle(self, font: QFont) -> None:
@@ -31,6 +33,10 @@ class CellText:
         self._layouts: dict[tuple[str, bool], QStaticText] = {}
         self._seen_once: set[tuple[str, bool]] = set()
         self._widths: dict[tuple[str, bool], float] = {}
+
+    def line_height(self) -> float:
+        """The height of a line of cell text."""
+        return self._metrics[0].height()
 
     def width(self, text: str, bold: bool = False) -> float:
         key = (text, bold)
@@ -64,9 +70,9 @@ class CellText:
             width, height = size.width(), size.height()
         else:
             width, height = metrics.horizontalAdvance(text), metrics.height()
-        x = rect.left() + self.PAD if left else rect.right() + 1 - self.PAD - width
+        x = rect.left() + self.pad if left else rect.right() + 1 - self.pad - width
         y = rect.top() + (rect.height() - height) / 2
-        clip = bold or width > rect.width() - 2 * self.PAD  # (a column not yet refitted)
+        clip = bold or width > rect.width() - 2 * self.pad  # (a column not yet refitted)
         if clip:
             painter.save()
             painter.setClipRect(rect)

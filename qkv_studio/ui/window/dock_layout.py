@@ -15,6 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QDockWidget, QTabBar
 
+from qkv_studio.core import STAGES
+
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
 
@@ -23,6 +25,11 @@ if TYPE_CHECKING:
 #: columns ask for more (the calculation table for its weights column).
 HEATMAP_MIN_WIDTH = 0.47
 EDITORS_MIN_WIDTH = 0.18  # (and the editors', when they yield to it)
+#: With the editors under the table (a narrow window) the heatmap keeps this share of the width for the
+#: table to show its last stage's columns (the blend's w·vⱼ) — else the table is as wide as the current
+#: stage's: at 960×540@2 the whole table left the heatmap under 30 % of a window whose caption took a third
+#: of its height.
+UNDER_HEATMAP_MIN_WIDTH = 0.53
 SEPARATORS = 12  # (the dock separators between the three columns, px)
 #: The height, in lines of the window's text, from which the vector plane sits under the editors: the
 #: token list and three editors with every row (~37 lines) and a plane that can be read (~18 lines).
@@ -59,12 +66,16 @@ class DockLayout:
         # column-high box, most of it empty, with the blend hidden behind it.
         split = not folded or bool(front) or under or calc >= self._table_width()
         if under:
-            # (as wide as the stage's columns — the blend stage's w·vⱼ scrolls: as wide as the table at
-            # its last stage, the column left the heatmap 140 px less at 1024×768; a table wider than the
-            # heatmap leaves — long vectors — scrolls in 36 %, as one does above a View-menu panel in
-            # front; the column as wide as the editors and that panel need)
+            # (as wide as the table at its last stage, its headings shortened: the blend's w·vⱼ in view
+            # — else as wide as the stage's columns, where the heatmap would keep less than
+            # UNDER_HEATMAP_MIN_WIDTH (960×540@2); a table wider than the heatmap's floor leaves — long
+            # vectors — scrolls in 36 %, as one does above a
+            # View-menu panel in front; the column as wide as the editors and that panel need)
+            room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS
             calc = self._table_width()
-            if front or calc > w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS:
+            if calc > w - int(w * UNDER_HEATMAP_MIN_WIDTH) - SEPARATORS:
+                calc = self._table_width(None)
+            if front or calc > room:
                 calc = min(calc, int(w * 0.36))
             calc = max([calc] + [d.minimumSizeHint().width() for d in front + [win.dock_editors]])
             # (the table above the blend, then the editors into the blend's tabs: split under the table
@@ -180,12 +191,17 @@ class DockLayout:
         """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""
         return sum(fm.horizontalAdvance(t) + 2 * fm.height() for t in titles) <= width
 
-    def _table_width(self) -> int:
-        """The calculation dock's width that shows every column of the table's current stage."""
+    def _table_width(self, through: str | None = STAGES[-1]) -> int:
+        """The calculation dock's width that shows every column of the table up to stage ``through``
+        (None: the current one) — by default its last, the blend's w·vⱼ (sized to the stage it opened
+        at, the table kept a scroll bar once stepped there)."""
         win = self._window
         win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
         chrome = max(0, win.dock_calc.width() - win.calc.width())
-        return win.calc.content_width() + chrome + 4
+        # (no room kept for a vertical scroll bar where the rows fit the table's least share of the
+        # height: the lesson's w·vⱼ column then fits beside a 1024-px window's heatmap)
+        height, wanted = self._table_height(max(win.height(), 500), 0.36)
+        return win.calc.content_width(through=through, scroll_bar=height < wanted) + chrome + 4
 
     def _editors_under_table(self, w: int) -> bool:
         """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
@@ -229,6 +245,13 @@ class DockLayout:
         """The calculation table gets up to ``calc_share`` of the height — no more than its rows need,
         so a short scene's table does not leave an empty box while the blend view is squeezed."""
         win = self._window
+        calc, _ = self._table_height(h, calc_share)
+        win.resizeDocks([win.dock_calc, win.dock_blend], [calc, h - calc], Qt.Vertical)
+
+    def _table_height(self, h: int, calc_share: float) -> tuple[int, int]:
+        """The calculation dock's height in a window ``h`` tall when it may take ``calc_share`` of it,
+        and the height its rows want."""
+        win = self._window
         # (before the first show the dock's title bar is not placed yet: its minimum says how tall it is)
         chrome = max(0, win.dock_calc.height() - win.calc.height(),
                      win.dock_calc.minimumSizeHint().height() - win.calc.minimumSizeHint().height())
@@ -237,5 +260,4 @@ class DockLayout:
         # window past a 1280×720 screen when the table took its rows)
         under = [d for d in (win.dock_blend, *win.tabifiedDockWidgets(win.dock_blend)) if not d.isHidden()]
         least = max((d.minimumSizeHint().height() for d in under), default=0) + SEPARATORS
-        calc = max(int(h * 0.18), min(int(h * calc_share), wanted, h - least))
-        win.resizeDocks([win.dock_calc, win.dock_blend], [calc, h - calc], Qt.Vertical)
+        return max(int(h * 0.18), min(int(h * calc_share), wanted, h - least)), wanted

@@ -34,13 +34,19 @@ KEPT_WIDTH = 0.36
 #: The widest the calculation table may be beside the heatmap on a slide (a share of its width).
 BESIDE_MAX_WIDTH = 0.45
 #: The width it keeps to when its text may be smaller (the heatmap's cells stay wide enough for their
-#: numbers: at 1024×768 a table of 40 % left them 65 px).
-BESIDE_WIDTH = 0.38
+#: numbers: at 1024×768 a table of 40 % left them 65 px; at 37.7 % in the caption's text, the softmax's
+#: cells were 1.3 times the table's area, not 1.5).
+BESIDE_WIDTH = 0.36
 #: The most of the slide (below the stage bar) the table beside the heatmap may cover: the heatmap's
-#: cells, the slide's subject, keep more (the lesson's table comes down to BESIDE_MIN_TEXT for it).
-BESIDE_MAX_AREA = 0.13
-#: The table's text beside the heatmap, as shares of the slide's text, tried in turn until it fits.
-BESIDE_TEXT_STEPS = (1.0, 0.9, 0.8, 0.75)
+#: cells, the slide's subject, keep at least 1.5 times its area on the lesson's slides from 960×540@2 to
+#: 2560×1440 (the table in the caption's text at 1920×1080 and up, 0.9 of it at 1280×720 and 1366×768,
+#: 0.7–0.8 at 1024×768 and 960×540@2).
+BESIDE_MAX_AREA = 0.18
+#: The table's text beside the heatmap, as shares of the caption's text (the slide's body text, read
+#: from the last row, from the same Appearance scale), tried in turn until it fits: as shares of the
+#: window's smaller text, the table read at 0.65–0.7 of the caption beside it on every slide.  (0.65 of
+#: the caption is 0.75 of the window's, the least before.)
+BESIDE_TEXT_STEPS = (1.0, 0.9, 0.8, 0.75, 0.7, 0.65)
 BESIDE_MIN_TEXT = BESIDE_TEXT_STEPS[-1]
 QWIDGETSIZE_MAX = (1 << 24) - 1
 
@@ -408,7 +414,7 @@ class Presentation:
         below the stage bar, leaving the heatmap the larger part of the width.
 
         Beside the heatmap its headings break onto two lines where they are wider than their numbers,
-        and its text is the slide's, or smaller (down to :data:`BESIDE_MIN_TEXT` of it) until it is no
+        and its text is the caption's, or smaller (down to :data:`BESIDE_MIN_TEXT` of it) until it is no
         wider than :data:`BESIDE_WIDTH` of the slide and covers no more than :data:`BESIDE_MAX_AREA` of
         it — on a 960×540 or 1280×720 slide it was as large as the heatmap's cells; at 1024×768 it went
         under a flattened heatmap."""
@@ -418,7 +424,7 @@ class Presentation:
         if self._dock_look is None:  # (its look in its dock, as the first slide found it)
             self._dock_look = (QFont(table.font()), table.compact)
         table.set_compact(True)
-        base = w.font()
+        base = w.stepper.caption.font()  # (the slide's body text, sized from the same scale)
         fits = False
         for f in BESIDE_TEXT_STEPS:
             font = QFont(base)

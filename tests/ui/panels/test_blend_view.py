@@ -81,3 +81,71 @@ def test_on_a_slide_the_blend_has_no_header_of_its_own(qtbot):
     assert not view.title.isVisible() and view.on_slide()
     view.set_on_slide(False)
     assert view.title.isVisible()
+
+
+def _crowded_values(n: int = 10) -> Scene:
+    """Ten tokens whose values crowd around the origin but for a few (as a real model's head's do), the
+    query leaning on one of the crowd."""
+    rng = np.random.default_rng(11)
+    v = rng.normal(scale=0.15, size=(n, 2))
+    v[[2, 5, 8]] = [[1.4, 0.3], [-1.2, 0.9], [0.2, -1.3]]
+    q = rng.normal(size=(n, 2))
+    k = rng.normal(size=(n, 2))
+    k[4] = 3 * q[n - 1]  # (the last query's best key: a value in the crowd)
+    return Scene.create([f"␣tok{i}" for i in range(n)], q=q, k=k, v=v)
+
+
+def _value_labels(view: BlendView) -> tuple[list[tuple[str, QRectF]], QRectF, list[tuple[str, object]], QRectF]:
+    """The values' names drawn (scene rects), the output's label, each value's head (scene point, by
+    name) and the plot's box."""
+    import pyqtgraph as pg
+
+    view.grab()
+    plot = view.values_plot.getPlotItem()
+    vb = plot.getViewBox()
+    out = [item for item in plot.items if isinstance(item, pg.TextItem) and item.toPlainText() == "output"][0]
+    s = view._session.shown
+    v = s.qkv()[2]
+    heads = [(f"v {s.token_label(j)}", vb.mapViewToScene(pg.Point(float(v[j, 0]), float(v[j, 1]))))
+             for j in range(s.n)]
+    return (view.value_labels.drawn(), out.mapRectToScene(out.boundingRect()), heads,
+            vb.mapRectToScene(vb.boundingRect()))
+
+
+def test_the_values_names_never_cover_each_other_the_output_or_other_heads(qtbot):
+    """Ten values, most in a crowd (a real model's head): the names drawn never overlap one another or
+    the output's label, stand inside the plot, cover no other value's head (the leading value's may
+    stand over the crowd rather than go unnamed), and the value with the largest weight is named —
+    each name written at its head overprinted the next ("v ␣the v The v 's" over the arrows)."""
+    for size in ((600, 360), (900, 420)):
+        session = Session(_crowded_values(), view=View(query=9, stage="output"))
+        view = _shown(qtbot, session, size)
+        qtbot.waitUntil(lambda: bool(view.value_labels.drawn()), timeout=2000)
+        drawn, output, heads, plot = _value_labels(view)
+        w = session.result.weights[9]
+        lead = f"v {session.shown.token_label(int(np.argmax(w)))}"
+        texts = [text for text, _ in drawn]
+        assert lead in texts, (size, texts)
+        for i, (name, rect) in enumerate(drawn):
+            assert plot.contains(rect), (size, name, rect, plot)
+            assert not rect.intersects(output), (size, name, rect, output)
+            for other, r in drawn[i + 1:]:
+                assert not rect.intersects(r), (size, name, other)
+            if name != lead:
+                covered = [h for h, at in heads if h != name and rect.contains(at)]
+                assert not covered, (size, name, covered)
+        assert len(texts) >= 3  # (thinned, not emptied: the values apart from the crowd keep their names)
+
+
+def test_every_value_is_named_where_there_is_room(qtbot):
+    """The lesson's four values, apart from each other: every one named, none cut at the plot's edge
+    (at 1366×768 "v sat" and "v the" ran off the plot's right side)."""
+    from qkv_studio.core import load_preset
+
+    session = Session(load_preset("lesson"), view=View(query=2, stage="output"))
+    for size in ((520, 300), (900, 420)):
+        view = _shown(qtbot, session, size)
+        qtbot.waitUntil(lambda: len(view.value_labels.drawn()) == 4, timeout=2000)
+        drawn, output, _, plot = _value_labels(view)
+        for name, rect in drawn:
+            assert plot.contains(rect) and not rect.intersects(output), (size, name)

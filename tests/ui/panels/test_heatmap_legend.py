@@ -90,3 +90,52 @@ def test_long_labels_of_large_scores_get_their_room(qtbot):
     assert "−1.3e+03" in texts  # (the end, not only the nice ±1e+03)
     widest, room = _label_room(view)
     assert widest <= room - 10
+
+
+def _drawn_labels(axis) -> list[str]:
+    """The tick labels the colour bar's axis draws (pyqtgraph leaves out a label it finds out of its
+    range or overhanging its bounds)."""
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(8, 8, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    painter.setFont(axis.style["tickFont"])
+    try:
+        _, _, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [text for _, _, text in texts]
+
+
+@pytest.mark.parametrize("size, scale", [((900, 700), 1.0), ((1280, 560), 2.2)])
+def test_the_largest_score_is_labelled_on_the_bar_in_the_thousands(qtbot, size, scale):
+    """Scores of ±2.5e3 (Q and K of 30–40): at Q·Kᵀ and at ÷√dₖ, whose ends are not round (±1.8e3 =
+    2540/√2), the bar draws its two ends' labels — rounded to 12 decimals, ÷√dₖ's end fell a hair
+    outside the bar's range and its label was not drawn, at either end."""
+    import numpy as np
+
+    from qkv_studio.core import View
+    from qkv_studio.core.scene import Scene
+    from qkv_studio.state.session import Session
+
+    q = np.array([[30, 40], [-35, 30], [40, -30], [35, 35]], dtype=float)
+    k = np.array([[32, 38], [-30, 36], [38, -34], [-33, -31]], dtype=float)
+    session = Session(Scene.from_arrays(q, k, np.eye(4)[:, :2], "the cat sat mat".split()),
+                      view=View(query=2, stage="scores"))
+    view = shown(qtbot, session, size, scale)
+    for stage in ("scores", "scaled"):
+        session.set_stage(stage)
+        session.flush()
+        settle(qtbot, view)
+        lo, hi = view.color_levels()
+        assert abs(hi) >= 1e3
+        ticks = dict(view.color_bar.axis.given_ticks()[0])
+        top, bottom = ticks[max(ticks)], ticks[min(ticks)]
+        assert max(ticks) == hi and min(ticks) == lo, (stage, ticks)
+
+        def both_ends_drawn() -> None:
+            view.graphics.viewport().repaint()
+            drawn = _drawn_labels(view.color_bar.axis)
+            assert top in drawn and bottom in drawn, (stage, top, bottom, drawn)
+
+        qtbot.waitUntil(both_ends_drawn, timeout=2000)

@@ -274,7 +274,7 @@ def test_blend_names_among_the_vectors_grow_less_than_the_rest(qtbot, session):
 
     view = shown(qtbot, BlendView(session, appearance=Appearance(font_scale=2.2)), size=(900, 700))  # projector type
     flush_pending()
-    label = view._value_labels[0]
+    label = view.value_labels.items[0]
     assert label.textItem.font().pointSizeF() == pytest.approx(11 * LABEL_SCALE_MAX)
     assert view.bars_plot.getAxis("left").style["tickFont"].pointSizeF() == pytest.approx(11 * 2.2)
 
@@ -334,3 +334,25 @@ def test_a_stage_brings_its_view_forward_when_it_is_a_tab_behind_another(qtbot, 
     window.session.set_stage("output")
     qtbot.waitUntil(lambda: not window.dock_blend.visibleRegion().isEmpty(), timeout=2000)
     assert window.dock_plane.visibleRegion().isEmpty()
+
+
+def test_a_narrow_table_shortens_its_headings_and_names_them_in_full_on_hover(qtbot, show_window, lesson_scene):
+    """A compact table (a folded column, a slide): a heading wider than its numbers even on two lines
+    shows its symbol ("w"), the whole heading on hover; every column still as wide as its numbers."""
+    from tests.views import LESSON_VIEW
+
+    window = show_window(lesson_scene, view=LESSON_VIEW)
+    table, model = window.calc, window.calc.calc_model
+    table.set_compact(False)
+    col = model.columns().index("weight")
+    assert model.headerData(col, Qt.Horizontal) == "weight w"
+    wide = table.content_width(through="output")
+    table.set_compact(True)
+    assert model.headerData(col, Qt.Horizontal) == "w"
+    assert model.headerData(col, Qt.Horizontal, Qt.ToolTipRole) == "weight w"
+    assert table.content_width(through="output") < wide
+    fm = table.fontMetrics()
+    for c in range(model.columnCount()):
+        if not table.isColumnHidden(c):
+            widest = max(fm.horizontalAdvance(model.index(r, c).data() or "") for r in range(model.rowCount()))
+            assert table.columnWidth(c) >= widest, model.columns()[c]

@@ -117,7 +117,9 @@ def facts(w, mode):
     if table.isVisible():
         shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
         out["calc_cut"] = max(0, shown - table.viewport().width())
+        out["calc_scrolls"] = table.horizontalScrollBar().isVisible()
         out["calc_fonts"] = [table.horizontalHeader().font().pointSizeF(), table.font().pointSizeF()]
+        out["caption_font"] = w.stepper.caption.font().pointSizeF()
         out["calc_share"] = round(table.width() * table.height() / max(1, w.width() * w.height()), 3)
         out["calc_beside"] = not calc_docked
     area = max(1, w.width() * w.height())
@@ -198,6 +200,16 @@ settle()
 res = [facts(w, "normal")]
 if out_dir:
     w.grab().save(f"{out_dir}/normal.png")
+# the same window stepped on to the blend (its table's widest stage), then back
+shown_stage = w.session.stage
+w.session.set_stage("output")
+w.session.flush()
+settle()
+blend = facts(w, "normal")
+if out_dir:
+    w.grab().save(f"{out_dir}/normal-output.png")
+w.session.set_stage(shown_stage)
+settle()
 w.set_presentation(True)
 settle()
 for stage in ("vectors", "scores", "weights", "output"):
@@ -212,6 +224,7 @@ settle()
 w.toggle_plane()  # P: a side panel
 settle()
 res.append(facts(w, "presentation+P"))
+res.append(blend)
 print(json.dumps(res))
 """
 
@@ -283,10 +296,21 @@ def test_the_window_and_its_slides_fit_the_screen(tmp_path, width, height, dpr):
         assert s["cells_share"] >= 1.4 * s["calc_share"], s
         if stage == "scores":  # (the weights' cells are drawn mid-morph here: the numbers stay, the shape too)
             assert 0.5 <= s["cell_aspect"] <= 2.0, s
+        # Its text is the caption's — the slide's body text, read from the last row — where the cells
+        # keep their share (it was 0.65–0.7 of it on every slide: ¾ of the line above it), 0.9 of it on a
+        # 1280×720 projector, never less than 0.7.
+        ratio = s["calc_fonts"][1] / s["caption_font"]
+        assert ratio >= (0.999 if width >= 1920 else 0.9 if (width, height) == (1280, 720) else 0.7), (ratio, s)
     assert slides["vectors"]["docks"].get("dock_plane", 0) >= 0.5, slides["vectors"]
     assert slides["output"]["docks"].get("dock_blend", 0) >= 0.5, slides["output"]
     side = results[5]
     assert side["heatmap_share"] >= 0.22 and side["heatmap_share"] > side["docks"]["dock_plane"], side
+    # Stepped on to the blend, the window's table shows its w·vⱼ column whole, with no scroll bar (the
+    # layout was made for the stage it opened at: the blend's column was behind a scroll bar on every
+    # screen); the heatmap still the largest panel.
+    blend = results[6]
+    assert blend["stage"] == "output" and blend["calc_cut"] == 0 and not blend["calc_scrolls"], blend
+    assert all(blend["heatmap_share"] > share for share in blend["docks"].values()), blend
 
 
 MORE_SCENES = [("multihead", 1024, 768, 1), ("multihead", 1280, 720, 1.5), ("multihead", 1920, 1080, 2),
@@ -481,12 +505,13 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
     shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
     assert shown <= table.viewport().width()  # (every column of the stage whole: the weights the last)
     assert heatmap.width() * heatmap.height() > 1.4 * table.width() * table.height()
-    # (one wide number still fits beside, its headings on two lines and its text smaller: four do not)
-    for name in "KV":
-        for j in range(2):
-            window.session.set_value(name, 0, j, 123456.789)
+    # (one wide number still fits beside, its headings shortened and its text smaller: a key, a value
+    # and the query's vector of them — every score and ÷√dₖ wide too — do not)
+    edits = [(name, row, j) for name, row in (("K", 0), ("V", 0), ("Q", window.session.query)) for j in range(2)]
+    for name, row, j in edits:
+        window.session.set_value(name, row, j, -123456.789)
     qtbot.waitUntil(lambda: window.dock_calc.widget() is table and window.dock_calc.isVisible(), timeout=5000)
-    for _ in range(4):
+    for _ in edits:
         window.session.undo_stack.undo()
     qtbot.waitUntil(beside, timeout=5000)
     window.set_presentation(False)

@@ -169,9 +169,19 @@ class PlaneRange:
     def fit(self) -> None:
         """Fit now, however the view holds the vectors."""
         self.grown = False
+        seen: list = []
         for _ in range(4):  # (the labels, drawn again for the new zoom, may merge or part: fit what they are then)
             if not self._set(0.0):
                 return
+            now = self._view_box.viewRange()
+            if any(np.allclose(now, r, rtol=1e-9, atol=1e-12) for r in seen):
+                # A cycle: labels that merge at one zoom part at the other, each fitting the other zoom —
+                # the fit ended on either, as the view started (the fit key gave another view than Fit).
+                # The loosest holds the labels in both forms.
+                (x0, x1), (y0, y1) = max(seen, key=lambda r: (r[0][1] - r[0][0]) * (r[1][1] - r[1][0]))
+                self._view_box.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+                return
+            seen.append(now)
 
     def ensure(self) -> bool:
         """Fit if something is outside the view or everything far inside it; True if it did."""
