@@ -94,7 +94,7 @@ class BlendView(FollowsAppearance, QWidget):
         # (names under the bars are fitted to the bars' own width, known once the plot has its size)
         self.bars_plot.getViewBox().sigResized.connect(lambda *_: self._sync_ticks() if self._drawn else None)
         # (the value arrows' heads are sized in pixels: a new size of the plot redraws them)
-        self.values_plot.getViewBox().sigResized.connect(lambda *_: self._drawn and self._next_frame.request())
+        self.values_plot.getViewBox().sigResized.connect(self._on_values_resized)
         row = self._plots_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         row.addWidget(self.bars_plot, 1)
         row.addWidget(self.values_plot, 1)
@@ -446,6 +446,14 @@ class BlendView(FollowsAppearance, QWidget):
         """The names written among the value vectors grow less than the rest: at the projector's 2.2×
         "v cat" and "v sat" covered each other and the arrows they name."""
         return min(self._font_scale, LABEL_SCALE_MAX)
+
+    def _on_values_resized(self, *_: object) -> None:
+        # The arrows' heads for the plot's new size, in the repaint the new size brings anyway: a frame
+        # later, they were drawn a second time (a slide's step into the blend, then its caption's new
+        # height a frame later: at 4K@2 two drawings of ~40 ms each).  A hidden blend catches up when
+        # shown.
+        if self._drawn and self.isVisible():
+            self._draw_values(int(np.argmax(self._session.result.weights[self._session.query])))
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)

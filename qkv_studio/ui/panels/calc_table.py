@@ -437,6 +437,16 @@ class CalcTable(FollowsAppearance, QTableView):
         bar = self.verticalScrollBar().sizeHint().width() if scroll_bar else 0
         return sum(widths) + 2 * self.frameWidth() + bar
 
+    def measure_key(self) -> tuple:
+        """What :meth:`content_width` and :meth:`content_height` depend on besides the font and
+        :attr:`compact`: the texts (their generation), columns, rows and stages shown, the rows' and the
+        header's heights, the style, the viewport's width and the scroll bar's policy (a bar under
+        columns wider than the viewport)."""
+        m = self.calc_model
+        return (m.generation, m.columns(), m.rowCount(), m.shows_all_stages, self.style().name(),
+                self.verticalHeader().defaultSectionSize(), self.horizontalHeader().height(),
+                self.viewport().width(), self.horizontalScrollBarPolicy())
+
     def content_height(self) -> int:
         """The height that shows every row (the header, the keys and the Σ row), frame included."""
         rows = self.calc_model.rowCount()

@@ -38,6 +38,9 @@ class RichLabel(QLabel):
         self._scratch: QTextDocument | None = None  # a copy for measuring at other widths
         self._heights: dict[int, int] = {}  # width -> height, for the current text and font
         self._hint: QSize | None = None
+        # the sizes measured of the texts kept (text -> heights, hint), until the font changes: a stage
+        # step back to a formula or title seen before measures nothing again
+        self._kept_sizes: dict[str, tuple[tuple[int, int], dict[int, int], QSize | None]] = {}
         # the painted text: (text, size, colour, device pixel ratio) -> a pixmap of it, for the
         # texts kept (a formula with sub- and superscripts takes ~0.5 ms to draw, its pixmap ~0.05)
         self._pixmaps: OrderedDict[tuple, QPixmap] = OrderedDict()
@@ -62,14 +65,23 @@ class RichLabel(QLabel):
         if text == self._text:
             return
         self._kept[self._text] = self._doc
+        self._kept_sizes[self._text] = (self._margins(), self._heights, self._hint)
         doc = self._kept.pop(text, None)
         if doc is None:
-            doc = self._kept.pop(next(iter(self._kept))) if len(self._kept) >= self.KEEP else self._new_document()
+            if len(self._kept) >= self.KEEP:
+                oldest = next(iter(self._kept))
+                doc = self._kept.pop(oldest)
+                self._kept_sizes.pop(oldest, None)
+            else:
+                doc = self._new_document()
             doc.setTextWidth(-1)
             doc.setHtml(text)
         self._text = text
         self._doc = doc
-        self._forget_sizes()
+        self._scratch = None
+        margins, self._heights, self._hint = self._kept_sizes.pop(text, (None, {}, None))
+        if margins != self._margins():  # (measured with other margins, or never)
+            self._heights, self._hint = {}, None
         self.updateGeometry()
         self.update()
 
@@ -85,6 +97,9 @@ class RichLabel(QLabel):
     def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
         # (QLabel re-derives this from its size policy in setText, which callers may have replaced)
         return True
+
+    def _margins(self) -> tuple[int, int]:
+        return self._margins_h(), self._margins_v()
 
     def _margins_h(self) -> int:
         m = self.contentsMargins()
@@ -177,6 +192,7 @@ class RichLabel(QLabel):
             for doc in self._kept.values():
                 doc.deleteLater()
             self._kept.clear()
+            self._kept_sizes.clear()
             self._pixmaps.clear()
             self._doc.setDefaultFont(self.font())
             self._doc.setTextWidth(-1)  # (forces the next paint to lay out again)

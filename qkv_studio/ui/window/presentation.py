@@ -80,6 +80,9 @@ class Presentation:
         self._kept: QDockWidget | None = None  # a View-menu panel opened on the slides: their column
         self._held: list[QLayout] = []  # (layouts waiting while the slide's docks change: _hold_layout)
         self._below: tuple[QDockWidget, int] | None = None  # (the dock under the stage bar, its height)
+        # what _table_fits_beside found for what it measured (see _fit_inputs), and the look it left the
+        # table in: (fits, font, compact)
+        self._fits_found: dict[tuple, tuple[bool, QFont, bool]] = {}
         window.session.stage_changed.connect(self._on_stage)
         window.appearance.scale_changed.connect(self._on_scale)
 
@@ -420,6 +423,18 @@ class Presentation:
         under a flattened heatmap."""
         w = self._window
         table = w.calc
+        inputs = self._fit_inputs(width, room)
+        found = self._fits_found.get(inputs)
+        if found is not None:
+            # Nothing it is measured from changed since a step found this: the table in the look that
+            # step left it in, and measured in it once (a step back from the plane's or the blend's
+            # slide measured the table at up to four text sizes again: 4K@2, 64 tokens, ~6 ms).
+            fits, font, compact = found
+            if (table.font(), table.compact) != (font, compact):
+                table.set_compact(compact)
+                table.setFont(font)
+                table.fit_columns(even_hidden=True)
+            return fits
         # (measured now, in the slide's text, hidden or not: the slide before — the vectors' — hid it)
         if self._dock_look is None:  # (its look in its dock, as the first slide found it)
             self._dock_look = (QFont(table.font()), table.compact)
@@ -440,7 +455,18 @@ class Presentation:
             table.setFont(self._dock_look[0])  # (under the heatmap, in its dock: as it was)
             table.set_compact(self._dock_look[1])
             table.fit_columns(even_hidden=True)
+        if len(self._fits_found) >= 8:  # (the slide's sizes and the table's numbers of the last steps)
+            self._fits_found.clear()
+        self._fits_found[inputs] = (fits, QFont(table.font()), table.compact)
         return fits
+
+    def _fit_inputs(self, width: int, room: int) -> tuple:
+        """What :meth:`_table_fits_beside` finds on a slide ``width`` × ``room``: the slide's text, the
+        table's numbers, columns and rows (:meth:`CalcTable.measure_key`) and its width, whether it
+        is beside the heatmap now, and its look in its dock."""
+        w = self._window
+        return (width, room, w.font().toString(), w.calc.measure_key(), self._placeholder is None,
+                None if self._dock_look is None else (self._dock_look[0].toString(), self._dock_look[1]))
 
     def _table_beside(self, room: int) -> None:
         """The table out of its dock into the slide, on the heatmap's right, as large as its rows."""
@@ -512,6 +538,7 @@ class Presentation:
                 bar.deleteLater()
         self._bare_docks.clear()
         self._table_to_dock()
+        self._fits_found.clear()
         if self._dock_look is not None:  # (a slide's table in the dock — P's column — had the slide's look)
             w.calc.setFont(self._dock_look[0])
             w.calc.set_compact(self._dock_look[1])

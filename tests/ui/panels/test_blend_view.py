@@ -149,3 +149,17 @@ def test_every_value_is_named_where_there_is_room(qtbot):
         drawn, output, _, plot = _value_labels(view)
         for name, rect in drawn:
             assert plot.contains(rect) and not rect.intersects(output), (size, name)
+
+
+def test_a_new_size_shows_the_value_arrows_heads_for_that_size_at_once(qtbot):
+    """The heads are a fixed number of pixels long: the repaint a new size brings draws them for that
+    size (drawn for the old one and again a frame later, they were drawn twice — at 4K ~40 ms each)."""
+    session = Session(_scene(6), view=View(query=2, stage="output"))
+    view = _shown(qtbot, session)
+    qtbot.wait(50)
+    view.resize(900, 700)
+    after = view.values_plot.grab().toImage()  # (the picture at the new size before any frame later)
+    fresh = _shown(qtbot, session, size=(900, 700))
+    qtbot.wait(50)
+    assert fresh.values_plot.size() == view.values_plot.size()
+    assert after == fresh.values_plot.grab().toImage()

@@ -59,3 +59,36 @@ def test_a_painted_text_is_kept_as_a_picture_until_its_colour_or_size_changes(qt
     image = label.grab().toImage()
     assert any(image.pixelColor(x, y).red() > 2 * image.pixelColor(x, y).green() + 40
                for x in range(0, 300) for y in range(0, 30))  # the text, in its new colour
+
+
+def test_a_text_shown_again_answers_its_heights_as_a_fresh_label_does(qtbot):
+    """The heights a text was measured at are kept with it (a stage step back measures nothing again),
+    and are what a new label with that text answers — also after the font or the margins changed."""
+    long = "the weights of <b>sat</b> over every key: " + "cat mat sat the " * 8
+    label = _shown(qtbot, long)
+    widths = (120, 200, 300, 640)
+    before = [label.heightForWidth(w) for w in widths]
+    label.setText("short")
+    assert label.heightForWidth(200) < before[1]
+    label.setText(long)
+    assert [label.heightForWidth(w) for w in widths] == before == [_shown(qtbot, long).heightForWidth(w)
+                                                                    for w in widths]
+    label.setText("short")
+    font = QFont(label.font())
+    font.setPointSizeF(font.pointSizeF() * 2)
+    label.setFont(font)
+    label.setContentsMargins(3, 5, 3, 5)
+    label.setText(long)
+    fresh = _shown(qtbot, long)
+    fresh.setFont(font)
+    fresh.setContentsMargins(3, 5, 3, 5)
+    assert [label.heightForWidth(w) for w in widths] == [fresh.heightForWidth(w) for w in widths]
+    assert label.heightForWidth(200) > before[1]
+    label.setText("short")
+    label.setContentsMargins(0, 20, 0, 20)  # (margins alone: no change event)
+    label.setText(long)
+    fresh = RichLabel(long)
+    qtbot.addWidget(fresh)
+    fresh.setFont(font)
+    fresh.setContentsMargins(0, 20, 0, 20)
+    assert [label.heightForWidth(w) for w in widths] == [fresh.heightForWidth(w) for w in widths]

@@ -168,3 +168,48 @@ def test_a_step_back_into_the_planes_slide_draws_nothing_anew(window):
     window.plane.plot_widget.viewport().repaint()
     assert window.plane.isVisible()
     assert drawn == []  # (the axes, their grid and the key arrows replayed from their caches)
+
+
+def test_a_step_back_to_the_heatmaps_slide_places_the_table_for_the_numbers_edited_meanwhile(show_window,
+                                                                                           lesson_scene):
+    """The table stands beside the heatmap on a wide slide; numbers made too wide for that while the
+    plane's slide was shown send it under the heatmap at the step back, and it comes back beside once
+    they are undone — as the slide was composed before (where and in what text it stands is decided
+    again whenever its numbers, rows, text or the slide's size differ from the last steps')."""
+    window = show_window(lesson_scene, (1600, 900))
+    window.set_presentation(True, fullscreen=False)
+    window.resize(1600, 900)
+    window.layout_docks()
+    settle()
+    table, s = window.calc, window.session
+
+    def beside() -> bool:
+        return window.dock_calc.widget() is not table and table.isVisible()
+
+    step(window, "scores")
+    assert beside()
+    look = (table.font().toString(), table.compact, table.size().toTuple())
+    for stage in ROUND + ["scores"]:  # (steps away and back with nothing changed: the same table, beside)
+        step(window, stage)
+    assert beside() and (table.font().toString(), table.compact, table.size().toTuple()) == look
+    step(window, "vectors")
+    for name in "KV":
+        for j in range(2):
+            s.set_value(name, 0, j, 123456.789)
+    s.flush()
+    settle()
+    s.set_stage("scores")
+    # (in the step's own frame: not beside first, and moved by the table's refit a frame later)
+    assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
+    settle()
+    assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
+    assert table.calc_model.text_of(0, "key") == "[1.23e5, 1.23e5]"  # (the new numbers)
+    step(window, "vectors")
+    for _ in range(4):
+        s.undo_stack.undo()
+    s.flush()
+    settle()
+    s.set_stage("scores")
+    assert beside()
+    settle()
+    assert beside() and (table.font().toString(), table.compact, table.size().toTuple()) == look
