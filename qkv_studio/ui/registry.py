@@ -37,7 +37,10 @@ class PanelSpec:
     panel.  A core dock's widget is also ``window.<attribute>`` (default: ``name``).  ``lazy`` panels
     are built the first time their dock shows or they are asked for (start-up does not wait for them);
     the others (the core docks) are built with the window and their View-menu entry is the dock's own
-    show/hide toggle.  ``menu`` is the menu bar's menu the entry goes in (made if no other has it).  ``menu_text`` empty: no action of its own; ``cli_name`` None: not a ``--panel`` choice.
+    show/hide toggle — except ``deferred`` core docks: those are built as the window first shows when
+    its layout puts their dock in front, else in the first idle moment after its first paint (a tab behind
+    another at the first paint is not drawn in it; start-up does not wait for it), or as soon as anything
+    asks for them or brings their dock forward.  ``menu`` is the menu bar's menu the entry goes in (made if no other has it).  ``menu_text`` empty: no action of its own; ``cli_name`` None: not a ``--panel`` choice.
     ``focus`` names an attribute of the panel that takes the keyboard focus when the menu opens it;
     ``on_show`` (a factory-like path or callable, called as ``on_show(window)``) runs each time its
     menu entry brings the panel forward.  ``kind="centre"`` is a view shown in the window's centre in
@@ -60,12 +63,15 @@ class PanelSpec:
     focus: str = ""
     on_show: Factory | None = None
     short_title: str = ""  # the dock's tab title where the title's tabs do not fit their column
+    deferred: bool = False
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
             raise ValueError(f"panel name {self.name!r} is not an identifier")
         if self.kind in ("dialog", "centre") and not self.lazy:
             raise ValueError(f"panel {self.name!r}: a {self.kind} panel is built when first opened (lazy)")
+        if self.deferred and (self.lazy or self.kind != "dock"):
+            raise ValueError(f"panel {self.name!r}: only a core dock is deferred (lazy ones are built when shown)")
 
     @property
     def attr(self) -> str:
@@ -98,9 +104,11 @@ PANELS: tuple[PanelSpec, ...] = (
     # the left column's first dock; the vector plane below; the calculation and the blend on the right.
     PanelSpec("editors", "Tokens and vectors", f"{_WIRING}:editors", area="left", lazy=False,
               attribute="editor_splitter", short_title="Editors"),
-    PanelSpec("plane", "Vector plane", f"{_WIRING}:plane", area="left", lazy=False, short_title="Plane"),
+    # (the plane and the blend are tabs behind the editors or the table in a small window: deferred)
+    PanelSpec("plane", "Vector plane", f"{_WIRING}:plane", area="left", lazy=False, short_title="Plane",
+              deferred=True),
     PanelSpec("calc", "Calculation", f"{_WIRING}:calc", lazy=False),
-    PanelSpec("blend", "Blend", f"{_WIRING}:blend", lazy=False),
+    PanelSpec("blend", "Blend", f"{_WIRING}:blend", lazy=False, deferred=True),
     # The lesson in depth, from the View menu: tabbed with the blend view, built when first shown.
     PanelSpec("explorer", "√dₖ explorer", f"{_WIRING}:explorer", menu_text="√dₖ &explorer",
               shortcut="Ctrl+Shift+D", tip="Why divide by √dₖ: watch the softmax saturate as dₖ grows",

@@ -8,7 +8,7 @@ of the column are as whole as they were without it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QStyle, QWidget
 
 
@@ -30,6 +30,10 @@ class ScrollColumn(QScrollArea):
         # dock around the column is told, as it was told when the content was its widget)
         if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
             self.updateGeometry()
+            # (and the content is sized to its new minimum now: the editors' titles, fitted as they
+            # show, grew it after the column had sized it — squeezed, their titles hidden, it stayed
+            # so until some other event happened to make the scroll area size it again)
+            QCoreApplication.sendEvent(self, QEvent(QEvent.Type.LayoutRequest))
         return super().eventFilter(obj, event)
 
     def _bar_width(self) -> int:

@@ -126,6 +126,18 @@ def _show_all_stages(window: "MainWindow", on: bool) -> None:
     window.settings_store.store("show_all_stages", bool(on))
 
 
+def _rope_action(window: "MainWindow") -> QAction:
+    """View → RoPE pair on the vector plane: kept in step with the plane's view by the plane (its
+    factory binds it), disabled until then (the plane may be built after the first paint)."""
+    act = QAction("RoPE pair on the vector plane", window)
+    act.setCheckable(True)
+    act.setEnabled(False)
+    plane = window.built_panel("plane")
+    if plane is not None:
+        plane.rope.bind_action(act)
+    return act
+
+
 def _about(window: "MainWindow", _checked: bool = False) -> None:
     from qkv_studio import __version__
 
@@ -219,11 +231,11 @@ MENU: tuple[Row, ...] = (
            checkable=True, tip="One screen: F5 shows the slide and the presenter console side by side"),
     Group(V, lambda w, menu: w.presenter.add_screen_menu(menu)),
     Action("plane", "Show vector &plane", "toggle_plane", V, tip="P (brings the plane back in presentation mode)"),
-    Action("fit_plane", "&Fit the vector plane", "plane.fit_view", V, ("Ctrl+Shift+V",),
+    Action("fit_plane", "&Fit the vector plane", lambda w, _: w.plane.fit_view(), V, ("Ctrl+Shift+V",),
            tip="Fit the vector plane's view to every arrow and label"),
     # (checkable, enabled only for a RoPE model's head, its tip saying why not: kept in step by the plane)
     Action("rope_pair", "RoPE pair on the vector plane", None, V, ("Ctrl+Shift+L",), checkable=True,
-           create=lambda w: w.plane.rope.make_action(w)),
+           create=lambda w: _rope_action(w)),
     Action("blank", "&Blank screen", "blank_overlay.toggle", V, tip="B or . (a clicker's blank button)"),
     # Esc keeps its usual meaning (cancel an edit) outside presentations
     Action("leave", "Leave presentation", lambda w, _: w.set_presentation(False), None, ("Esc",), enabled=False),

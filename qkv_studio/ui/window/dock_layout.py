@@ -36,6 +36,7 @@ SEPARATORS = 12  # (the dock separators between the three columns, px)
 #: Below it the plane is a tab (at 1600×950, 53 lines, it was a 200-px strip under editors that hid
 #: their 4th rows behind scroll bars).
 TALL_LINES = 57
+FOLD_CHARS = 180  # a window narrower than this many characters folds its side panels into tabs
 
 
 class DockLayout:
@@ -49,9 +50,9 @@ class DockLayout:
         win = self._window
         w, h = max(win.width(), 800), max(win.height(), 500)
         fm = QFontMetrics(win.font())
-        folded = w < 180 * fm.averageCharWidth()
+        folded = w < FOLD_CHARS * fm.averageCharWidth()
         host = win.panel_host
-        lazy = [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
+        lazy = self._lazy_docks()
         front = [d for d in lazy if not d.isHidden()]  # (opened before the window showed: the Real model's)
         editors, calc = self._column_widths(w, folded)
         # Too narrow for the editors, the whole table and the heatmap side by side (1024×768, a HiDPI
@@ -108,7 +109,7 @@ class DockLayout:
             for dock in lazy:
                 win.tabifyDockWidget(win.dock_blend, dock)
         short: set[str] = set()
-        tall = h >= TALL_LINES * fm.lineSpacing()
+        tall = self._tall(h, fm)
         if not tall:
             # Too short for editors and plane one above the other: the plane becomes a tab of the
             # right-hand column, beside the blend (under the editors it was a strip of 280 × 600 px at
@@ -153,6 +154,32 @@ class DockLayout:
         if dock.visibleRegion().isEmpty():
             dock.raise_()
 
+    def behind(self) -> set[QDockWidget]:
+        """The core docks :meth:`arrange` will put behind another's tab at the window's size now, as far as
+        that is known before anything is laid out: the plane in a window too short for it under the
+        editors, the blend and the plane in one too narrow for the editors beside the table (the editors'
+        tab, or a View-menu panel's, in front of them).  Where it would take the calculation table's
+        column widths (a folded window whose table does not fit its column: the blend behind the
+        table's tab) the blend is not counted."""
+        win = self._window
+        w, h = max(win.width(), 800), max(win.height(), 500)
+        fm = QFontMetrics(win.font())
+        folded = w < FOLD_CHARS * fm.averageCharWidth()
+        front = [d for d in self._lazy_docks() if not d.isHidden()]
+        if folded and (bool(front) or self._editors_under_table(w, placed=False)):
+            return {win.dock_plane, win.dock_blend}
+        return set() if self._tall(h, fm) else {win.dock_plane}
+
+    @staticmethod
+    def _tall(h: int, fm: QFontMetrics) -> bool:
+        """Whether a window ``h`` high has room for the plane under the editors (:data:`TALL_LINES`)."""
+        return h >= TALL_LINES * fm.lineSpacing()
+
+    def _lazy_docks(self) -> list[QDockWidget]:
+        """The docks of the View menu's panels (tabs of the blend's place)."""
+        host = self._window.panel_host
+        return [host.docks[s.name] for s in host.specs() if s.docked and s.lazy]
+
     def make_room_for(self, dock: QDockWidget) -> None:
         """A View-menu panel just opened as a tab of the calculation table (a narrow window's folded
         column): the table goes under it, as wide as the column, and keeps no more than its rows — the
@@ -191,24 +218,28 @@ class DockLayout:
         """Whether a dock column ``width`` wide shows tabs of these titles without eliding one."""
         return sum(fm.horizontalAdvance(t) + 2 * fm.height() for t in titles) <= width
 
-    def _table_width(self, through: str | None = STAGES[-1]) -> int:
+    def _table_width(self, through: str | None = STAGES[-1], *, placed: bool = True) -> int:
         """The calculation dock's width that shows every column of the table up to stage ``through``
         (None: the current one) — by default its last, the blend's w·vⱼ (sized to the stage it opened
-        at, the table kept a scroll bar once stepped there)."""
+        at, the table kept a scroll bar once stepped there).  ``placed`` False: the dock's frame told from
+        its and the table's minimum sizes, nothing laid out."""
         win = self._window
-        win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
-        chrome = max(0, win.dock_calc.width() - win.calc.width())
+        if placed:
+            win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
+            chrome = max(0, win.dock_calc.width() - win.calc.width())
+        else:
+            chrome = max(0, win.dock_calc.minimumSizeHint().width() - win.calc.minimumSizeHint().width())
         # (no room kept for a vertical scroll bar where the rows fit the table's least share of the
         # height: the lesson's w·vⱼ column then fits beside a 1024-px window's heatmap)
         height, wanted = self._table_height(max(win.height(), 500), 0.36)
         return win.calc.content_width(through=through, scroll_bar=height < wanted) + chrome + 4
 
-    def _editors_under_table(self, w: int) -> bool:
+    def _editors_under_table(self, w: int, *, placed: bool = True) -> bool:
         """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
         table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side."""
         win = self._window
         least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
-        return least + self._table_width() + int(w * HEATMAP_MIN_WIDTH) + SEPARATORS > w
+        return least + self._table_width(placed=placed) + int(w * HEATMAP_MIN_WIDTH) + SEPARATORS > w
 
     def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
         """The widths of the editors' and the calculation's columns in a window ``w`` wide.

@@ -1,15 +1,16 @@
 """The window's side of the panel registry: a dock for each registered panel, the lazy ones built the
-first time they show, and bringing a panel (or a dialog) forward.
+first time they show, the deferred core docks when the window first shows them in front (else right
+after its first paint), and bringing a panel (or a dialog) forward.
 
 See :mod:`qkv_studio.ui.registry` for how to add a panel; nothing here names one.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Collection
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
 
 from qkv_studio.ui import registry
 from qkv_studio.ui.registry import PanelSpec
@@ -22,7 +23,7 @@ _AREAS = {"left": Qt.LeftDockWidgetArea, "right": Qt.RightDockWidgetArea}
 
 class PanelHost:
     """Builds and keeps the window's panels: ``window.dock_<name>`` for each docked panel, the panel
-    itself as ``window.<attribute>`` (the lazy ones through :meth:`panel`)."""
+    itself as ``window.<attribute>`` (the lazy and the deferred ones through :meth:`panel`)."""
 
     def __init__(self, window: "MainWindow") -> None:
         self._window = window
@@ -35,15 +36,54 @@ class PanelHost:
         """The core docks (stacked in their column), then the lazy ones as hidden tabs of the right column."""
         w = self._window
         for spec in self._specs.values():
-            if spec.docked and not spec.lazy:
+            if spec.docked and not spec.lazy and not spec.deferred:
                 widget = spec.build(w)
                 setattr(w, spec.attr, widget)
                 self._add_dock(spec, widget)
+            elif spec.docked and not spec.lazy:  # (deferred: a placeholder until it is built)
+                dock = self._add_dock(spec, QWidget())
+                dock.visibilityChanged.connect(lambda on, name=spec.name: on and self.panel(name))
         for spec in self._specs.values():
             if spec.docked and spec.lazy:
                 dock = self._add_dock(spec, QWidget())
                 dock.visibilityChanged.connect(lambda on, name=spec.name: on and self.panel(name))
         self.arrange()
+
+    def build_deferred(self, *, behind: Collection[QDockWidget] = ()) -> None:
+        """Build the deferred core docks' panels not built yet, but those of the docks ``behind`` (the
+        docks the window's layout will not show: a tab behind another's)."""
+        for spec in self._specs.values():
+            if spec.deferred and spec.name not in self._built and self.docks[spec.name] not in behind:
+                # (polished now, as the window's other panels are: the layout measures it as it shows)
+                self.panel(spec.name).ensurePolished()
+
+    def build_shown(self) -> None:
+        """Build the deferred panels whose docks the window shows as it is laid out now (not hidden, not a
+        tab behind another): a restored layout's, say, as the window first shows."""
+        for spec in self._specs.values():
+            if spec.deferred and spec.name not in self._built and self._in_front(self.docks[spec.name]):
+                self.panel(spec.name)
+
+    def build_deferred_soon(self) -> None:
+        """The deferred panels still to build, one an event-loop turn from now (called after the window's
+        first paint: they are built while nothing else waits, before anyone can bring them forward)."""
+        rest = [s.name for s in self._specs.values() if s.deferred and s.name not in self._built]
+        if rest:
+            QTimer.singleShot(0, self._window, lambda: (self.panel(rest[0]), self.build_deferred_soon()))
+
+    def _in_front(self, dock: QDockWidget) -> bool:
+        """Whether ``dock`` shows when the window shows: shown, and the current tab of its tab group."""
+        w = self._window
+        if dock.isHidden():
+            return False
+        group = [d for d in w.tabifiedDockWidgets(dock) if not d.isHidden()]
+        if dock.isFloating() or not group:
+            return True
+        titles = sorted(d.windowTitle() for d in group + [dock])
+        for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if sorted(bar.tabText(i) for i in range(bar.count())) == titles:
+                return bar.tabText(bar.currentIndex()) == dock.windowTitle()
+        return True  # (no tab bar for the group yet: built, to be sure)
 
     def arrange(self, *, show: bool = False) -> None:
         """Every dock in its place as built: the core docks stacked in their columns (``show``: shown,
@@ -107,18 +147,18 @@ class PanelHost:
             raise KeyError(f"unknown panel {name!r} (panels: {', '.join(self._specs)})") from None
 
     def built(self, name: str) -> QWidget | None:
-        """The lazy panel ``name`` if it has been built, else None."""
+        """The lazy or deferred panel ``name`` if it has been built, else None."""
         return self._built.get(name)
 
     def built_docked(self) -> tuple[QWidget, ...]:
         """The lazy docked panels built so far (they follow the theme, colour map and zoom)."""
-        return tuple(p for name, p in self._built.items() if self._specs[name].docked)
+        return tuple(p for name, p in self._built.items() if self._specs[name].docked and self._specs[name].lazy)
 
     def panel(self, name: str) -> QWidget:
-        """The panel ``name``; a lazy one is built (in the window's theme, colour map and zoom) the first
-        time it is needed."""
+        """The panel ``name``; a lazy or deferred one is built (in the window's theme, colour map and zoom)
+        the first time it is needed."""
         spec = self.spec(name)
-        if not spec.lazy:
+        if not spec.lazy and not spec.deferred:
             return getattr(self._window, spec.attr)
         panel = self._built.get(name)
         if panel is not None:
@@ -128,9 +168,13 @@ class PanelHost:
         self._built[name] = panel
         if spec.docked:
             dock = self.docks[name]
-            _style(panel, w, colormap=True)
-            panel.setFont(dock.widget().font())
+            placeholder = dock.widget()
+            if spec.lazy:
+                _style(panel, w, colormap=True)
+            panel.setFont(placeholder.font())  # (the window's fonts: see WindowStyle.style_fonts)
             dock.setWidget(panel)
+            if spec.deferred:
+                placeholder.deleteLater()
         return panel
 
     # ---- showing ----------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
     _key_router: KeyRouter | None = None  # (changeEvent runs while the window is being built)
     _key_router_installed = False
     _shortcuts_overlay: ShortcutsOverlay | None = None
+    _painted = False
 
     def __init__(self, scene: Scene, path: str = "", *, use_settings: bool = True, view: View | None = None) -> None:
         _resume_gc(freeze=True)  # the start-up imports are done (see qkv_studio/__init__.py)
@@ -128,6 +129,12 @@ class MainWindow(QMainWindow):
         if visible:
             self.screen_fit.after_show()
 
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().paintEvent(event)
+        if not self._painted:  # (the first paint: what it did not show is built now, see PanelSpec.deferred)
+            self._painted = True
+            self.panel_host.build_deferred_soon()
+
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
         if (self._key_router is not None and not self._key_router_installed
@@ -159,6 +166,16 @@ class MainWindow(QMainWindow):
     def dock(self, name: str) -> QDockWidget:
         """The dock of the registered panel ``name``."""
         return self.panel_host.docks[name]
+
+    @property
+    def plane(self):
+        """The vector plane (a deferred core dock: built the first time it is needed)."""
+        return self.panel("plane")
+
+    @property
+    def blend(self):
+        """The blend view (a deferred core dock: built the first time it is needed)."""
+        return self.panel("blend")
 
     @property
     def explorer(self):
@@ -289,6 +306,7 @@ class MainWindow(QMainWindow):
 
     def layout_docks(self) -> None:
         """Share the width and height between the panels in proportion to the window (default layout)."""
+        self.panel_host.build_deferred()  # (laid out as they are: every panel built)
         self.presentation.layout_docks()
 
     def toggle_plane(self) -> None:

@@ -75,6 +75,9 @@ def plane(window: "MainWindow") -> QWidget:
         return None if panel is None or panel.run is None else (panel.model, panel.run)
 
     plane.rope.set_source(model_run)
+    act = getattr(window, "act_rope_pair", None)  # (View → RoPE pair, once the menus are built)
+    if act is not None:
+        plane.rope.bind_action(act)
     return plane
 
 

@@ -92,6 +92,7 @@ class Presentation:
         if on == self.on:
             return
         self.on = on
+        w.panel_host.build_deferred()  # (the slides lay out every panel as it is: built)
         w.blend.set_on_slide(on)  # (the slide's caption says what the blend's header would)
         w.act_presentation.setChecked(on)
         w.act_leave.setEnabled(on)
@@ -566,6 +567,9 @@ class Presentation:
             w = self._window
             w.ensurePolished()  # (fonts and styles, as the panels will show: the tables measure their text)
             w.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
+            # The deferred panels the layout will show are built before it lays anything out (the sizes
+            # it makes follow the panels' own: built after it, they were laid out otherwise).
+            w.panel_host.build_deferred(behind=self.docks.behind())
             w.layout().activate()  # (resizeDocks shares out the sizes the docks have now)
             self.layout_docks()
             w.layout().activate()
@@ -575,6 +579,8 @@ class Presentation:
                 # a 1280×720 screen — and nothing shrank it back)
                 w.layout().activate()
                 self.layout_docks()
+        # (a restored layout's deferred docks in front too; the others are built after the first paint)
+        self._window.panel_host.build_shown()
         self._fit_stage_bar()
 
     def _fit_stage_bar(self) -> None:
@@ -589,6 +595,7 @@ class Presentation:
         """View → Reset layout: the docks as the window lays them out by default for the size it has now
         — floating ones docked, closed ones shown, the View menu's panels folded away again."""
         w = self._window
+        w.panel_host.build_deferred()  # (every panel laid out as it is)
         if self.on:
             self.compose_slide()
             return

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 #: ``source()`` → (the model, its last run) the scene may be a head of, or None (no model has run)
 Source = Callable[[], "tuple[object, object] | None"]
 
-ACTION_TEXT = "RoPE pair on the vector plane"
 ACTION_TIP = ("The vector plane draws one rotation pair of q and k before and after RoPE turned them by "
               "their positions (a RoPE model's head: SmolLM2)")
 _EMPTY = np.zeros(0)
@@ -51,7 +50,7 @@ class PlaneRope(QObject):
     ``set_source(source)`` says where the model run comes from (the window: the Real model panel's).
     Public: ``box`` and ``pair_box`` (the plane's controls), ``shown()``, ``available()``, ``why_not()``,
     ``pair``, ``wanted``, ``view`` (the drawn :class:`~qkv_studio.core.rope_pair.PairView`),
-    ``set_wanted(on)``, ``set_pair(i)``, ``make_action(parent)``, the items ``q_before``, ``q_after``,
+    ``set_wanted(on)``, ``set_pair(i)``, ``bind_action(act)``, the items ``q_before``, ``q_after``,
     ``k_before``, ``k_after``, ``q_arc``, ``k_arc`` and ``labels``.
     """
 
@@ -289,15 +288,12 @@ class PlaneRope(QObject):
             act.setToolTip(tip)
             act.setStatusTip(tip)
 
-    def make_action(self, parent: QObject) -> QAction:
-        """The window's View-menu entry (checkable), kept in step with the view; disabled, with the reason as
-        its tip, while the scene has no RoPE."""
-        act = QAction(ACTION_TEXT, parent)
-        act.setCheckable(True)
+    def bind_action(self, act: QAction) -> None:
+        """Keep ``act``, the window's checkable View-menu entry, in step with the view: disabled, with the
+        reason as its tip, while the scene has no RoPE (the plane may be built after the menus)."""
         act.toggled.connect(self._asked)
         self._action = act
         self._sync_controls()
-        return act
 
     # ---- drawing ------------------------------------------------------------------------------------
     def _switch_items(self, on: bool) -> None:
