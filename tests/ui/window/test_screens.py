@@ -39,7 +39,8 @@ def settle():
     end = time.monotonic() + 5
     while window is not None and time.monotonic() < end and (
             window.heatmap.is_animating()
-            or any(b.shrink_pending() for b in window.findChildren(LayoutBarrier))):
+            or any(b.shrink_pending() for b in window.findChildren(LayoutBarrier))
+            or any(window.built_panel(n) is None for n in ("blend", "plane"))):  # (built after the first paint)
         app.processEvents()
         time.sleep(0.005)
     app.processEvents()
@@ -328,7 +329,10 @@ def test_the_multihead_and_a_real_model_scene_fit_too(tmp_path, scene, width, he
     # (at 1024 px the Real model panel, ~320 px wide at its narrowest, is a tab of the table's column
     # with the editors: the heatmap keeps ~40 % — beside the editors and the panel it kept 23 %)
     assert normal["heatmap_share"] >= (0.35 if scene == "model" and width < 1280 else 0.25), normal
-    assert all(normal["heatmap_share"] > share for share in normal["docks"].values()), normal
+    # (at 1280×720 @1.5 — an 853×480 window — the multihead's heatmap, 26 %, and the column under the
+    # table holding the tokens and the X, W editors as a tab, 26–27 %, share the window about equally
+    # since the table no longer keeps an empty box under its rows: within one point of each other)
+    assert all(normal["heatmap_share"] > share - 0.01 for share in normal["docks"].values()), normal
     if scene == "model":  # (the Real model panel's texts whole)
         assert not normal["writer"]["cut"], normal
     for s in results[1:5]:
