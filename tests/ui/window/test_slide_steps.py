@@ -193,9 +193,11 @@ def test_a_step_back_to_the_heatmaps_slide_places_the_table_for_the_numbers_edit
         step(window, stage)
     assert beside() and (table.font().toString(), table.compact, table.size().toTuple()) == look
     step(window, "vectors")
-    for name in "KV":
-        for j in range(2):
-            s.set_value(name, 0, j, 123456.789)
+    # (a key, a value and the query's vector of wide numbers — every score and ÷√dₖ wide too: one wide
+    # number still fits beside, the compact table's headings shortened)
+    edits = [(name, row, j) for name, row in (("K", 0), ("V", 0), ("Q", s.query)) for j in range(2)]
+    for name, row, j in edits:
+        s.set_value(name, row, j, -123456.789)
     s.flush()
     settle()
     s.set_stage("scores")
@@ -203,9 +205,9 @@ def test_a_step_back_to_the_heatmaps_slide_places_the_table_for_the_numbers_edit
     assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
     settle()
     assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
-    assert table.calc_model.text_of(0, "key") == "[1.23e5, 1.23e5]"  # (the new numbers)
+    assert table.calc_model.text_of(0, "key") == "[-1.23e5, -1.23e5]"  # (the new numbers)
     step(window, "vectors")
-    for _ in range(4):
+    for _ in edits:
         s.undo_stack.undo()
     s.flush()
     settle()
