@@ -21,8 +21,8 @@ def fmt(value: float, digits: int = 4) -> str:
     text = f"{value:.{digits}g}"
     if "e" in text:
         mant, exp = text.split("e")
-        return f"{mant}e{int(exp)}"
-    return text.replace("-", "−")
+        text = f"{mant}e{int(exp)}"
+    return text.replace("-", "−")  # (the typographic minus, as the heatmap writes it: "−2.28e3", "1e−5")
 
 
 _FIXED_LIMIT = 1e6  # from here on a fixed-decimals number is written in significant digits (1e+200)

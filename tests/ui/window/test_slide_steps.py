@@ -205,7 +205,7 @@ def test_a_step_back_to_the_heatmaps_slide_places_the_table_for_the_numbers_edit
     assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
     settle()
     assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
-    assert table.calc_model.text_of(0, "key") == "[-1.23e5, -1.23e5]"  # (the new numbers)
+    assert table.calc_model.text_of(0, "key") == "[−1.23e5, −1.23e5]"  # (the new numbers)
     step(window, "vectors")
     for _ in edits:
         s.undo_stack.undo()
