@@ -43,7 +43,12 @@ def settle():
             or any(window.built_panel(n) is None for n in ("blend", "plane"))):  # (built after the first paint)
         app.processEvents()
         time.sleep(0.005)
-    app.processEvents()
+    # (the follow-up frame — the caption's new text a frame after a step — done now, and the layout
+    # its new height asks for: on a loaded CI machine the facts were read between the two)
+    from qkv_studio.ui.widgets.frame_throttle import flush_pending
+    flush_pending()
+    for _ in range(3):
+        app.processEvents()
 
 def rect_in_window(w, widget):
     return QRect(widget.mapTo(w, widget.rect().topLeft()), widget.size())
