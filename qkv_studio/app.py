@@ -130,6 +130,9 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
         app.processEvents()
     window.session.flush()
     flush_pending()  # (the panels that follow an edit one frame later are drawn now)
+    # (the table's columns refit a moment after its numbers change; a picture taken sooner showed a
+    # real model's scores cut at their left edge, widths of the query it opened at)
+    window.calc.fit_columns()
     app.processEvents()
     return window
 

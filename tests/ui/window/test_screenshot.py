@@ -153,3 +153,25 @@ def test_a_generating_model_presses_next_token_before_the_screenshot(windows, tm
                  "-o", str(out)])
     assert code == 0, capsys.readouterr().err
     assert QImage(str(out)).width() == 1280
+
+
+def test_the_tables_columns_are_fitted_to_the_numbers_the_picture_shows(windows, monkeypatch):
+    """A generating model opened for a screenshot: the table's columns fitted to the numbers of the
+    query it shows (they refit a moment after the numbers change, and the picture was taken before:
+    a real model's scores were cut at their left edge)."""
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from tests.toy_model import register_toy_generating
+
+    toy = register_toy_generating(monkeypatch)
+    text = "the cat sat"
+    head = toy.generate(text, 3).head_scene(1, 2)
+    w = windows(head, size=(1280, 720), model=("toygen", text, 1, 2, 3), view=View(query=5, stage="scaled"))
+    table, model = w.calc, w.calc.calc_model
+    bold = QFont(table.font())
+    bold.setBold(True)
+    fm = QFontMetrics(bold)
+    for c, name in enumerate(model.columns()):
+        if not table.isColumnHidden(c) and name not in ("key", "value"):
+            widest = max(fm.horizontalAdvance(model.index(r, c).data() or "") for r in range(model.rowCount()))
+            assert table.columnWidth(c) >= widest, (name, table.columnWidth(c), widest)
