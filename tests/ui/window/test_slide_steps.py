@@ -26,10 +26,22 @@ def window(show_window, lesson_scene):
 
 
 def settle() -> None:
-    """The step's frame and the one after it (what follows a frame later: the plane, the blend)."""
+    """The step's frame and the one after it (what follows a frame later: the plane, the blend), and a
+    caption that wrapped at the stage before given back its room (a moment after the step: on a loaded
+    machine that moment fell between two steps of a test and resized the slide's view there)."""
+    import time
+
+    from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
+
     for _ in range(3):
         QApplication.processEvents()
         flush_pending()
+    end = time.monotonic() + 3
+    while time.monotonic() < end and any(
+            b.shrink_pending() for w in QApplication.topLevelWidgets() for b in w.findChildren(LayoutBarrier)):
+        QApplication.processEvents()
+        time.sleep(0.005)
+    flush_pending()
     QApplication.processEvents()
 
 
