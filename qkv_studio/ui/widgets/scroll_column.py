@@ -9,7 +9,44 @@ of the column are as whole as they were without it.
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPalette
 from PySide6.QtWidgets import QFrame, QScrollArea, QStyle, QWidget
+
+
+class MoreBelow(QWidget):
+    """A fade over the bottom lines of a scroll area while more of its content lies below: the panel the
+    viewport's edge cuts through (at 1280×720 the V editor's title, half a line of it) reads as going on
+    under the edge, not as a cut text.  Clicks go through it; it follows the palette (a theme switch)."""
+
+    def __init__(self, area: QScrollArea) -> None:
+        super().__init__(area)
+        self._area = area
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.hide()
+        bar = area.verticalScrollBar()
+        bar.valueChanged.connect(self.follow)
+        bar.rangeChanged.connect(self.follow)
+
+    def follow(self, *_: object) -> None:
+        """Over the viewport's last 1.6 lines while the column scrolls and is not at its end; else hidden."""
+        area, bar = self._area, self._area.verticalScrollBar()
+        more = bar.maximum() > 0 and bar.value() < bar.maximum()
+        if more:
+            view = area.viewport().geometry()
+            h = min(view.height() // 3, round(1.6 * area.fontMetrics().lineSpacing()))
+            self.setGeometry(view.x(), view.bottom() + 1 - h, view.width(), h)
+            self.raise_()
+        self.setVisible(more)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        solid = self.palette().color(QPalette.ColorRole.Window)
+        clear = QColor(solid)
+        clear.setAlpha(0)
+        fade = QLinearGradient(0, 0, 0, self.height())
+        fade.setColorAt(0.0, clear)
+        fade.setColorAt(0.7, solid)
+        fade.setColorAt(1.0, solid)
+        QPainter(self).fillRect(self.rect(), fade)
 
 
 class ScrollColumn(QScrollArea):
@@ -24,6 +61,7 @@ class ScrollColumn(QScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setWidget(content)
         content.installEventFilter(self)
+        self.more_below = MoreBelow(self)  # (the fade over the cut edge while more lies below)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         # (the content's minimum width changed — a font, a longer token, the projection editors: the
@@ -46,6 +84,7 @@ class ScrollColumn(QScrollArea):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
+        self.more_below.follow()
         bar = self._bar_width()
         if bar != getattr(self, "_bar", 0):
             self._bar = bar

@@ -42,6 +42,13 @@ __all__ = ["APP_NAME", "MainWindow"]
 PRESENTATION_SCALE = 2.2
 
 
+
+def _panel_property(name: str, doc: str) -> property:
+    """``window.<attr>``: the registered panel ``name``, built the first time it is asked for (a deferred
+    core dock's or a View-menu panel's: see :meth:`MainWindow.panel`)."""
+    return property(lambda window: window.panel(name), doc=doc)
+
+
 class MainWindow(QMainWindow):
     """QKV Studio's window, bound to one :class:`Session`.
 
@@ -167,30 +174,11 @@ class MainWindow(QMainWindow):
         """The dock of the registered panel ``name``."""
         return self.panel_host.docks[name]
 
-    @property
-    def plane(self):
-        """The vector plane (a deferred core dock: built the first time it is needed)."""
-        return self.panel("plane")
-
-    @property
-    def blend(self):
-        """The blend view (a deferred core dock: built the first time it is needed)."""
-        return self.panel("blend")
-
-    @property
-    def explorer(self):
-        """The √dₖ explorer panel (built on first use)."""
-        return self.panel("explorer")
-
-    @property
-    def heads(self):
-        """The multi-head panel (built on first use)."""
-        return self.panel("heads")
-
-    @property
-    def model_panel(self):
-        """The real-model panel (built on first use)."""
-        return self.panel("model")
+    plane = _panel_property("plane", "The vector plane (a deferred core dock: built when first needed).")
+    blend = _panel_property("blend", "The blend view (a deferred core dock: built when first needed).")
+    explorer = _panel_property("explorer", "The √dₖ explorer panel (built on first use).")
+    heads = _panel_property("heads", "The multi-head panel (built on first use).")
+    model_panel = _panel_property("model", "The real-model panel (built on first use).")
 
     @property
     def _quiz(self):
