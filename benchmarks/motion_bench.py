@@ -45,7 +45,8 @@ def ours(suffix: str, folder: Path) -> Path:
 
     out = folder / f"ours{suffix}"
     width = SIZE[0] if suffix != ".pptx" else (1600 if SIZE[0] >= 1280 else SIZE[0])
-    export_file(load_preset("lesson"), out, width=width, query=QUERY, motion=MotionOptions(fps=FPS, hold=HOLD, morph=MORPH))
+    export_file(load_preset("lesson"), out, width=width, query=QUERY, motion=MotionOptions(fps=FPS, hold=HOLD,
+                                                                                           morph=MORPH))
     return out
 
 
@@ -139,7 +140,7 @@ def main() -> int:
         target = TARGETS.get(name)
         ok = target is None or med <= target
         failed |= not ok
-        print(f"| {name} | {med:.2f} | {'≤ %g s' % target if target else '—'}{'' if ok else ' MISSED'} "
+        print(f"| {name} | {med:.2f} | {f'≤ {target:g} s' if target else '—'}{'' if ok else ' MISSED'} "
               f"| {sizes[name] / 1024:.0f} KB |")
     return 1 if failed else 0
 

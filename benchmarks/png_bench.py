@@ -85,13 +85,13 @@ def main(argv: list[str] | None = None) -> int:
 
     import PIL
     from PySide6.QtGui import QImage
+    from scenes import random_scene
 
     from qkv_studio.export import png
     from qkv_studio.export.atomic import write_atomic
     from qkv_studio.export.figures import ensure_app
     from qkv_studio.export.files import export_file
     from qkv_studio.render.figure import FigureOptions, background_color, render_image
-    from scenes import random_scene
 
     ensure_app()
     scene = random_scene(args.n)

@@ -31,6 +31,7 @@ def main() -> None:
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from scenes import random_scene
+
     from qkv_studio.app import ensure_qapp
 
     app = ensure_qapp()

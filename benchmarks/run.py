@@ -10,7 +10,8 @@ unless ``--out`` says otherwise).
 Every time is the median over ``--reps`` repetitions after ``--warmup`` unmeasured ones; the window
 is shown on Qt's offscreen platform at 1600×950 with d_k = d_v = 64 (``present_*``: full screen in
 presentation mode on a 1920×1080 screen and on a 3840×2160 one at 200 %, see ``present_child.py``; the
-stage step there also apart: into or out of the plane's and the blend's slides, and between the score stages).  "Repainted" means: the
+stage step there also apart: into or out of the plane's and the blend's slides, and between the score stages).
+"Repainted" means: the
 Session's coalesced ``result_changed`` is delivered (``flush()``), pending events are processed (which
 paints every widget that asked for it), and each widget the change must show up in has received a
 paint event since the change — if one has not, ``repaint()`` forces it, synchronously, inside the timing.
@@ -149,13 +150,13 @@ class FollowUp:
 
 
 def open_window(n: int, stage: str = "weights"):
-    from qkv_studio.app import ensure_qapp
     from scenes import random_scene
 
-    app = ensure_qapp()
-    from qkv_studio.ui.window.main_window import MainWindow
+    from qkv_studio.app import ensure_qapp
 
+    app = ensure_qapp()
     from qkv_studio.core import View
+    from qkv_studio.ui.window.main_window import MainWindow
 
     window = MainWindow(random_scene(n), use_settings=False, view=View(0, stage))
     window.resize(1600, 950)
@@ -207,11 +208,11 @@ def bench_drag(n: int, reps: int, warmup: int) -> tuple[float, float]:
     """One mouse-move step of a drag of the query's arrow head on the vector plane, until the plane and
     the heatmap have repainted; and the follow-up frame, in which the calculation table and the
     editors show the step's numbers (they follow a drag one frame late; see FollowUp)."""
+    import pyqtgraph as pg
     from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
     from PySide6.QtGui import QMouseEvent
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
-    import pyqtgraph as pg
 
     app, window = open_window(n)
     window.dock_plane.show()
@@ -307,9 +308,10 @@ def bench_query(n: int, reps: int, warmup: int) -> tuple[float, float]:
 
 
 def bench_exports(n: int, reps: int, warmup: int) -> dict[str, float]:
+    from scenes import random_scene
+
     from qkv_studio.export.figures import ensure_app
     from qkv_studio.export.files import export_file
-    from scenes import random_scene
 
     ensure_app()
     scene = random_scene(n)
@@ -329,8 +331,9 @@ def bench_matplotlib(n: int, reps: int, warmup: int) -> float:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
-    from qkv_studio.core import compute
     from scenes import random_scene
+
+    from qkv_studio.core import compute
 
     scene = random_scene(n)
     q, k, v = (np.array(a) for a in scene.qkv())
@@ -487,8 +490,8 @@ def machine() -> dict[str, str]:
     except OSError:
         pass
     import numpy
-    import PySide6
     import pyqtgraph
+    import PySide6
 
     return {"cpus": str(os.cpu_count()), "cpu": cpu, "python": platform.python_version(),
             "pyside6": PySide6.__version__, "qt": PySide6.QtCore.qVersion(), "pyqtgraph": pyqtgraph.__version__,
@@ -522,7 +525,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rss-n", type=int, default=None, help="token count of the memory benchmark (default 1024)")
     ap.add_argument("--reps", type=int, default=None, help="measured repetitions per metric (default 40)")
     ap.add_argument("--warmup", type=int, default=None, help="unmeasured repetitions first (default 5)")
-    ap.add_argument("--startup-runs", type=int, default=None, help="start-ups of each kind (default 11: the bare window alone varies by ±15 %% between runs)")
+    ap.add_argument("--startup-runs", type=int, default=None,
+                    help="start-ups of each kind (default 11: the bare window alone varies by ±15 %% between runs)")
     ap.add_argument("--only", default="",
                     help="comma-separated groups: edit,drag,step,query,startup,export,rss,present,mpl")
     ap.add_argument("--out", type=Path, default=HERE / "results.json", help="where to write the JSON results")

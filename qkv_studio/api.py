@@ -33,12 +33,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 from qkv_studio.core.scene import Scene, SceneError
 from qkv_studio.core.view import View
 from qkv_studio.export.script import export  # noqa: F401 - part of the API
-
 
 _windows: list = []  # the windows show() opened: kept alive while open (a notebook keeps no reference)
 

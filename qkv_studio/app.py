@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from qkv_studio.core import Scene, View
 
@@ -86,12 +86,14 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     several docked panels are put side by side so that each is seen.  ``model`` =
     (name, text, layer, head) picks that model of the model registry in the model panel, runs it on the
     text and shows that head (layer and head counted from 0); ``scene`` is then that head's scene with the
-    options asked for.  A fifth item N (a model that generates) presses Next token N times first.  Raises ValueError with one line when the model cannot run.
+    options asked for.  A fifth item N (a model that generates) presses Next token N times first.  Raises ValueError
+    with one line when the model cannot run.
     """
     app = ensure_qapp(offscreen_if_headless=True)
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
         _quiet_harmless_qt_messages()
     from PySide6.QtCore import Qt
+
     from qkv_studio.ui import registry
     from qkv_studio.ui.widgets.frame_throttle import flush_pending
     from qkv_studio.ui.window.main_window import MainWindow
@@ -146,7 +148,7 @@ def _side_by_side(window, docks: list) -> None:
     if not docks:
         return
     places = (window.dock_calc, window.dock_editors)
-    for dock, place in zip(docks[1:], places):
+    for dock, place in zip(docks[1:], places, strict=False):
         # (out of its tab group first: Qt 6.12 leaves a dock tabified twice in the first group, off-screen)
         window.removeDockWidget(dock)
         window.tabifyDockWidget(place, dock)
@@ -243,7 +245,8 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
                model: ModelHead | None = None, view: View | None = None,
                presenter: tuple[int, int] | None = None, notes=None, ink=None, cell: int | None = None) -> None:
     """Render the window offscreen at ``size`` and save it as PNG (atomically); ``panels``, ``model`` and
-    ``view`` (and ``cell``: a key, the selected cell in the query's row) as for :func:`prepare_window`.  ``presenter`` (the slide's size) renders the presenter
+    ``view`` (and ``cell``: a key, the selected cell in the query's row) as for :func:`prepare_window`.  ``presenter``
+    (the slide's size) renders the presenter
     console at ``size`` instead, beside a slide of that size; ``notes`` and ``ink``
     (:mod:`qkv_studio.core.ink`) are the scene's, the ink drawn on the slide.
 

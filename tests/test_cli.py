@@ -125,7 +125,7 @@ def test_presets_lists_names_and_descriptions_in_order(capsys):
     lines = out.splitlines()
     names = [line.split()[0] for line in lines]
     assert names == ["lesson", "causal", "padding", "saturation", "projection", "multihead", "long"]
-    for line, name in zip(lines, names):
+    for line, name in zip(lines, names, strict=False):
         assert load_preset(name).description in line
 
 

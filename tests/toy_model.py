@@ -68,7 +68,7 @@ class ToyGeneration:
     ``back``, ``redo``, ``generated``, ``reused``): the next token's logits come from the last token's
     embedding; each step recomputes the whole toy run (a toy has no cache to speak of)."""
 
-    def __init__(self, toy: "ToyGenerating", text: str, seed: int = 0) -> None:
+    def __init__(self, toy: ToyGenerating, text: str, seed: int = 0) -> None:
         self._toy, self._seed = toy, seed
         self._history = [toy.run(text)]
         self._undone: list = []
@@ -150,7 +150,7 @@ class ToyGenerating(ToyCausal):
             raise self.fail
         run = super().run(text)
         ids = np.array([int(t[1:]) if t.startswith("t") and t[1:].isdigit() else int(i)
-                        for t, i in zip(run.tokens, run.ids)])
+                        for t, i in zip(run.tokens, run.ids, strict=False)])
         return ModelRun(model=run.model, label=run.label, text=run.text, tokens=run.tokens, q=run.q, k=run.k,
                         v=run.v, weights=run.weights, mask=run.mask, ids=ids)
 

@@ -161,7 +161,7 @@ def _qkv_file_scene(args: argparse.Namespace) -> Scene:
         raise CliError("--text is for --model: a Q/K/V file holds its own tokens")
     model = read_qkv_file(args.file)
     picked = []
-    for what, value, count in (("layer", args.layer, model.n_layers), ("head", args.head, model.n_heads)):
+    for _what, value, count in (("layer", args.layer, model.n_layers), ("head", args.head, model.n_heads)):
         if value is None and count > 1:
             raise CliError(f"{args.file} holds {model.n_layers} layers × {model.n_heads} heads: give --layer L "
                            f"(0–{model.n_layers - 1}) and --head H (0–{model.n_heads - 1}), counted from 0")

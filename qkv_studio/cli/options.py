@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from qkv_studio import __version__
-from qkv_studio.cli.errors import CliError, _Parser, _brief
+from qkv_studio.cli.errors import CliError, _brief, _Parser
 from qkv_studio.core.scene import STAGES
 from qkv_studio.ui import registry as panel_registry
 

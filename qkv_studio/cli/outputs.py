@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from qkv_studio.cli.errors import CliError, _brief, _os_message
 from qkv_studio.cli.inputs import _check_name

@@ -13,13 +13,13 @@ instead of NaN.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 
 from qkv_studio.core.stages import shown_matrix
 
-MaskSpec = Union[Literal["none", "causal"], np.ndarray]
+MaskSpec = Literal["none", "causal"] | np.ndarray
 
 _FMAX = np.finfo(np.float64).max
 # Beyond this factor every softmax is one-hot to double precision; capping it avoids inf·0.

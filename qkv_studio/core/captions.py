@@ -18,16 +18,16 @@ if TYPE_CHECKING:
     from qkv_studio.core.scene import Scene
 
 
-def _name(scene: "Scene", query: int) -> str:
+def _name(scene: Scene, query: int) -> str:
     return f"“{scene.token_label(query)}”"
 
 
-def _top(result: "AttentionResult", query: int, count: int = 4) -> list[int]:
+def _top(result: AttentionResult, query: int, count: int = 4) -> list[int]:
     """The keys with the largest weights for ``query``, largest first."""
     return [int(j) for j in np.argsort(-result.weights[query], kind="stable")[:count]]
 
 
-def same_numbers(a: "Scene", b: "Scene") -> bool:
+def same_numbers(a: Scene, b: Scene) -> bool:
     """True when two scenes attend alike: the same tokens, Q, K, V, mask, ÷√dₖ and heads (a scene's
     description speaks of these; the selected query, the stage, direct or projection mode do not change them).
     Cheap checks first: it runs on edits."""
@@ -40,10 +40,10 @@ def same_numbers(a: "Scene", b: "Scene") -> bool:
         return False
     if (a.wo is None) != (b.wo is None) or (a.wo is not None and not np.array_equal(a.wo, b.wo)):
         return False
-    return all(np.array_equal(x, y) for x, y in zip(a.qkv(), b.qkv()))
+    return all(np.array_equal(x, y) for x, y in zip(a.qkv(), b.qkv(), strict=False))
 
 
-def keep_description_true(origin: "Scene", after: "Scene") -> "Scene":
+def keep_description_true(origin: Scene, after: Scene) -> Scene:
     """``after`` with the description of ``origin`` (the scene as loaded) only while it is true: an edit
     that changes the numbers it speaks of drops it ("puts 0.54 on cat" is false once Q changed), edits
     that bring the numbers back restore it; a scene's own other description stays."""
@@ -57,7 +57,7 @@ def keep_description_true(origin: "Scene", after: "Scene") -> "Scene":
     return after
 
 
-def description_note(scene: "Scene") -> str:
+def description_note(scene: Scene) -> str:
     """The scene's description as what it is: "Preset “lesson”: …" for a built-in scene, "“title”: …"
     otherwise; empty when there is none (an edit that made it false has dropped it, see
     :func:`keep_description_true`)."""
@@ -71,7 +71,7 @@ def description_note(scene: "Scene") -> str:
     return f"“{scene.title}”: {scene.description}" if scene.title else scene.description
 
 
-def head_note(scene: "Scene", head: int) -> str:
+def head_note(scene: Scene, head: int) -> str:
     """Which head the views show of a scene split into heads — "<b>Head 1</b> of 2 (dₖ = 4): " — before
     the stage's words (each head attends on its own; the unsplit attention of
     all the columns is what no head computes); empty for a scene of one head."""
@@ -82,7 +82,7 @@ def head_note(scene: "Scene", head: int) -> str:
     return f"<b>Head {h}</b> of {scene.heads} (dₖ = {d}): "
 
 
-def mask_note(scene: "Scene") -> str:
+def mask_note(scene: Scene) -> str:
     """A sentence about the mask (empty when there is none)."""
     if isinstance(scene.mask, str) and scene.mask == "causal":
         return (" Causal mask: a token may not look at tokens after it (−∞), because a language model "
@@ -92,14 +92,14 @@ def mask_note(scene: "Scene") -> str:
     return ""
 
 
-def vectors(scene: "Scene", result: "AttentionResult", query: int) -> str:
+def vectors(scene: Scene, result: AttentionResult, query: int) -> str:
     q = scene.qkv()[0]
     return (f"Every token carries three vectors: a <b>query</b> (what it looks for), a <b>key</b> (how it "
             f"advertises itself) and a <b>value</b> (what it hands over). The query for {_name(scene, query)} is "
             f"{fmt_vector(q[query])}; dₖ = {scene.d_k}.")
 
 
-def scores(scene: "Scene", result: "AttentionResult", query: int) -> str:
+def scores(scene: Scene, result: AttentionResult, query: int) -> str:
     name = _name(scene, query)
     best = int(np.argmax(result.scores[query]))
     return (f"Dot the query of {name} with every key: one relevance score per token. "
@@ -107,7 +107,7 @@ def scores(scene: "Scene", result: "AttentionResult", query: int) -> str:
             + mask_note(scene))
 
 
-def scaled(scene: "Scene", result: "AttentionResult", query: int) -> str:
+def scaled(scene: Scene, result: AttentionResult, query: int) -> str:
     if not scene.scale:
         return ("Scaling is switched off: the raw scores go straight into the softmax, so with a large "
                 "dₖ it saturates.")
@@ -119,7 +119,7 @@ def _keys_named(count: int) -> str:
     return "1 other key" if count == 1 else f"{count} other keys"
 
 
-def blend_shape(scene: "Scene", result: "AttentionResult", query: int) -> str:
+def blend_shape(scene: Scene, result: AttentionResult, query: int) -> str:
     """What the query's weights are, in words true for the numbers shown (rounded as the cells are):
     a pick, almost a pick, an even spread, a near tie, a clear leader or a blend — a phrase without its
     final full stop, for the stepper's captions and the blend view.  (One ``argsort`` of the row.)
@@ -164,13 +164,13 @@ def _sentence(phrase: str) -> str:
     return phrase[0].upper() + phrase[1:] + "."
 
 
-def _more(scene: "Scene", shown: int) -> str:
+def _more(scene: Scene, shown: int) -> str:
     """ " and 12 smaller" after the largest weights listed (no ellipsis: a full stop follows)."""
     rest = scene.n - shown
     return f" and {rest} smaller" if rest > 0 else ""
 
 
-def weights(scene: "Scene", result: "AttentionResult", query: int) -> str:
+def weights(scene: Scene, result: AttentionResult, query: int) -> str:
     name = _name(scene, query)
     if result.fully_masked[query]:
         return f"Every key is masked for {name}: there is nothing to attend to, so all weights are 0."
@@ -181,7 +181,7 @@ def weights(scene: "Scene", result: "AttentionResult", query: int) -> str:
             f"{_sentence(blend_shape(scene, result, query))}")
 
 
-def contribution(scene: "Scene", result: "AttentionResult", query: int) -> str:
+def contribution(scene: Scene, result: AttentionResult, query: int) -> str:
     """Who contributes to the query's output, true for the weights as shown (a phrase, no full stop)."""
     w = result.weights[query]
     if result.fully_masked[query]:
@@ -203,7 +203,7 @@ def contribution(scene: "Scene", result: "AttentionResult", query: int) -> str:
     return shape + "; " + ", ".join(notes)
 
 
-def output(scene: "Scene", result: "AttentionResult", query: int) -> str:
+def output(scene: Scene, result: AttentionResult, query: int) -> str:
     top = " + ".join(f"{fmt_fixed(float(result.weights[query, j]))}·v<sub>{scene.token_label(j)}</sub>"
                      for j in _top(result, query))
     return (f"The output for {_name(scene, query)} is the weighted blend of the values: {top}"

@@ -25,7 +25,7 @@ CELL_STAGES = ("scores", "scaled")
 def products(scene: Scene, i: int, j: int) -> list[float]:
     """The terms q_it · k_jt of the score of query ``i`` and key ``j`` (their sum is the score)."""
     q, k, _ = scene.qkv()
-    return [float(a) * float(b) for a, b in zip(q[i], k[j])]
+    return [float(a) * float(b) for a, b in zip(q[i], k[j], strict=False)]
 
 
 def cell_text(scene: Scene, result: AttentionResult, i: int, j: int, stage: str, *,

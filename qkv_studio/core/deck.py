@@ -29,10 +29,15 @@ from pathlib import Path
 
 from qkv_studio.core.ink import Notes, notes_from_json, notes_to_json
 from qkv_studio.core.presets import preset_document, preset_names
-from qkv_studio.core.scene import Scene
 from qkv_studio.core.safe_read import check_path_text
+from qkv_studio.core.scene import Scene
 from qkv_studio.core.sessionfile import (
-    SessionDocument, SessionFileError, display_name, read_file, read_session, unique_keys,
+    SessionDocument,
+    SessionFileError,
+    display_name,
+    read_file,
+    read_session,
+    unique_keys,
 )
 from qkv_studio.core.view import View
 
@@ -149,7 +154,8 @@ def read_deck(path: str | os.PathLike) -> Deck:
     try:
         folder = str(p.resolve().parent)
     except (OSError, RuntimeError) as exc:
-        raise SessionFileError(source, f"its folder cannot be found ({getattr(exc, 'strerror', None) or exc})") from None
+        raise SessionFileError(source,
+                               f"its folder cannot be found ({getattr(exc, 'strerror', None) or exc})") from None
     return Deck(tuple(entries), folder, source, tuple(own_notes))
 
 

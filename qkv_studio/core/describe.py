@@ -48,11 +48,11 @@ class Description:
         return self.text
 
 
-def _q(scene: "Scene", i: int) -> str:
+def _q(scene: Scene, i: int) -> str:
     return f"'{scene.token_label(int(i))}'"
 
 
-def _tokens(scene: "Scene") -> str:
+def _tokens(scene: Scene) -> str:
     labels = [scene.token_label(i) for i in range(scene.n)]
     if len(labels) <= LIST_TOKENS:
         shown = ", ".join(labels)
@@ -65,7 +65,7 @@ def _number(value: float, signed: bool) -> str:
     return fmt(value, 3) if signed else fmt_fixed(value)
 
 
-def _what(stage: str, scene: "Scene") -> str:
+def _what(stage: str, scene: Scene) -> str:
     """What the figure's cells are, in words (the stage registry's figure wording, capitalised)."""
     spec = stage_spec(stage)
     words = spec.words(scene.scale).figure
@@ -76,14 +76,14 @@ def _what(stage: str, scene: "Scene") -> str:
     return words[0].upper() + words[1:]
 
 
-def _mask(scene: "Scene", signed: bool) -> str:
+def _mask(scene: Scene, signed: bool) -> str:
     if isinstance(scene.mask, str) and scene.mask == "none":
         return ""
     kind = "a causal mask (no token looks at tokens after it)" if isinstance(scene.mask, str) else "a custom mask"
     return f"; with {kind}: blocked cells are {'−∞' if signed else '0'}"
 
 
-def _extremes(scene: "Scene", matrix: np.ndarray, blocked: np.ndarray, signed: bool) -> str:
+def _extremes(scene: Scene, matrix: np.ndarray, blocked: np.ndarray, signed: bool) -> str:
     """The whole matrix's highest and lowest cells (of those not blocked)."""
     open_ = ~blocked & np.isfinite(matrix)
     if not open_.any():
@@ -97,7 +97,7 @@ def _extremes(scene: "Scene", matrix: np.ndarray, blocked: np.ndarray, signed: b
     return f"; the highest cell is {cell(hi)}, the lowest {cell(lo)}"
 
 
-def _row(scene: "Scene", stage: str, query: int, matrix: np.ndarray, blocked: np.ndarray,
+def _row(scene: Scene, stage: str, query: int, matrix: np.ndarray, blocked: np.ndarray,
          fully_masked: bool, signed: bool) -> str:
     """The query's row: its top keys by value, then a summary of the others."""
     row = matrix[query]
@@ -124,7 +124,7 @@ def _row(scene: "Scene", stage: str, query: int, matrix: np.ndarray, blocked: np
     return text
 
 
-def _output(scene: "Scene", query: int, weights: np.ndarray, output: np.ndarray, blocked: np.ndarray,
+def _output(scene: Scene, query: int, weights: np.ndarray, output: np.ndarray, blocked: np.ndarray,
             fully_masked: bool) -> str:
     keys = np.flatnonzero(~blocked[query])
     if fully_masked or keys.size == 0:
@@ -136,7 +136,7 @@ def _output(scene: "Scene", query: int, weights: np.ndarray, output: np.ndarray,
     return f"; its output is the blend {blend}{more} = [{vec}]"
 
 
-def describe(scene: "Scene", stage: str, query: int, *, heading: str = "") -> Description:
+def describe(scene: Scene, stage: str, query: int, *, heading: str = "") -> Description:
     """The alt text of ``stage``'s figure of ``scene`` with ``query`` selected (ValueError for an
     unknown stage or a query out of range).  ``heading`` names what the figure is of ("head 1 …")."""
     spec = stage_spec(stage)

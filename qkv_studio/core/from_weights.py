@@ -14,7 +14,7 @@ are log-weights, not the model's.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

@@ -22,8 +22,9 @@ parsed value and raise ``ValueError`` with a one-line problem.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from qkv_studio.core.stages import STAGES
 
@@ -50,7 +51,7 @@ class Stroke:
         pts = self.points
         if len(pts) == 1:
             return (pts[0][0] - x) ** 2 + (pts[0][1] - y) ** 2 <= r2
-        for (ax, ay, _), (bx, by, _) in zip(pts, pts[1:]):
+        for (ax, ay, _), (bx, by, _) in zip(pts, pts[1:], strict=False):
             dx, dy = bx - ax, by - ay
             length2 = dx * dx + dy * dy
             t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((x - ax) * dx + (y - ay) * dy) / length2))
@@ -72,7 +73,7 @@ class Ink:
     def __bool__(self) -> bool:
         return any(self.stages.values())
 
-    def _with(self, stage: str, strokes: tuple[Stroke, ...]) -> "Ink":
+    def _with(self, stage: str, strokes: tuple[Stroke, ...]) -> Ink:
         stages = dict(self.stages)
         if strokes:
             stages[stage] = strokes
@@ -80,17 +81,17 @@ class Ink:
             stages.pop(stage, None)
         return replace(self, stages=stages)
 
-    def with_stroke(self, stage: str, stroke: Stroke) -> "Ink":
+    def with_stroke(self, stage: str, stroke: Stroke) -> Ink:
         if len(self.strokes(stage)) >= MAX_STROKES:
             return self
         return self._with(stage, self.strokes(stage) + (stroke,))
 
-    def erased_at(self, stage: str, x: float, y: float, radius: float = 0.015) -> "Ink":
+    def erased_at(self, stage: str, x: float, y: float, radius: float = 0.015) -> Ink:
         """The strokes of ``stage`` that pass near (x, y) removed (this Ink itself if none does)."""
         kept = tuple(s for s in self.strokes(stage) if not s.near(x, y, radius))
         return self if len(kept) == len(self.strokes(stage)) else self._with(stage, kept)
 
-    def cleared(self, stage: str) -> "Ink":
+    def cleared(self, stage: str) -> Ink:
         return self._with(stage, ())
 
 

@@ -65,7 +65,7 @@ def stage_csv(scene: Scene, stage: str) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     tokens = [csv_text_cell(t) for t in scene.tokens]
     writer.writerow([""] + tokens)
-    for token, row in zip(tokens, matrix):
+    for token, row in zip(tokens, matrix, strict=False):
         writer.writerow([token] + [_cell(x) for x in row])
     return buf.getvalue()
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Iterable
 
 import numpy as np
 
@@ -91,7 +91,7 @@ class Scene(SceneEdits):
     @classmethod
     def create(cls, tokens: Iterable[str], *, q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None,
                mask: Mask = "none", scale: bool = True,
-               title: str = "", description: str = "", heads: int = 1, wo=None) -> "Scene":
+               title: str = "", description: str = "", heads: int = 1, wo=None) -> Scene:
         """Build and validate a scene; raises :class:`SceneError` with a readable message."""
         mask = frozen_mask(mask)
         scene = cls(
@@ -106,7 +106,7 @@ class Scene(SceneEdits):
     @classmethod
     def from_arrays(cls, q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None, wq=None, wk=None,
                     wv=None, mask=None, scale: bool = True, title: str | None = None,
-                    description: str = "") -> "Scene":
+                    description: str = "") -> Scene:
         """A scene from arrays you already hold (a notebook's NumPy, a model's captured queries and keys).
 
         Either ``q``, ``k``, ``v`` (direct mode) or ``x``, ``wq``, ``wk``, ``wv`` (projection mode: Q = X·W^Q
@@ -131,7 +131,7 @@ class Scene(SceneEdits):
 
         write_session(path, self, View() if view is None else view)
 
-    def _evolve(self, **changes) -> "Scene":
+    def _evolve(self, **changes) -> Scene:
         """A validated copy with some fields replaced (keeping the derived values it can, see :meth:`_copy`).
 
         When the change gives Q/K/V (or their W) other widths and does not set ``heads`` itself, the
@@ -152,7 +152,7 @@ class Scene(SceneEdits):
         new.validate(tokens_checked="tokens" not in changes)
         return new
 
-    def _copy(self, **changes) -> "Scene":
+    def _copy(self, **changes) -> Scene:
         """A copy with some fields replaced, nothing checked; it keeps the derived values whose inputs
         (:data:`_DERIVED_FROM`) it keeps.  Every new version of a scene is made here."""
         kept = {name: value for name, value in self._derived.items() if not _DERIVED_FROM[name] & changes.keys()}
@@ -193,7 +193,7 @@ class Scene(SceneEdits):
         mats = (self.x, self.wq, self.wk, self.wv) if self.x is not None else (self.q, self.k, self.v)
         return all(m is not None and m.ndim == 2 for m in mats)
 
-    def _fit_heads(self, *, keep_wo: bool) -> "Scene":
+    def _fit_heads(self, *, keep_wo: bool) -> Scene:
         """This scene with ``heads`` moved to the nearest count that splits its widths (and a W^O that no
         longer matches d_v dropped, unless the edit set it)."""
         d_k, d_v = scene_widths(self)
@@ -246,7 +246,7 @@ class Scene(SceneEdits):
         """Multi-head attention of this scene: its ``heads`` heads, their concatenation and ·W^O (cached)."""
         return self._derive("multihead", lambda: multihead_scene(self, self.heads, self.wo))
 
-    def head_scene(self, index: int) -> "Scene":
+    def head_scene(self, index: int) -> Scene:
         """Head ``index`` (0-based) as a single-head direct-mode scene: its own columns of Q, K, V, the same
         tokens, mask and ÷√d_k switch, and a title naming the head.  Raises SceneError."""
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
@@ -263,7 +263,7 @@ class Scene(SceneEdits):
             made[index] = self._make_head_scene(index)
         return made[index]
 
-    def _make_head_scene(self, index: int) -> "Scene":
+    def _make_head_scene(self, index: int) -> Scene:
         q, k, v = self.multihead().head_qkv(index)
         title = self.title or "Multi-head attention"
         return Scene.create(
@@ -316,7 +316,7 @@ class Scene(SceneEdits):
                 raise SceneError("X", str(exc)) from None
 
     # ---- equality ---------------------------------------------------------------------------------
-    def same_as(self, other: "Scene") -> bool:
+    def same_as(self, other: Scene) -> bool:
         """Exact equality of the content (every field), arrays compared element by element."""
         if not isinstance(other, Scene):
             return False

@@ -6,7 +6,7 @@ are checked here, with messages that name both shapes, before the scene validate
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -68,10 +68,10 @@ def fields_from_arrays(q, k, v, tokens: Iterable[str] | None, x, wq, wk, wv, mas
         names, given = ("q", "k", "v"), direct
     else:
         names, given = ("x", "wq", "wk", "wv"), projection
-    missing = [name for name, a in zip(names, given) if a is None]
+    missing = [name for name, a in zip(names, given, strict=False) if a is None]
     if missing:
         raise SceneError(missing[0].upper(), f"{', '.join(missing)} missing: give all of {', '.join(names)}")
-    arrays = {name: _as_numbers(a, name) for name, a in zip(names, given)}
+    arrays = {name: _as_numbers(a, name) for name, a in zip(names, given, strict=False)}
     heads = 1
     if names[0] == "q":
         arrays, heads = _join_heads(arrays)

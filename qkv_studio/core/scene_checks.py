@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal, Union
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -24,7 +24,7 @@ MAX_TOKEN_CHARS = 64
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-Mask = Union[Literal["none", "causal"], np.ndarray]
+Mask = Literal["none", "causal"] | np.ndarray
 
 
 class SceneError(ValueError):
@@ -62,7 +62,7 @@ def frozen_mask(mask) -> Mask:
     return m
 
 
-def validate_scene(scene: "Scene", *, tokens_checked: bool = False) -> None:
+def validate_scene(scene: Scene, *, tokens_checked: bool = False) -> None:
     """Raise :class:`SceneError` naming the field and the problem if ``scene`` is not valid.
 
     ``tokens_checked`` skips the per-token checks (for tokens taken over from a valid scene).  The
@@ -105,9 +105,9 @@ def validate_scene(scene: "Scene", *, tokens_checked: bool = False) -> None:
                                    f"{scene.wk.shape[1]}: they must share d_k")
     else:
         if any(m is None for m in direct):
-            missing = [nm for nm, m in zip("QKV", direct) if m is None]
+            missing = [nm for nm, m in zip("QKV", direct, strict=False) if m is None]
             raise SceneError(missing[0], f"missing {', '.join(missing)} (or X with Wq, Wk, Wv)")
-        for name, m in zip("QKV", direct):
+        for name, m in zip("QKV", direct, strict=False):
             check_rows(name, m, n)
             check_width(name, m.shape[1])
         if scene.q.shape[1] != scene.k.shape[1]:
@@ -123,14 +123,14 @@ def validate_scene(scene: "Scene", *, tokens_checked: bool = False) -> None:
     check_heads(scene)
 
 
-def scene_widths(scene: "Scene") -> tuple[int, int]:
+def scene_widths(scene: Scene) -> tuple[int, int]:
     """(d_k, d_v) without projecting (for validation)."""
     if scene.x is not None:
         return int(scene.wq.shape[1]), int(scene.wv.shape[1])
     return int(scene.q.shape[1]), int(scene.v.shape[1])
 
 
-def check_heads(scene: "Scene") -> None:
+def check_heads(scene: Scene) -> None:
     """``heads`` 1–16 dividing d_k and d_v; W^O d_v × d_out with finite numbers."""
     h = scene.heads
     if isinstance(h, bool) or not isinstance(h, (int, np.integer)):

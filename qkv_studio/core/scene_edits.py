@@ -21,11 +21,11 @@ if TYPE_CHECKING:
 class SceneEdits:
     """The editing methods of :class:`~qkv_studio.core.scene.Scene` (each returns a new, validated Scene)."""
 
-    def with_value(self, matrix: str, row: int, col: int, value: float) -> "Scene":
+    def with_value(self, matrix: str, row: int, col: int, value: float) -> Scene:
         """Set one number of an editable matrix."""
         return self.with_block(matrix, row, col, np.array([[value]], dtype=np.float64))
 
-    def with_block(self, matrix: str, row: int, col: int, block: np.ndarray) -> "Scene":
+    def with_block(self, matrix: str, row: int, col: int, block: np.ndarray) -> Scene:
         """Paste a block of numbers with its top-left corner at (row, col)."""
         block = np.asarray(block, dtype=np.float64)
         if block.ndim != 2:
@@ -48,7 +48,7 @@ class SceneEdits:
         scene._check_projection()  # (the projection is needed next anyway; it stays cached)
         return scene
 
-    def with_matrix(self, matrix: str, values: np.ndarray) -> "Scene":
+    def with_matrix(self, matrix: str, values: np.ndarray) -> Scene:
         """Replace a whole editable matrix (same shape)."""
         return self.with_block(matrix, 0, 0, values) if np.shape(values) == self.matrix(matrix).shape else \
             self._raise(matrix, f"{matrix} must stay {'×'.join(map(str, self.matrix(matrix).shape))}")
@@ -57,21 +57,21 @@ class SceneEdits:
     def _raise(name: str, msg: str):
         raise SceneError(name, msg)
 
-    def with_mask(self, mask: Mask) -> "Scene":
+    def with_mask(self, mask: Mask) -> Scene:
         return self._evolve(mask=mask)
 
-    def with_scale(self, scale: bool) -> "Scene":
+    def with_scale(self, scale: bool) -> Scene:
         return self._evolve(scale=bool(scale))
 
-    def with_heads(self, heads: int) -> "Scene":
+    def with_heads(self, heads: int) -> Scene:
         """Split into ``heads`` heads (1–16, dividing d_k and d_v); raises SceneError saying what would work."""
         return self._evolve(heads=heads) if heads != self.heads else self
 
-    def with_wo(self, wo: np.ndarray | None) -> "Scene":
+    def with_wo(self, wo: np.ndarray | None) -> Scene:
         """Set (or, with None, remove) the output projection W^O, d_v × d_out."""
         return self._evolve(wo=wo)
 
-    def toggle_blocked(self, row: int | None, col: int) -> "Scene":
+    def toggle_blocked(self, row: int | None, col: int) -> Scene:
         """Block or unblock one cell (row given) or a whole key column (row None): a custom mask."""
         m = np.array(self.mask_matrix())
         if row is None:
@@ -87,12 +87,12 @@ class SceneEdits:
     def _row_matrices(self) -> tuple[str, ...]:
         return ("x",) if self.mode == "projection" else ("q", "k", "v")
 
-    def rename_token(self, index: int, name: str) -> "Scene":
+    def rename_token(self, index: int, name: str) -> Scene:
         tokens = list(self.tokens)
         tokens[index] = name
         return self._evolve(tokens=tuple(tokens))
 
-    def insert_token(self, index: int, name: str, rows: dict[str, np.ndarray] | None = None) -> "Scene":
+    def insert_token(self, index: int, name: str, rows: dict[str, np.ndarray] | None = None) -> Scene:
         """Insert a token before ``index`` with zero rows (or the given ones) in every per-token matrix."""
         if self.n >= MAX_TOKENS:
             raise SceneError("tokens", f"a scene holds at most {MAX_TOKENS} tokens")
@@ -107,7 +107,7 @@ class SceneEdits:
             changes["mask"] = np.insert(m, index, False, axis=1)
         return self._evolve(**changes)
 
-    def remove_token(self, index: int) -> "Scene":
+    def remove_token(self, index: int) -> Scene:
         if self.n <= 1:
             raise SceneError("tokens", "the last token cannot be removed: a scene needs at least one")
         changes: dict = {"tokens": self.tokens[:index] + self.tokens[index + 1:]}
@@ -117,13 +117,13 @@ class SceneEdits:
             changes["mask"] = np.delete(np.delete(self.mask, index, axis=0), index, axis=1)
         return self._evolve(**changes)
 
-    def move_token(self, src: int, dst: int) -> "Scene":
+    def move_token(self, src: int, dst: int) -> Scene:
         """Move token ``src`` to position ``dst``; its rows (and mask row/column) travel with it."""
         order = list(range(self.n))
         order.insert(dst, order.pop(src))
         return self.permute(order)
 
-    def permute(self, order: list[int]) -> "Scene":
+    def permute(self, order: list[int]) -> Scene:
         """Reorder tokens: new token i is old token ``order[i]``."""
         idx = np.asarray(order)
         changes: dict = {"tokens": tuple(self.tokens[i] for i in order)}
@@ -148,7 +148,7 @@ class SceneEdits:
         key, axis = self._dim_targets(group)[0]
         return int(getattr(self, key).shape[axis])
 
-    def add_dim(self, group: str, index: int | None = None) -> "Scene":
+    def add_dim(self, group: str, index: int | None = None) -> Scene:
         """Add a zero dimension to a group: ``qk`` (d_k, Q and K together), ``v`` (d_v) or ``model``."""
         size = self.dim(group)
         if size >= MAX_WIDTH:
@@ -159,7 +159,7 @@ class SceneEdits:
             changes["wo"] = np.insert(self.wo, index, 0.0, axis=0)
         return self._evolve(**changes)
 
-    def remove_dim(self, group: str, index: int | None = None) -> "Scene":
+    def remove_dim(self, group: str, index: int | None = None) -> Scene:
         size = self.dim(group)
         if size <= 1:
             names = {"qk": "d_k", "v": "d_v", "model": "d_model"}
@@ -170,14 +170,14 @@ class SceneEdits:
             changes["wo"] = np.delete(self.wo, index, axis=0)
         return self._evolve(**changes)
 
-    def to_direct(self) -> "Scene":
+    def to_direct(self) -> Scene:
         """Projection → direct: the derived Q, K, V become the editable ones."""
         if self.mode == "direct":
             return self
         q, k, v = self.qkv()
         return self._evolve(q=q, k=k, v=v, x=None, wq=None, wk=None, wv=None)
 
-    def to_projection(self, x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> "Scene":
+    def to_projection(self, x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> Scene:
         """Direct → projection with the given X and W matrices (Q, K, V are then derived)."""
         return self._evolve(q=None, k=None, v=None, x=x, wq=wq, wk=wk, wv=wv)
 

@@ -22,7 +22,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from qkv_studio.core.ink import (
-    EMPTY_INK, NO_NOTES, Ink, Notes, ink_from_json, ink_to_json, notes_from_json, notes_to_json,
+    EMPTY_INK,
+    NO_NOTES,
+    Ink,
+    Notes,
+    ink_from_json,
+    ink_to_json,
+    notes_from_json,
+    notes_to_json,
 )
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
 from qkv_studio.core.safe_read import UnreadableFile, read_regular
@@ -227,15 +234,16 @@ def document_from_dict(obj: Any, source: str = "<data>") -> SessionDocument:
         raise SessionFileError(source, "not a QKV Studio session: the top level must be a JSON object")
     if obj.get("format") != FORMAT:
         found = obj.get("format")
-        raise SessionFileError(source, f"not a QKV Studio session: 'format' must be {FORMAT!r}"
-                                       + (f", found {json.dumps(found)[:40]}" if found is not None else ", it is missing"))
+        told = f", found {json.dumps(found)[:40]}" if found is not None else ", it is missing"
+        raise SessionFileError(source, f"not a QKV Studio session: 'format' must be {FORMAT!r}" + told)
     version = obj.get("version")
     if "version" not in obj:
         raise SessionFileError(source, "missing field 'version'")
     if isinstance(version, bool) or not isinstance(version, int):
         raise SessionFileError(source, f"'version' must be a whole number, found {json.dumps(version)[:30]}")
     if version != VERSION:
-        raise SessionFileError(source, f"session file version {_brief(version)} is not supported (this QKV Studio reads "
+        raise SessionFileError(source,
+                               f"session file version {_brief(version)} is not supported (this QKV Studio reads "
                                        f"version {VERSION}); it may come from a newer release")
     if "tokens" not in obj:
         raise SessionFileError(source, "missing field 'tokens'")

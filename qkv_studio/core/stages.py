@@ -21,8 +21,9 @@ How to add a stage
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from qkv_studio.core import captions
 
@@ -51,7 +52,8 @@ class StageSpec:
     ``title`` names it in menus and the public ``STAGE_TITLES``; ``button`` is the stepper's short
     button text, ``short`` a shorter one for a narrow stage bar (empty: ``button`` is short enough);
     ``export_label`` the export dialog's longer name.  ``slide_view`` is the view a presentation slide of
-    the stage shows large: ``"heatmap"`` (the centre) or a panel of ``qkv_studio.ui.registry`` by name.  ``matrix`` is the result's n×n
+    the stage shows large: ``"heatmap"`` (the centre) or a panel of ``qkv_studio.ui.registry`` by name.  ``matrix`` is
+    the result's n×n
     matrix the heatmap and figures show (None for a stage of vectors, which previews the next stage's);
     ``signed`` says whether that matrix is signed (a diverging map centred at 0, masked cells −∞) or a
     weight (0–1, masked cells 0).  ``formula_piece`` is the part(s) of the whole formula

@@ -28,16 +28,16 @@ class View:
     stage: str = "weights"
     head: int = 0
 
-    def with_query(self, query: int) -> "View":
+    def with_query(self, query: int) -> View:
         return self if query == self.query else replace(self, query=int(query))
 
-    def with_stage(self, stage: str) -> "View":
+    def with_stage(self, stage: str) -> View:
         return self if stage == self.stage else replace(self, stage=stage)
 
-    def with_head(self, head: int) -> "View":
+    def with_head(self, head: int) -> View:
         return self if head == self.head else replace(self, head=int(head))
 
-    def check(self, scene: Scene) -> "View":
+    def check(self, scene: Scene) -> View:
         """This view, if it fits ``scene``; raises :class:`SceneError` naming ``query`` or ``stage``."""
         q, n = self.query, scene.n
         if isinstance(q, bool) or not isinstance(q, (int, np.integer)) or not 0 <= q < n:
@@ -46,7 +46,7 @@ class View:
             raise SceneError("stage", f"unknown stage {self.stage!r}: use one of {', '.join(STAGES)}")
         return self
 
-    def fitted(self, scene: Scene) -> "View":
+    def fitted(self, scene: Scene) -> View:
         """This view with the query moved into ``scene``'s tokens (the last one when it has fewer) and the
         head into its heads (the last one when it has fewer)."""
         query = min(max(int(self.query), 0), scene.n - 1)

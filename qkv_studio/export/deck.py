@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from qkv_studio.core import Scene
+from qkv_studio.core.stages import DECK_STAGES
 from qkv_studio.export import formats
 from qkv_studio.export.atomic import reason, unlink_quietly, write_temp
-from qkv_studio.core.stages import DECK_STAGES
 from qkv_studio.export.figures import check_width, resolve_options
 from qkv_studio.export.files import export_bytes
 from qkv_studio.render.figure import FigureOptions
@@ -53,7 +53,7 @@ def export_all_stages(scene: Scene, base_path: str | os.PathLike, *, width: int 
     base_opts = resolve_options(scene, options, theme=theme, colormap=colormap)
     px = check_width(width)
     contents = []
-    for path, stage in zip(paths, DECK_STAGES):
+    for path, stage in zip(paths, DECK_STAGES, strict=False):
         try:
             contents.append(export_bytes(scene, path.suffix, replace(base_opts, stage=stage), px))
         except OSError as exc:
@@ -62,10 +62,10 @@ def export_all_stages(scene: Scene, base_path: str | os.PathLike, *, width: int 
     done: list[Path] = []
     current = paths[0]
     try:
-        for path, data in zip(paths, contents):
+        for path, data in zip(paths, contents, strict=False):
             current = path
             temps.append(write_temp(path, data))
-        for path, tmp in zip(paths, temps):
+        for path, tmp in zip(paths, temps, strict=False):
             current = path
             os.replace(tmp, path)
             done.append(path)

@@ -24,7 +24,13 @@ from qkv_studio.core import Scene
 from qkv_studio.core.describe import Description, describe
 from qkv_studio.export.png import encode_png
 from qkv_studio.render.figure import (
-    MAX_WIDTH_PX, FigureOptions, background_color, figure_size, figure_title, paint_figure, render_image,
+    MAX_WIDTH_PX,
+    FigureOptions,
+    background_color,
+    figure_size,
+    figure_title,
+    paint_figure,
+    render_image,
 )
 
 DEFAULT_WIDTH = 1600
@@ -125,7 +131,7 @@ def pdf_xmp(title: str, description: str) -> bytes:
             "<rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\" "
             "xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" xmp:CreatorTool=\"QKV Studio\">"
             f"<dc:format>application/pdf</dc:format>{alt('title', title)}{alt('description', description)}"
-            "</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end='w'?>").encode("utf-8")
+            "</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end='w'?>").encode()
 
 
 def describe_pdf(writer: QPdfWriter, title: str, description: str) -> None:

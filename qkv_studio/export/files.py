@@ -32,7 +32,7 @@ from qkv_studio.export import formats
 from qkv_studio.export.atomic import reason, write_atomic
 
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
     from qkv_studio.core.ink import Ink
     from qkv_studio.export.slide import SlidePainter

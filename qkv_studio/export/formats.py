@@ -25,15 +25,17 @@ command line's ``--slide``) and ``slides`` (a page per stage: ``--slides``); the
 them in its *Picture* box for the formats that have them.  ``job.ink`` (not None: the ink was asked
 for) is drawn on those two, the slide's own layout, never on the bare figure: a ``slides`` writer then
 makes each page the presentation slide of its stage (``job.compose(stage)``) with that stage's ink.
-Kinds: ``figure`` (one stage's heatmap), ``numbers``, ``animation`` (the stage sequence moving: ``job.motion``, ``job.stages``) and ``deck``
+Kinds: ``figure`` (one stage's heatmap), ``numbers``, ``animation`` (the stage sequence moving: ``job.motion``,
+``job.stages``) and ``deck``
 (a slide per stage: ``job.stages``).  (:func:`register` adds one at run time; tests use it
 with a monkeypatched :data:`REGISTRY`.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from qkv_studio.core import Scene
@@ -58,7 +60,8 @@ class ExportJob:
     ``options.stage`` and ``options.query``).  ``options`` is the
     validated :class:`qkv_studio.render.figure.FigureOptions` for a figure and None for numbers;
     ``width`` is a raster figure's width in pixels; ``head`` is (index counted from 0, number of
-    heads) when the scene is one head of a multi-head scene.  ``stages`` are the stages of an animation or a deck, in order (None: the
+    heads) when the scene is one head of a multi-head scene.  ``stages`` are the stages of an animation or a deck, in
+    order (None: the
     format's default), ``motion`` how an animation moves (None: the defaults).  ``slide`` paints the
     presentation slide (for a format's ``slide`` writer: :class:`qkv_studio.export.slide.SlidePainter`).
     ``ink`` is the scene's ink to draw on the slide (None: none was asked for; :mod:`qkv_studio.core.ink`)

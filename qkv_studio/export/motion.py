@@ -208,7 +208,6 @@ def _durations(pictures: list[Picture], fps: int, tick_ms: int) -> list[int]:
 
 def gif_bytes(scene: Scene, options: FigureOptions, motion: MotionOptions, width: int, *, query: int) -> bytes:
     """The animation as a GIF: one shared 256-colour palette (no dither, so cells stay flat)."""
-    from PIL import Image
 
     motion = motion.validated()
     if motion.fps > GIF_MAX_FPS:

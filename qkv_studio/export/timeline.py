@@ -49,7 +49,7 @@ class MotionOptions:
     stages: tuple[str, ...] = STAGES
     generated: int = 0
 
-    def validated(self) -> "MotionOptions":
+    def validated(self) -> MotionOptions:
         """Self (stages as a tuple), or ValueError naming the bad option."""
         lo, hi = FPS_RANGE
         if isinstance(self.fps, bool) or not isinstance(self.fps, int) or not lo <= self.fps <= hi:

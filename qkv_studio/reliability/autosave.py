@@ -35,7 +35,7 @@ from PySide6.QtCore import QElapsedTimer, QLockFile, QObject, QSysInfo, QTimer, 
 
 from qkv_studio.core import Scene, SessionFileError, View, read_session, write_session
 from qkv_studio.core.ink import EMPTY_INK, NO_NOTES, Ink, Notes
-from qkv_studio.core.safe_read import UnreadableFile, is_regular_or_missing, read_regular
+from qkv_studio.core.safe_read import is_regular_or_missing, read_regular
 from qkv_studio.core.sessionfile import atomic_write
 from qkv_studio.reliability.paths import autosave_dir
 
@@ -104,7 +104,7 @@ class Entry:
         return self.folder / (self.ident + LOCK_SUFFIX)
 
     @classmethod
-    def create(cls, folder: Path) -> "Entry":
+    def create(cls, folder: Path) -> Entry:
         """A new entry owned (locked) by this process; raises OSError if the folder is unusable."""
         import uuid
 
@@ -457,7 +457,7 @@ class Recovered(tuple):
     ink: Ink
 
     def __new__(cls, scene: Scene, path: str, entry: Entry, saved_at: float, view: View = View(),
-                notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK) -> "Recovered":
+                notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK) -> Recovered:
         self = super().__new__(cls, (scene, path))
         self.entry = entry
         self.saved_at = saved_at

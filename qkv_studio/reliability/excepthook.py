@@ -82,7 +82,7 @@ class ExceptionHook:
         self._last_key: tuple | None = None
         self._last_time = 0.0
 
-    def install(self) -> "ExceptionHook":
+    def install(self) -> ExceptionHook:
         sys.excepthook = self
         threading.excepthook = self._thread_hook
         return self

@@ -34,7 +34,7 @@ def offer_recovery(parent: QWidget | None = None, folder: str | os.PathLike | No
     scene, path = rec
     name = Path(path).name if path else (scene.title or "an untitled scene")
     box = QMessageBox(QMessageBox.Icon.Question, APP_NAME,
-                      "QKV Studio did not close normally last time. Your unsaved work was kept.", 
+                      "QKV Studio did not close normally last time. Your unsaved work was kept.",
                       QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Discard
                       | QMessageBox.StandardButton.Cancel, parent)
     box.button(QMessageBox.StandardButton.Yes).setText("Restore")

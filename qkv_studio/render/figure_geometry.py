@@ -20,7 +20,16 @@ from qkv_studio.core.stages import stage_spec
 from qkv_studio.render import label_layout
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, SEQUENTIAL, ColorScale, is_signed, scale_for
 from qkv_studio.render.figure_text import (
-    TextItem, _elide, _format_tick, _line, _require_app, _text_bounds, _width, _wrap, format_value, measure,
+    TextItem,
+    _elide,
+    _format_tick,
+    _line,
+    _require_app,
+    _text_bounds,
+    _width,
+    _wrap,
+    format_value,
+    measure,
 )
 from qkv_studio.render.theme import THEMES, Theme, get_theme
 
@@ -65,7 +74,7 @@ class FigureOptions:
     compare_with: Scene | None = None
     compare_heading: str = ""
 
-    def validated(self) -> "FigureOptions":
+    def validated(self) -> FigureOptions:
         """Self, or ValueError naming the bad option."""
         from qkv_studio.core import STAGES
 

@@ -12,7 +12,15 @@ from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter, QPainterPat
 from qkv_studio.core import Scene
 from qkv_studio.render.colormaps import is_signed, lut, text_is_dark
 from qkv_studio.render.figure_geometry import (
-    _HIGHLIGHT_WIDTH, MAX_SHAPE_TOKENS, FigureLayout, FigureOptions, Morph, _fit, _layout, background_color, figure_size,
+    _HIGHLIGHT_WIDTH,
+    MAX_SHAPE_TOKENS,
+    FigureLayout,
+    FigureOptions,
+    Morph,
+    _fit,
+    _layout,
+    background_color,
+    figure_size,
 )
 from qkv_studio.render.figure_text import _draw_text, _set_reference_font, _text_at_reference, format_value
 

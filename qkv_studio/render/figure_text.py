@@ -42,7 +42,9 @@ class TextItem:
 
 def _require_app() -> None:
     if QGuiApplication.instance() is None or not isinstance(QGuiApplication.instance(), QGuiApplication):
-        raise RuntimeError("drawing a figure needs a QGuiApplication: call qkv_studio.export.figures.ensure_app() first")
+        raise RuntimeError(
+            "drawing a figure needs a QGuiApplication: call qkv_studio.export.figures.ensure_app() first"
+        )
 
 
 _REF_PX = 100.0

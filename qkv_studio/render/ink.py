@@ -7,7 +7,7 @@ the darkest heatmap cell alike (a colour alone vanishes on a cell of its own hue
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QRadialGradient
@@ -62,7 +62,7 @@ def paint_strokes(painter: QPainter, strokes: Iterable[Stroke], rect: QRectF) ->
                 painter.drawPath(path)
             continue
         for halo in (True, False):  # (a pen: each segment as wide as its pressure)
-            for (ax, ay, ap), (bx, by, bp) in zip(pts, pts[1:]):
+            for (ax, ay, ap), (bx, by, bp) in zip(pts, pts[1:], strict=False):
                 width = base * (0.5 + 0.5 * (ap + bp) / 2)
                 pen = QPen(_HALO if halo else colour, width + (3 if halo else 0))
                 pen.setCapStyle(Qt.PenCapStyle.RoundCap)

@@ -58,7 +58,7 @@ class AxisLabels:
 
     def pairs(self) -> list[tuple[int, str]]:
         """(index, text) of every shown label."""
-        return list(zip(self.shown, self.texts))
+        return list(zip(self.shown, self.texts, strict=False))
 
 
 @dataclass(frozen=True)
@@ -234,7 +234,7 @@ def spaced(centres: Sequence[float], widths: Sequence[float], order: Sequence[in
     overlap and each keeps ``gap`` from its neighbours: taken in ``order`` (the most important first —
     the largest weights above a blend's bars), each where it has room.  Returns the indices, sorted.
     (:func:`placed` along one line.)"""
-    boxes = [[(c - w / 2, c + w / 2, 0.0, 1.0)] for c, w in zip(centres, widths)]
+    boxes = [[(c - w / 2, c + w / 2, 0.0, 1.0)] for c, w in zip(centres, widths, strict=False)]
     return sorted(placed(boxes, order, gap=gap))
 
 

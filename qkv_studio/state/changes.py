@@ -6,8 +6,9 @@ recomputed (every other row of every stage is as it was), or everything.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar, Iterable
+from typing import ClassVar
 
 
 @dataclass(frozen=True)
@@ -17,10 +18,10 @@ class ResultChange:
 
     rows: tuple[int, ...] | None = None
 
-    ALL: ClassVar["ResultChange"]
+    ALL: ClassVar[ResultChange]
 
     @classmethod
-    def of_rows(cls, rows: Iterable[int]) -> "ResultChange":
+    def of_rows(cls, rows: Iterable[int]) -> ResultChange:
         return cls(tuple(sorted({int(r) for r in rows})))
 
     @property
@@ -28,7 +29,7 @@ class ResultChange:
         """True when the whole result may have changed (not only some rows)."""
         return self.rows is None
 
-    def merged(self, other: "ResultChange") -> "ResultChange":
+    def merged(self, other: ResultChange) -> ResultChange:
         """This change followed by ``other``, as one."""
         if self.rows is None or other.rows is None:
             return ResultChange.ALL

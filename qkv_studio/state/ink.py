@@ -19,7 +19,7 @@ from qkv_studio.core.ink import EMPTY_INK, NO_NOTES, Ink, Notes, Stroke
 
 
 class _InkEdit(QUndoCommand):
-    def __init__(self, book: "InkBook", key: str, before: Ink, after: Ink, text: str) -> None:
+    def __init__(self, book: InkBook, key: str, before: Ink, after: Ink, text: str) -> None:
         super().__init__(text)
         self._book, self._key, self._before, self._after = book, key, before, after
 

@@ -15,7 +15,7 @@ query rows recomputes only those rows, in place, in the Session's own :class:`Li
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -89,7 +89,7 @@ class SceneEdit(QUndoCommand):
     side, used when the edit changes the number of tokens (otherwise the current query stays).
     """
 
-    def __init__(self, session: "Session", before: Scene, after: Scene, text: str,
+    def __init__(self, session: Session, before: Scene, after: Scene, text: str,
                  merge_key: tuple | None = None, rows_hint: tuple[str, list[int]] | None = None,
                  queries: tuple[int, int] = (0, 0)) -> None:
         super().__init__(text)

@@ -21,10 +21,11 @@ and font scale (``set_theme``/``set_colormap``/``set_font_scale``) when it is bu
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Union
+from typing import Any, Literal
 
-Factory = Union[str, Callable[[Any], Any]]
+Factory = str | Callable[[Any], Any]
 """``"module:attribute"`` (imported on first use) or a callable; called as ``factory(window)``."""
 
 
@@ -40,7 +41,8 @@ class PanelSpec:
     show/hide toggle — except ``deferred`` core docks: those are built as the window first shows when
     its layout puts their dock in front, else in the first idle moment after its first paint (a tab behind
     another at the first paint is not drawn in it; start-up does not wait for it), or as soon as anything
-    asks for them or brings their dock forward.  ``menu`` is the menu bar's menu the entry goes in (made if no other has it).  ``menu_text`` empty: no action of its own; ``cli_name`` None: not a ``--panel`` choice.
+    asks for them or brings their dock forward.  ``menu`` is the menu bar's menu the entry goes in (made if no other
+    has it).  ``menu_text`` empty: no action of its own; ``cli_name`` None: not a ``--panel`` choice.
     ``focus`` names an attribute of the panel that takes the keyboard focus when the menu opens it;
     ``on_show`` (a factory-like path or callable, called as ``on_show(window)``) runs each time its
     menu entry brings the panel forward.  ``kind="centre"`` is a view shown in the window's centre in

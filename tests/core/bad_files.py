@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import pickle
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 GOOD = {
     "format": "qkv-studio-session",

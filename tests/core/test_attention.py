@@ -58,7 +58,7 @@ def reference(q, k, v, blocked=None, scale=True):
 
 
 def assert_same(result, ref, rtol=1e-12, atol=1e-12):
-    for name, expected in zip(("scores", "scaled", "weights", "output"), ref):
+    for name, expected in zip(("scores", "scaled", "weights", "output"), ref, strict=False):
         np.testing.assert_allclose(getattr(result, name), expected, rtol=rtol, atol=atol, err_msg=name)
 
 

@@ -10,10 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.views import LESSON_VIEW
-from qkv_studio.core import preset_document
-from qkv_studio.core import STAGES, load_preset
+from qkv_studio.core import STAGES, load_preset, preset_document
 from qkv_studio.core.describe import TOP_KEYS, describe
+from tests.views import LESSON_VIEW
 
 
 def test_the_lesson_weights_read_as_the_issue_asks(lesson_scene):

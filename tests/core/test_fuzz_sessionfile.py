@@ -21,7 +21,8 @@ from qkv_studio.core.sessionfile import dumps, parse_bytes
 from .bad_files import GOOD, GOOD_TEXT
 
 # QKV_FUZZ_EXAMPLES=20000 for a long hunt; CI keeps it quick.
-FUZZ = settings(max_examples=int(os.environ.get("QKV_FUZZ_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=int(os.environ.get("QKV_FUZZ_EXAMPLES", "300")), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
 
 # ---- building blocks -------------------------------------------------------------------------------------
 numbers = st.one_of(

@@ -10,7 +10,14 @@ import pytest
 from qkv_studio.core import load_preset, read_session, write_session
 from qkv_studio.core.deck import read_deck, write_deck
 from qkv_studio.core.ink import (
-    EMPTY_INK, Ink, Notes, Stroke, ink_from_json, ink_to_json, notes_from_json, notes_to_json, stroke,
+    EMPTY_INK,
+    Notes,
+    Stroke,
+    ink_from_json,
+    ink_to_json,
+    notes_from_json,
+    notes_to_json,
+    stroke,
 )
 from qkv_studio.core.sessionfile import SessionFileError, dumps, parse_bytes, scene_to_dict
 from qkv_studio.core.stopwatch import Stopwatch, clock_text

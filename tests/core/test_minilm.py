@@ -18,7 +18,14 @@ import pytest
 
 from qkv_studio.cli import main
 from qkv_studio.core.models import (
-    INSTALL_HINT, ModelInputError, ModelUnavailable, erf, gelu, load_minilm, pca_2d, pca_basis,
+    INSTALL_HINT,
+    ModelInputError,
+    ModelUnavailable,
+    erf,
+    gelu,
+    load_minilm,
+    pca_2d,
+    pca_basis,
 )
 from qkv_studio.core.models import minilm as minilm_module
 

@@ -11,7 +11,15 @@ import pytest
 
 from qkv_studio.core import compute
 from qkv_studio.core.models import (
-    INSTALL_HINT, MODELS, AttentionModel, MiniLM, ModelInputError, ModelRun, get_model, load_minilm, model_names,
+    INSTALL_HINT,
+    MODELS,
+    AttentionModel,
+    MiniLM,
+    ModelInputError,
+    ModelRun,
+    get_model,
+    load_minilm,
+    model_names,
     models,
 )
 from tests.toy_model import ToyCausal, register_toy

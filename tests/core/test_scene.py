@@ -333,7 +333,7 @@ def test_to_direct_and_back_keeps_the_numbers():
     p = projection_scene()
     d = p.to_direct()
     assert d.mode == "direct" and d.x is None
-    for a, b in zip(d.qkv(), p.qkv()):
+    for a, b in zip(d.qkv(), p.qkv(), strict=False):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(d.result().weights, p.result().weights)
     assert d.to_direct() is d

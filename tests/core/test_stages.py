@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 
 import numpy as np
 import pytest
@@ -26,7 +26,7 @@ def test_the_public_names_are_derived_from_the_registry():
 def test_entries_are_frozen_and_complete():
     for spec in REGISTRY:
         assert isinstance(spec, StageSpec)
-        with pytest.raises(Exception):
+        with pytest.raises(FrozenInstanceError):
             spec.name = "other"  # type: ignore[misc]
         assert spec.title and spec.button and spec.export_label and spec.formula and spec.columns
         assert callable(spec.caption)

@@ -10,12 +10,12 @@ from PIL import Image
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from tests.pdf_facts import pdf_facts
-from tests.views import LESSON_VIEW
 from qkv_studio.core.describe import describe
 from qkv_studio.export.files import export_file
 from qkv_studio.export.png import itxt
 from qkv_studio.render.figure import FigureOptions
+from tests.pdf_facts import pdf_facts
+from tests.views import LESSON_VIEW
 
 SVG = "{http://www.w3.org/2000/svg}"
 LESSON_WEIGHTS = ("Softmax weights for 4 tokens (the, cat, sat, mat); each row sums to 1; the query 'sat' puts "
@@ -36,7 +36,7 @@ def test_the_png_holds_title_and_description_in_itxt_chunks(lesson_scene, tmp_pa
 
 
 def test_a_png_text_chunk_is_utf8_and_its_keyword_is_checked():
-    assert itxt("Description", "dₖ → ∞") == b"Description\0\0\0\0\0" + "dₖ → ∞".encode("utf-8")
+    assert itxt("Description", "dₖ → ∞") == b"Description\0\0\0\0\0" + "dₖ → ∞".encode()
     with pytest.raises(ValueError, match="keyword"):
         itxt("", "x")
 

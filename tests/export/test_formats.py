@@ -69,7 +69,7 @@ def test_the_registry_and_the_numbers_writers_load_no_qt(tmp_path):
 def _caption(job: formats.ExportJob) -> bytes:
     """A figure "format" that writes the figure's title and width as text (needs Qt for the title)."""
     title, meaning = figure_title(job.scene, job.options)
-    return f"{title}\n{meaning}\n{job.width}\n".encode("utf-8")
+    return f"{title}\n{meaning}\n{job.width}\n".encode()
 
 
 def _tsv(job: formats.ExportJob) -> bytes:
@@ -113,7 +113,8 @@ def test_a_new_format_is_accepted_by_the_command_line(extra_formats, tmp_path, c
     assert main(["export", "--help"]) == 0
     assert ".json .gif .apng .mp4 .pptx .txt .tsv" in " ".join(capsys.readouterr().out.split())
     assert main(["export", "-o", str(tmp_path / "f.xyz")]) == 2
-    assert "the name must end in .png, .svg, .pdf, .csv, .json, .gif, .apng, .mp4, .pptx, .txt or .tsv" in capsys.readouterr().err
+    told = "the name must end in .png, .svg, .pdf, .csv, .json, .gif, .apng, .mp4, .pptx, .txt or .tsv"
+    assert told in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt", "w.tsv"]
 
 

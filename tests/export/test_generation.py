@@ -76,7 +76,7 @@ def test_cli_animates_the_generation_row_by_row(toygen, tmp_path):
     frames, durations = _frames(out)
     assert len(frames) == 4 and durations == [500] * 4  # the prompt, then one picture per generated token
     assert all(f.shape == (360, WIDTH, 3) for f in frames)
-    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))
+    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:], strict=False))
     with Image.open(out) as im:
         description = im.info["Description"]
     assert description.startswith("Generation, one token at a time (3 generated after 3 of the prompt)")

@@ -31,7 +31,7 @@ def _frame_at(path, ms: int) -> tuple[np.ndarray, int]:
     """The frame shown at ``ms`` (as RGB) and the number of frames, read by Pillow."""
     with Image.open(path) as im:
         t = 0
-        for k, frame in enumerate(ImageSequence.Iterator(im)):
+        for _k, frame in enumerate(ImageSequence.Iterator(im)):
             t += frame.info.get("duration", 10 ** 9)  # (a one-picture file is a still PNG: no duration)
             if t > ms:
                 return np.asarray(frame.convert("RGB")).astype(int), im.n_frames
@@ -112,7 +112,8 @@ def test_the_gif_has_every_stage_for_its_hold_and_its_last_frame_is_the_still(le
         assert "puts 0.54 on 'cat'" in im.info["comment"].decode("utf-8")
     assert sum(durations) == 6000
     # vectors and scores draw the same picture: one frame held for both; morph frames of 30–40 ms
-    assert durations[0] == 2000 and 20 <= len(durations) <= 34 and set(durations[1:]) - {30, 40, 70, 1000, 1030, 1040} == set()
+    assert durations[0] == 2000 and 20 <= len(durations) <= 34 and set(durations[1:]) - {30, 40, 70, 1000, 1030,
+                                                                                         1040} == set()
     for stage, end in HOLD_ENDS.items():
         frame, _ = _frame_at(out, end - 1)
         still, (x, y, w, h) = _still(lesson_scene, stage, tmp_path)

@@ -125,7 +125,7 @@ def test_the_pptx_pictures_are_the_stages_slides_with_their_ink(tmp_path, capsys
     _export(capsys, str(session), "--ink", "--width", "1280", "-o", str(out))
     prs = Presentation(str(out))
     assert len(prs.slides) == len(STAGES)
-    for k, (slide, stage) in enumerate(zip(prs.slides, STAGES), 1):
+    for k, (slide, stage) in enumerate(zip(prs.slides, STAGES, strict=False), 1):
         shapes = list(slide.shapes)
         [pic] = [sh for sh in shapes if sh.shape_type == MSO_SHAPE_TYPE.PICTURE]
         # the slide as the audience saw it fills the PowerPoint slide; its title is kept, behind it

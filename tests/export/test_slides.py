@@ -35,7 +35,7 @@ def test_the_pptx_has_a_slide_per_stage_with_picture_title_notes_and_description
     prs = Presentation(str(out))
     assert (prs.slide_width, prs.slide_height) == (Emu(12192000), Emu(6858000))  # 16:9
     assert len(prs.slides) == len(STAGES)
-    for k, (slide, stage) in enumerate(zip(prs.slides, STAGES), 1):
+    for k, (slide, stage) in enumerate(zip(prs.slides, STAGES, strict=False), 1):
         pics = _pictures(slide)
         assert len(pics) == 1
         pic = pics[0]

@@ -45,7 +45,8 @@ class Child:
         """The command line; ``args`` may hold bytes (not valid UTF-8) as a terminal could pass them."""
         return self._run([sys.executable, "-m", "qkv_studio", *args], cwd, timeout)
 
-    def python(self, code: str, *, cwd=None, timeout: float = TIMEOUT, memory_mb: int = 2048) -> subprocess.CompletedProcess:
+    def python(self, code: str, *, cwd=None, timeout: float = TIMEOUT,
+               memory_mb: int = 2048) -> subprocess.CompletedProcess:
         """A snippet of Python, with its address space capped (a runaway read fails, not the machine)."""
         prelude = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({memory_mb << 20}, {memory_mb << 20}))\n"
         return self._run([sys.executable, "-c", prelude + code], cwd, timeout)

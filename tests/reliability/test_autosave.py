@@ -5,13 +5,11 @@ import os
 import subprocess
 import sys
 
-import numpy as np
-import pytest
 from PySide6.QtCore import QSysInfo
 from PySide6.QtWidgets import QMessageBox
 
 from qkv_studio import reliability
-from qkv_studio.core import SessionFileError, load_preset, read_session, write_session
+from qkv_studio.core import load_preset, read_session, write_session
 from qkv_studio.reliability import autosave as autosave_mod
 from qkv_studio.reliability.autosave import Autosave, Entry, pending_recovery
 

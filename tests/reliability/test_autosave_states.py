@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QMessageBox
 
 from qkv_studio import reliability
 from qkv_studio.core import load_preset, read_session
-from qkv_studio.reliability import autosave as autosave_mod
 from qkv_studio.reliability.autosave import Entry, pending_recovery
 
 from .conftest import REPO, TIMEOUT

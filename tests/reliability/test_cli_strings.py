@@ -77,7 +77,7 @@ def test_a_deck_entry_with_a_nul_or_a_lone_surrogate_is_refused_by_name(tmp_path
 
     for entry, fragment in [("a\\u0000b.qkv.json", "NUL byte"), ("\\ud800.qkv.json", "lone surrogate")]:
         deck = tmp_path / "d.qkvdeck.json"
-        deck.write_text('{"format": "qkv-studio-deck", "version": 1, "scenes": ["preset:lesson", "%s"]}' % entry)
+        deck.write_text(f'{{"format": "qkv-studio-deck", "version": 1, "scenes": ["preset:lesson", "{entry}"]}}')
         with pytest.raises(SessionFileError, match="scene 2") as info:
             read_deck(deck)
         assert fragment in str(info.value)

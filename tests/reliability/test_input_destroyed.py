@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from qkv_studio.core import load_preset, preset_document, write_session
+from qkv_studio.core import preset_document, write_session
 
 from .conftest import one_error_line
 

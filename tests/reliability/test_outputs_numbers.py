@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from qkv_studio.core import Scene, SessionFileError, load_preset, read_session, write_session
+from qkv_studio.core import Scene, SessionFileError, read_session
 from qkv_studio.core.deck import read_deck
 from qkv_studio.core.numbers import stage_csv
 from qkv_studio.core.sessionfile import parse_bytes
@@ -119,9 +119,11 @@ def test_the_cli_csv_is_escaped_too(child):
 
 # ---- duplicate keys ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("text,key", [
-    ('{"format": "qkv-studio-session", "version": 1, "version": 1, "tokens": ["a"], "Q": [[1]], "K": [[1]], "V": [[1]]}',
+    ('{"format": "qkv-studio-session", "version": 1, "version": 1, "tokens": ["a"], '
+     '"Q": [[1]], "K": [[1]], "V": [[1]]}',
      "version"),
-    ('{"format": "qkv-studio-session", "version": 1, "tokens": ["a"], "Q": [[1]], "K": [[1]], "V": [[1]], "Q": [[2]]}',
+    ('{"format": "qkv-studio-session", "version": 1, "tokens": ["a"], '
+     '"Q": [[1]], "K": [[1]], "V": [[1]], "Q": [[2]]}',
      "Q"),
     ('{"format": "qkv-studio-session", "version": 1, "tokens": ["a"], "Q": [[1]], "K": [[1]], "V": [[1]], '
      '"query": 0, "stage": "scores", "stage": "weights"}', "stage"),

@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from qkv_studio import reliability
@@ -104,9 +103,8 @@ def test_discard_deletes_and_not_now_keeps_for_next_time(qtbot, window, folder, 
 
 
 def test_attach_adopts_recovered_work_the_window_was_opened_with(qtbot, folder, monkeypatch):
-    from qkv_studio.ui.window.main_window import MainWindow
-
     from qkv_studio.reliability.autosave import Entry
+    from qkv_studio.ui.window.main_window import MainWindow
 
     folder.mkdir()
     Entry(folder, "1-dead").write(load_preset("padding"), "")

@@ -16,7 +16,8 @@ from qkv_studio.ui.window.main_window import MainWindow
 from qkv_studio.core import load_preset
 w = MainWindow(load_preset("lesson"))
 w.show()
-w._read_settings(); w.settings_store.recent(); w.settings_store.last_folder()  # read again: a bad value is still logged only once
+# read again: a bad value is still logged only once
+w._read_settings(); w.settings_store.recent(); w.settings_store.last_folder()
 print("THEME", w.appearance.theme.name)
 print("ZOOM", w._zoom)
 print("ANIMATE", w.heatmap.animate)

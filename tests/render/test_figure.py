@@ -49,7 +49,7 @@ def expected_diverging(value: float, m: float) -> np.ndarray:
 
 
 def close(actual, expected, tol=TOL) -> bool:
-    return all(abs(int(a) - int(e)) <= tol for a, e in zip(actual[:3], expected[:3]))
+    return all(abs(int(a) - int(e)) <= tol for a, e in zip(actual[:3], expected[:3], strict=False))
 
 
 def render_with_layout(scene, options, width):
@@ -273,7 +273,7 @@ def test_masked_cells_are_labelled_minus_infinity_before_and_0_after_the_softmax
         opts = FigureOptions(query=LESSON_QUERY, stage=stage, values=False)
         img, lay = render_with_layout(scene, opts, 1600)
         assert lay.blocked.sum() == 6
-        for i, j in zip(*np.nonzero(lay.blocked)):
+        for i, j in zip(*np.nonzero(lay.blocked), strict=False):
             c = lay.cell_rect(i, j).center()
             px = rgb(img, c.x() + 1, c.y() + 3)
             m = QColor(THEMES["light"].masked)
@@ -354,7 +354,7 @@ def test_dense_labels_are_thinned_so_none_overlap_and_the_query_keeps_its_label(
     rows = [t for t in lay.texts if t.anchor is None and t.text.startswith("tok")]
     rows.sort(key=lambda t: t.rect.top())
     assert len(rows) <= n
-    for a, b in zip(rows, rows[1:]):
+    for a, b in zip(rows, rows[1:], strict=False):
         assert a.rect.bottom() <= b.rect.top() + 1e-6, (a.text, b.text)
     assert scene.token_label(n // 3) in [t.text for t in rows]
     if n == 1024:

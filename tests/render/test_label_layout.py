@@ -5,7 +5,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qkv_studio.render.label_layout import (
-    ELLIPSIS, UPRIGHT, TextMeasure, abbreviate, axis_title, bar_ticks, key_labels, row_labels, thin, value_px,
+    ELLIPSIS,
+    UPRIGHT,
+    TextMeasure,
+    abbreviate,
+    axis_title,
+    bar_ticks,
+    key_labels,
+    row_labels,
+    thin,
+    value_px,
     value_px_cap,
 )
 
@@ -31,7 +40,7 @@ def _boxes_along(labels, cell: float, measure: TextMeasure, across_width: bool):
 
 def _no_overlap(boxes) -> bool:
     boxes = sorted(boxes)
-    return all(a[1] <= b[0] + 1e-6 for a, b in zip(boxes, boxes[1:]))
+    return all(a[1] <= b[0] + 1e-6 for a, b in zip(boxes, boxes[1:], strict=False))
 
 
 @settings(max_examples=300, deadline=None)
@@ -140,7 +149,7 @@ def test_colour_bar_ticks_never_overlap_and_keep_both_ends(height, count, px):
     kept = bar_ticks(positions, px, MONO)
     assert kept[0] == 0
     ys = [positions[i] for i in kept]
-    assert all(b - a >= MONO.height(px) for a, b in zip(ys, ys[1:]))
+    assert all(b - a >= MONO.height(px) for a, b in zip(ys, ys[1:], strict=False))
     if height >= 2 * MONO.height(px):
         assert kept[-1] == count - 1
 

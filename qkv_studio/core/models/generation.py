@@ -61,14 +61,14 @@ class Generation:
     def top(self, k: int = 5, *, temperature: float = 1.0, top_k: int = 0) -> list[tuple[str, float]]:
         """The ``k`` most likely next tokens as readable pieces ("␣mat") with their probabilities."""
         top = top_tokens(self.distribution(temperature=temperature, top_k=top_k), k)
-        return list(zip(self.model.pieces([i for i, _ in top]), (p for _, p in top)))
+        return list(zip(self.model.pieces([i for i, _ in top]), (p for _, p in top), strict=False))
 
     def choices(self, k: int = 5, *, temperature: float = 0.0, top_k: int = 0) -> list[tuple[str, float]]:
         """What the next-token bars show: the ``k`` most likely tokens under these settings (see
         :func:`shown_probabilities`), as readable pieces with their probabilities."""
         probs = shown_probabilities(self.logits, temperature=temperature, top_k=top_k)
         top = [(i, p) for i, p in top_tokens(probs, k) if p > 0]  # (not those top-k rules out)
-        return list(zip(self.model.pieces([i for i, _ in top]), (p for _, p in top)))
+        return list(zip(self.model.pieces([i for i, _ in top]), (p for _, p in top), strict=False))
 
     def choose(self, *, temperature: float = 0.0, top_k: int = 0) -> int:
         """The next token: the most likely (temperature 0, the default) or sampled with a generator seeded

@@ -26,7 +26,8 @@ def rope_tables(positions: np.ndarray, dim: int = HEAD_DIM, base: float = ROPE_B
 
     Dimension i and i + dim/2 share the frequency base^(−2i/dim).
     """
-    inv_freq = (1.0 / (np.float32(base) ** (np.arange(0, dim, 2, dtype=np.float32) / np.float32(dim)))).astype(np.float32)
+    inv_freq = (1.0 / (np.float32(base) ** (np.arange(0, dim, 2,
+                                                      dtype=np.float32) / np.float32(dim)))).astype(np.float32)
     freqs = np.asarray(positions, dtype=np.float32)[:, None] * inv_freq[None, :]
     emb = np.concatenate([freqs, freqs], axis=-1)
     return np.cos(emb).astype(np.float32), np.sin(emb).astype(np.float32)

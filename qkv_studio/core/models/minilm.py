@@ -67,7 +67,7 @@ def _erf_cubics() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     y0, y1, d0, d1 = y[:-1], y[1:], d[:-1], d[1:]
     cubics = (y0, d0, -3 * y0 - 2 * d0 + 3 * y1 - d1, 2 * y0 + d0 - 2 * y1 + d1)
     # one more cell for |x| ≥ 6, where erf is the constant 1
-    return tuple(np.append(c, v) for c, v in zip(cubics, (1.0, 0.0, 0.0, 0.0)))  # type: ignore[return-value]
+    return tuple(np.append(c, v) for c, v in zip(cubics, (1.0, 0.0, 0.0, 0.0), strict=False))  # type: ignore[return-value]
 
 
 _ERF_C0, _ERF_C1, _ERF_C2, _ERF_C3 = _erf_cubics()
@@ -228,8 +228,8 @@ class MiniLM:
         self._layers: list[_Layer] = []
         for i in range(self.n_layers):
             p = f"encoder.layer.{i}."
-            w = lambda name: get(p + name)  # noqa: E731
-            dense = lambda name: get(p + name, mm)  # noqa: E731 - no copy in float32: stored as is
+            w = lambda name, p=p: get(p + name)  # noqa: E731
+            dense = lambda name, p=p: get(p + name, mm)  # noqa: E731 - no copy in float32: stored as is
             qkv = [p + f"attention.self.{m}." for m in ("query", "key", "value")]
             try:  # one copy for the three projections
                 wqkv = np.concatenate([tensors[m + "weight"] for m in qkv], axis=0, dtype=mm)
@@ -263,13 +263,13 @@ class MiniLM:
             return self._tokenizer.encode(text)
 
     # ---- the forward pass -----------------------------------------------------------------------------
-    def run(self, text: str) -> "ModelRun":
+    def run(self, text: str) -> ModelRun:
         """Tokenize ``text`` and run every layer, keeping each head's Q, K, V and attention weights."""
         enc = self.tokenize(text)
         with one_blas_thread():
             return self._forward(text, enc)
 
-    def _forward(self, text: str, enc) -> "ModelRun":
+    def _forward(self, text: str, enc) -> ModelRun:
         ids = np.asarray(enc.ids, dtype=np.int64)
         type_ids = np.asarray(enc.type_ids, dtype=np.int64)
         allowed = np.asarray(enc.attention_mask, dtype=bool)

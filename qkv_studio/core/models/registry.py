@@ -23,7 +23,7 @@ Five lines (a toy causal model: random projections, 1 layer × 2 heads of 4) and
         n_layers, n_heads, n_kv_heads, head_dim, install_hint, install_note = 1, 2, 2, 4, "", ""
         def available(self): return True
         def tokenize(self, text): return tuple(text.split())
-        def run(self, text): t = self.tokenize(text); return ModelRun.from_qkv(self, text, t, *RNG.normal(size=(3, 1, 2, len(t), 4)))
+        def run(self, s): t = s.split(); return ModelRun.from_qkv(self, s, t, *RNG.normal(size=(3, 1, 2, len(t), 4)))
 
     MODELS = {m.name: m for m in (MiniLMModel(), Toy())}
 

@@ -99,7 +99,7 @@ class ModelRun:
             object.__setattr__(self, "label", self.model)
 
     @classmethod
-    def from_qkv(cls, model, text: str, tokens, q, k, v, **extra) -> "ModelRun":
+    def from_qkv(cls, model, text: str, tokens, q, k, v, **extra) -> ModelRun:
         """A run from a model's q (layers, heads, n, d), k and v (layers, kv_heads, n, d): the weights are
         softmax(q·kᵀ/√d) over the keys the model's mask allows (``model.causal``).  ``model`` gives
         ``title``, ``label`` and ``causal``; ``extra`` the optional fields (``ids``, ``hidden``, ``truncated``).

@@ -53,18 +53,38 @@ import numpy as np
 
 from qkv_studio.core.models import weights_cache
 from qkv_studio.core.models.blas import one_blas_thread
+
 # the parts, each a module of its own; their public names stay importable from here
 from qkv_studio.core.models.byte_bpe import build_tokenizer_json, bytes_to_unicode, readable_piece  # noqa: F401
 from qkv_studio.core.models.generation import Generation
 from qkv_studio.core.models.llama_ops import apply_rope, frozen, rms_norm, rope_tables, silu, softmax  # noqa: F401
 from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, Progress, causal_blocked
 from qkv_studio.core.models.sampling import (  # noqa: F401
-    check_sampling, probabilities, shown_probabilities, top_tokens,
+    check_sampling,
+    probabilities,
+    shown_probabilities,
+    top_tokens,
 )
 from qkv_studio.core.models.smollm2_gguf import (  # noqa: F401
-    CACHE_NAME, FFN, GGUF_FILE, HEAD_DIM, HIDDEN, INSTALL_HINT, MAX_TOKENS, MODEL_NAME, N_HEADS, N_KV_HEADS,
-    N_LAYERS, PACKAGE, PACKAGE_MODULE, PACKAGE_VERSION, ROPE_BASE, convert_gguf, gguf_path,
-    smollm2_available, unpermute_rows,
+    CACHE_NAME,
+    FFN,
+    GGUF_FILE,
+    HEAD_DIM,
+    HIDDEN,
+    INSTALL_HINT,
+    MAX_TOKENS,
+    MODEL_NAME,
+    N_HEADS,
+    N_KV_HEADS,
+    N_LAYERS,
+    PACKAGE,
+    PACKAGE_MODULE,
+    PACKAGE_VERSION,
+    ROPE_BASE,
+    convert_gguf,
+    gguf_path,
+    smollm2_available,
+    unpermute_rows,
 )
 
 
@@ -234,7 +254,7 @@ class SmolLM2:
         """The probabilities of every token coming next after ``ids`` (a full forward pass)."""
         return probabilities(self.forward(ids)[1], temperature=temperature)
 
-    def start(self, text_or_ids, *, seed: int | None = 0, progress: Progress | None = None) -> "Generation":
+    def start(self, text_or_ids, *, seed: int | None = 0, progress: Progress | None = None) -> Generation:
         """A :class:`Generation` beginning with a prompt (text, or token ids)."""
         ids = self.encode(text_or_ids) if isinstance(text_or_ids, str) else self._check_ids(text_or_ids)
         run, logits = self.forward(ids, progress=progress)

@@ -32,13 +32,21 @@ Tests drive the dialog without ``exec()``: build it, set its widgets, call
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QImage, QPixmap
-from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QMessageBox, \
-    QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from qkv_studio.core import STAGES, Scene, View
 from qkv_studio.core.ink import EMPTY_INK, Ink
@@ -53,16 +61,39 @@ from qkv_studio.ui.dialogs import export_names as names
 from qkv_studio.ui.dialogs import export_preview as preview
 from qkv_studio.ui.dialogs import export_run as run
 from qkv_studio.ui.dialogs.export_form import (  # noqa: F401 - (the dialog's constants, as before the split)
-    BACKGROUND_LABELS, INCLUDES, MAX_SCALE, MAX_WIDTH, MIN_SCALE, MIN_WIDTH, STAGE_LABELS,
+    BACKGROUND_LABELS,
+    INCLUDES,
+    MAX_SCALE,
+    MAX_WIDTH,
+    MIN_SCALE,
+    MIN_WIDTH,
+    STAGE_LABELS,
 )
 from qkv_studio.ui.dialogs.export_names import (  # noqa: F401
-    K_ALL_STAGES, K_BACKGROUND, K_FOLDER, K_FORMAT, K_SCALE, K_SIZE_MODE, K_WIDTH, PICTURE_KINDS, base_name,
-    default_file_name, figure_filter, last_folder, number_filter,
+    K_ALL_STAGES,
+    K_BACKGROUND,
+    K_FOLDER,
+    K_FORMAT,
+    K_SCALE,
+    K_SIZE_MODE,
+    K_WIDTH,
+    PICTURE_KINDS,
+    base_name,
+    default_file_name,
+    figure_filter,
+    last_folder,
+    number_filter,
 )
 from qkv_studio.ui.dialogs.export_preview import PREVIEW_DELAY_MS, PREVIEW_SIZE  # noqa: F401
 from qkv_studio.ui.dialogs.export_run import do_export, export_options_from_dialog  # noqa: F401
 from qkv_studio.ui.dialogs.export_window import (  # noqa: F401 - (what the window's actions call)
-    copy_heatmap, current_figure_options, export_numbers, shown_generation, status, window_colormap, window_theme,
+    copy_heatmap,
+    current_figure_options,
+    export_numbers,
+    shown_generation,
+    status,
+    window_colormap,
+    window_theme,
 )
 
 TITLE = "Export heatmap"

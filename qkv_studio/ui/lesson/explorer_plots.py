@@ -69,7 +69,7 @@ class ExplorerPlots(pg.GraphicsLayoutWidget):
             p.addItem(bars)
             self.bars[key] = bars
             labels = []
-            for j in range(N_KEYS):
+            for _j in range(N_KEYS):
                 t = pg.TextItem(anchor=(0.5, 1.0))
                 p.addItem(t)
                 labels.append(t)
@@ -131,7 +131,7 @@ class ExplorerPlots(pg.GraphicsLayoutWidget):
         top = float(dens.max()) if dens.size and dens.max() > 0 else 1.0
         self.hist_plot.setXRange(-limit, limit, padding=0.02)
         self.hist_plot.setYRange(0, top * 1.25, padding=0)
-        for line, x in zip(self.sigma_lines, (-sigma, sigma)):
+        for line, x in zip(self.sigma_lines, (-sigma, sigma), strict=False):
             line.setPos(x)
         self.sigma_text.setText(f"±σ = ±{sigma:.1f}")
         self._sigma_at = (sigma, top * 1.22, limit)

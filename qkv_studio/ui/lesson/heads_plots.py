@@ -317,7 +317,7 @@ class SmallMultiples(pg.GraphicsLayoutWidget):
         if ev.button() != Qt.MouseButton.LeftButton:
             return
         pos = ev.scenePos()
-        for i, (vb, label) in enumerate(zip(self.boxes, self._labels)):
+        for i, (vb, label) in enumerate(zip(self.boxes, self._labels, strict=False)):
             if vb.sceneBoundingRect().contains(pos) or label.sceneBoundingRect().contains(pos):
                 ev.accept()
                 self.head_clicked.emit(i)
@@ -364,7 +364,7 @@ class HeadDetail(pg.GraphicsLayoutWidget):
         if r.wo is not None:
             mats.append((r.output, f"·W<sup>O</sup> = {r.output.shape[0]}×{r.output.shape[1]}"))
         table = lut(DIVERGING)
-        for (m, label), img, p in zip(mats, self.images, self.plots):
+        for (m, label), img, p in zip(mats, self.images, self.plots, strict=False):
             lim = symmetric_limit(m)
             img.setImage(np.asarray(m), levels=(-lim, lim), lut=table, autoLevels=False)
             img.setRect(QRectF(-0.5, -0.5, m.shape[1], m.shape[0]))

@@ -115,7 +115,9 @@ class HeadsView(FollowsAppearance, QWidget):
         self.heads_label = QLabel("heads")
         self.heads_spin = _HeadsSpin(self)
         self.heads_spin.setValue(self._heads)
-        self.heads_spin.setToolTip("number of heads h: W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup> are split into h blocks of columns")
+        self.heads_spin.setToolTip(
+            "number of heads h: W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup> are split into h blocks of columns"
+        )
         self.heads_spin.setKeyboardTracking(False)
         header = QHBoxLayout()
         header.addWidget(self.title, 1)

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QToolButton,
     QSizePolicy,
     QSlider,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -231,7 +231,7 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
     def readouts(self) -> dict[str, str]:
         """The four readouts' values as shown (plain text)."""
         return {name: r.value.text() for name, r in zip(("std", "max_weight", "entropy", "gradient"),
-                                                        self._readouts)}
+                                                        self._readouts, strict=False)}
 
     def sample_weights(self) -> tuple[np.ndarray, np.ndarray]:
         """The sample query's softmax weights over the keys: (raw scores, scores ÷ √d_k)."""

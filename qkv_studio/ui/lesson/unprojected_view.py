@@ -13,8 +13,8 @@ and layer while the window shows a model head); any other scene gets a message s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
@@ -22,7 +22,12 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from qkv_studio.core.scene import Scene, SceneError
 from qkv_studio.core.unprojected import (
-    NEEDS_PROJECTION, WITH_HEADING, WITHOUT_HEADING, caption, compare, without_projections,
+    NEEDS_PROJECTION,
+    WITH_HEADING,
+    WITHOUT_HEADING,
+    caption,
+    compare,
+    without_projections,
 )
 from qkv_studio.render.figure import FigureOptions, paint_figure
 from qkv_studio.render.theme import Theme

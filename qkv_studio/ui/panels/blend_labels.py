@@ -184,7 +184,7 @@ class ValueLabels:
                          for at in groups]
         self._heads = np.array([heads[at] for at in groups], dtype=float).reshape(-1, 2)
         self._all_heads = np.asarray(heads, dtype=float).reshape(-1, 2)
-        for item, text in zip(self.items, (" = ".join(g) for g in groups.values())):
+        for item, text in zip(self.items, (" = ".join(g) for g in groups.values()), strict=False):
             if item.toPlainText() != text:
                 item.setText(text)
         for item in self.items[len(groups):]:
@@ -231,9 +231,10 @@ class ValueLabels:
                 # Over the crowd's heads rather than not at all (still not on a name): the side that covers
                 # the least weight — the output's label covered the leading value's head, and its name
                 # then had no room.
-                free = [c for c in range(len(boxes)) if placed([[boxes[c]]], [0], gap=2.0, obstacles=taken, inside=inside)]
+                free = [c for c in range(len(boxes)) if placed([[boxes[c]]], [0], gap=2.0, obstacles=taken,
+                                                               inside=inside)]
                 if free:
-                    got = {0: min(free, key=lambda c: sum(head_weight[j] for j, h in zip(others, heads)
+                    got = {0: min(free, key=lambda c: sum(head_weight[j] for j, h in zip(others, heads, strict=False)
                                                            if not placed([[boxes[c]]], [0], gap=0.0, obstacles=[h])))}
             if not got and always:
                 got = {0: 0}

@@ -18,18 +18,18 @@ from PySide6.QtWidgets import QBoxLayout, QGraphicsItem, QLabel, QVBoxLayout, QW
 
 from qkv_studio.core.captions import contribution
 from qkv_studio.core.stages import reveals
-from qkv_studio.render.label_layout import abbreviate, TextMeasure
+from qkv_studio.render.label_layout import TextMeasure, abbreviate
 from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.blend_labels import BarValueLabels, ValueLabels
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+from qkv_studio.ui.widgets.arrows import arrow_segments
 from qkv_studio.ui.widgets.formatting import fmt_fixed, fmt_vector
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
-from qkv_studio.ui.widgets.rich_label import RichLabel
-from qkv_studio.ui.widgets.arrows import arrow_segments
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
+from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden, paint_opaquely
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
@@ -147,7 +147,8 @@ class BlendView(FollowsAppearance, QWidget):
                 p.getAxis(ax).setStyle(tickFont=font, maxTickLevel=0)
                 p.getAxis(ax).setTickDensity(1 / max(1.0, f))
             # fixed width: an axis sized by its labels can oscillate with an aspect-locked range
-            p.getAxis("left").setWidth(int(QFontMetricsF(font).horizontalAdvance("−0.55") + 2.2 * QFontMetricsF(font).height()))
+            metrics = QFontMetricsF(font)
+            p.getAxis("left").setWidth(int(metrics.horizontalAdvance("−0.55") + 2.2 * metrics.height()))
 
     def _sync(self, *_: object) -> None:
         self._next_frame.cancel()

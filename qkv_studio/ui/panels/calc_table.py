@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import (SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QRect,
-                            Qt, QTimer, Signal)
+from PySide6.QtCore import SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyleOption, QTableView
 
 from qkv_studio.core import STAGES, contributions
 from qkv_studio.core.stages import table_columns
-from qkv_studio.state.changes import ResultChange
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
+from qkv_studio.state.changes import ResultChange
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.calc_delegate import CalcDelegate
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
@@ -432,7 +431,8 @@ class CalcTable(FollowsAppearance, QTableView):
         else:
             # (a hidden column's section reads 0 wide: the width measured for it at the last fit)
             last = STAGES.index(through)
-            widths = [self.columnWidth(c) or self._fitted.get(name, 0) for c, name in enumerate(self.calc_model.columns())
+            widths = [self.columnWidth(c) or self._fitted.get(name, 0) for c,
+                      name in enumerate(self.calc_model.columns())
                       if STAGES.index(APPEARS[name]) <= last]
         bar = self.verticalScrollBar().sizeHint().width() if scroll_bar else 0
         return sum(widths) + 2 * self.frameWidth() + bar

@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel
-
-import pyqtgraph as pg
 
 from qkv_studio.core.cell_readout import cell_readout
 from qkv_studio.state.session import Session

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from qkv_studio.core import row_stats
 from qkv_studio.core.stages import SIGNED_STAGES, stage_spec
 from qkv_studio.render.colormaps import text_is_dark
+
 # (from the figure's text module: the window needs the rule, not the figure's layout and painting)
 from qkv_studio.render.figure_text import format_value as figure_format_value
 from qkv_studio.render.label_layout import TextMeasure, value_px, value_px_cap
@@ -96,7 +97,7 @@ class CellOverlay(pg.GraphicsObject):
     colours) and paints only the cells inside the visible range.
     """
 
-    def __init__(self, view: "HeatmapView") -> None:
+    def __init__(self, view: HeatmapView) -> None:
         super().__init__()
         self._view = view
         self._rect = QRectF(-0.5, -0.5, 1, 1)
@@ -233,7 +234,7 @@ class CellOverlay(pg.GraphicsObject):
             self.update(QRectF(cell[1] - 0.5 - margin, cell[0] - 0.5 - margin, 1 + 2 * margin, 1 + 2 * margin))
 
 
-def text_plan(view: "HeatmapView") -> dict:
+def text_plan(view: HeatmapView) -> dict:
     """Which cells of ``view`` get text at the current size (those in view), with which font and colour:
     ``rows``, ``cols`` (ranges in view), ``cell_px``, ``font`` (None: no numbers), ``cells`` (row, col,
     text, dark?) and ``sums`` (row, text) of the Σ column.  The size follows the shared label layout's

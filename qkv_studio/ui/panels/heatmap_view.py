@@ -33,21 +33,21 @@ from qkv_studio.core.morph import blend_colours, blend_values
 from qkv_studio.core.stages import shown_matrix, stage_spec
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL, ColorScale, is_signed, scale_for
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
-from qkv_studio.state.changes import ResultChange
 from qkv_studio.state.appearance import Appearance
+from qkv_studio.state.changes import ResultChange
 from qkv_studio.state.session import Session
-from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
-from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
-from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
-from qkv_studio.ui.widgets.rich_label import RichLabel
-from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, remembering_axes, show_only
-from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden
-from qkv_studio.ui.widgets.rgba_image import RgbaImage
 from qkv_studio.ui.panels.heatmap_axes import AxisLabeller, TokenAxis, pixel_font
 from qkv_studio.ui.panels.heatmap_hover import CellHover
 from qkv_studio.ui.panels.heatmap_legend import HeatmapLegend
 from qkv_studio.ui.panels.heatmap_overlay import MIN_CELL_PX, SIGMA_GAP, CellOverlay, CellTexts, format_value, text_plan
 from qkv_studio.ui.panels.heatmap_zoom import ZOOM_FROM, HeatmapZoom
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+from qkv_studio.ui.widgets.frame_throttle import FRAME_MS
+from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
+from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, remembering_axes, show_only
+from qkv_studio.ui.widgets.rgba_image import RgbaImage
+from qkv_studio.ui.widgets.rich_label import RichLabel
+from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden
 
 __all__ = ["SHOWN_STAGE", "HeatmapView", "format_value"]
 

@@ -10,12 +10,29 @@ model→widget update can never come back as an edit.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QKeySequence, QPalette, QTextDocument, QWheelEvent,
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QPalette,
+    QTextDocument,
+    QWheelEvent,
 )
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QStyle, QTableView, QToolButton, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QStyle,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from qkv_studio.core.scene import shape_equation
@@ -24,8 +41,8 @@ from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
-from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.formatting import fmt, parse_number
+from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.table_style import QUERY_ROW_BACKGROUND, QUERY_ROW_TEXT, style_table
 
 _MATRIX_TITLES = {

@@ -16,9 +16,9 @@ from qkv_studio.core import STAGE_TITLES, STAGES
 from qkv_studio.core.captions import description_note, head_note
 from qkv_studio.core.cellwise import cell_text
 from qkv_studio.core.stages import formula_html, stage_spec
-from qkv_studio.state.session import Session
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
+from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier

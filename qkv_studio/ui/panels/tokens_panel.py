@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListView, QToolButton, QVBox
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.table_style import mark_query_selection
 
-
 # Roles compared as plain ints and the flags made once: the list asks data() ~45 times and flags() ~16
 # times for each repaint (a new query scrolls it), and PySide's enum comparisons and ORs cost ~20 µs a
 # call there (1.5 ms of every query change).

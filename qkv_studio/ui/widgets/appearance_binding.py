@@ -78,7 +78,7 @@ class FollowsAppearance:
             self.setAutoFillBackground(True)
 
     # ---- hooks: the widget's own restyling ---------------------------------------------------------
-    def _appearance_parts(self) -> tuple["FollowsAppearance", ...]:
+    def _appearance_parts(self) -> tuple[FollowsAppearance, ...]:
         """Child widgets that follow the same Appearance (bound and unbound with this one)."""
         return ()
 

@@ -15,14 +15,14 @@ must see a finished window *now*: screenshots, exports of the window, tests.
 from __future__ import annotations
 
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from shiboken6 import isValid
 
 FRAME_MS = 16  # one 60 Hz frame
 
-_waiting: "weakref.WeakSet[FrameThrottle]" = weakref.WeakSet()
+_waiting: weakref.WeakSet[FrameThrottle] = weakref.WeakSet()
 
 
 class FrameThrottle(QObject):

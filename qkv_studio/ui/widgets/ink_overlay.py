@@ -13,7 +13,7 @@ when there is something to draw or a mode is on: otherwise it is hidden and cost
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter

@@ -150,7 +150,8 @@ class RememberingAxis(pg.AxisItem):
 
 def remembering_axes(sides: tuple[str, ...] = SIDES) -> dict[str, RememberingAxis]:
     """``axisItems`` for a plot (:func:`plot_item`, or a PlotItem): a :class:`RememberingAxis` on every
-    side (or on ``sides``, when the plot brings axes of its own for the others).  The hidden sides too: pyqtgraph's own axes re-set their titles' HTML on every range change even while hidden.  PlotItem
+    side (or on ``sides``, when the plot brings axes of its own for the others).  The hidden sides too: pyqtgraph's
+    own axes re-set their titles' HTML on every range change even while hidden.  PlotItem
     shows every axis it is given: hide the others afterwards (:func:`show_only`)."""
     return {side: RememberingAxis(side) for side in sides}
 

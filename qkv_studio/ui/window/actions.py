@@ -12,8 +12,9 @@ or a callable ``slot(window, checked)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Union
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox
@@ -24,8 +25,8 @@ from qkv_studio.ui.window import edit_clipboard, menus
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
 
-Key = Union[str, QKeySequence.StandardKey]
-Slot = Union[str, Callable[["MainWindow", bool], object]]
+Key = str | QKeySequence.StandardKey
+Slot = str | Callable[["MainWindow", bool], object]
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Action:
     checked: bool = False
     enabled: bool = True
     tip: str = ""
-    create: Callable[["MainWindow"], QAction] | None = None
+    create: Callable[[MainWindow], QAction] | None = None
 
 
 @dataclass(frozen=True)
@@ -64,14 +65,14 @@ class Group:
     """Entries made by ``fill(window, menu)`` (lists known only when the window is built)."""
 
     menu: str
-    fill: Callable[["MainWindow", QMenu], None]
+    fill: Callable[[MainWindow, QMenu], None]
 
 
-Row = Union[Action, Separator, Submenu, Group]
+Row = Action | Separator | Submenu | Group
 
 
-def _export(name: str) -> Callable[["MainWindow", bool], object]:
-    def run(window: "MainWindow", _checked: bool = False) -> object:
+def _export(name: str) -> Callable[[MainWindow, bool], object]:
+    def run(window: MainWindow, _checked: bool = False) -> object:
         # The export dialog's module is imported when first used (it is not needed to start).
         from qkv_studio.ui.dialogs import export_dialog
 
@@ -80,7 +81,7 @@ def _export(name: str) -> Callable[["MainWindow", bool], object]:
     return run
 
 
-def _export_heatmap(window: "MainWindow", _checked: bool = False) -> object:
+def _export_heatmap(window: MainWindow, _checked: bool = False) -> object:
     """Export heatmap…, able to export the presentation slide (composed offscreen: .slide_picture)."""
     from qkv_studio.ui.dialogs import export_dialog
     from qkv_studio.ui.window.slide_picture import SlideComposer
@@ -88,14 +89,14 @@ def _export_heatmap(window: "MainWindow", _checked: bool = False) -> object:
     return export_dialog.export_heatmap(window, slide_composer=SlideComposer)
 
 
-def _clipboard(name: str) -> Callable[["MainWindow", bool], object]:
-    def run(window: "MainWindow", _checked: bool = False) -> object:
+def _clipboard(name: str) -> Callable[[MainWindow, bool], object]:
+    def run(window: MainWindow, _checked: bool = False) -> object:
         return getattr(edit_clipboard.attach(window), name)()
 
     return run
 
 
-def _projection_mode(window: "MainWindow", on: bool) -> None:
+def _projection_mode(window: MainWindow, on: bool) -> None:
     """Switch direct ⇄ projection; the numbers are kept both ways (one undo step)."""
     s = window.session
     try:
@@ -107,7 +108,7 @@ def _projection_mode(window: "MainWindow", on: bool) -> None:
     s.replace_scene(scene, "Projection mode" if on else "Direct Q, K, V")
 
 
-def _randomise(window: "MainWindow", _checked: bool = False) -> None:
+def _randomise(window: MainWindow, _checked: bool = False) -> None:
     window._seed = getattr(window, "_seed", 0) + 1
     try:
         scene = with_random_projections(window.session.scene, window._seed)
@@ -117,7 +118,7 @@ def _randomise(window: "MainWindow", _checked: bool = False) -> None:
     window.session.replace_scene(scene, f"Randomise W (seed {window._seed})")
 
 
-def _show_all_stages(window: "MainWindow", on: bool) -> None:
+def _show_all_stages(window: MainWindow, on: bool) -> None:
     """View → Show all stages at once: the views reveal every stage's results, remembered."""
     window.calc.calc_model.set_show_all_stages(on)
     window.blend.set_show_all_stages(on)
@@ -126,7 +127,7 @@ def _show_all_stages(window: "MainWindow", on: bool) -> None:
     window.settings_store.store("show_all_stages", bool(on))
 
 
-def _rope_action(window: "MainWindow") -> QAction:
+def _rope_action(window: MainWindow) -> QAction:
     """View → RoPE pair on the vector plane: kept in step with the plane's view by the plane (its
     factory binds it), disabled until then (the plane may be built after the first paint)."""
     act = QAction("RoPE pair on the vector plane", window)
@@ -138,7 +139,7 @@ def _rope_action(window: "MainWindow") -> QAction:
     return act
 
 
-def _about(window: "MainWindow", _checked: bool = False) -> None:
+def _about(window: MainWindow, _checked: bool = False) -> None:
     from qkv_studio import __version__
 
     QMessageBox.about(window, "QKV Studio", f"<b>QKV Studio {__version__}</b><p>Self-attention you can see, "
@@ -246,14 +247,14 @@ MENU: tuple[Row, ...] = (
 )
 
 
-def _resolve(window: "MainWindow", path: str) -> Callable:
+def _resolve(window: MainWindow, path: str) -> Callable:
     target: object = window
     for part in path.split("."):
         target = getattr(target, part)
     return target  # type: ignore[return-value]
 
 
-def make_action(window: "MainWindow", text: str, slot: Slot, keys: tuple[Key, ...] = (), *,
+def make_action(window: MainWindow, text: str, slot: Slot, keys: tuple[Key, ...] = (), *,
                 checkable: bool = False, tip: str = "") -> QAction:
     """A window-wide action (its shortcut works with the menu bar hidden)."""
     act = QAction(text, window)
@@ -271,7 +272,7 @@ def make_action(window: "MainWindow", text: str, slot: Slot, keys: tuple[Key, ..
     return act
 
 
-def _action(window: "MainWindow", row: Action) -> QAction:
+def _action(window: MainWindow, row: Action) -> QAction:
     if row.create is not None:
         act = row.create(window)
         act.setShortcuts([QKeySequence(k) for k in row.keys])
@@ -286,7 +287,7 @@ def _action(window: "MainWindow", row: Action) -> QAction:
     return act
 
 
-def build(window: "MainWindow", rows: tuple[Row, ...] | None = None) -> None:
+def build(window: MainWindow, rows: tuple[Row, ...] | None = None) -> None:
     """Every action of ``rows`` (default :data:`MENU`, read now) as ``window.act_<id>``, and the menu bar
     they make."""
     rows = MENU if rows is None else rows
@@ -318,7 +319,7 @@ def build(window: "MainWindow", rows: tuple[Row, ...] | None = None) -> None:
     edit_clipboard.attach(window)  # (the Edit menu's Cut/Copy/Paste follow the focus and selection)
 
 
-def sync_toggles(window: "MainWindow") -> None:
+def sync_toggles(window: MainWindow) -> None:
     """The check marks of the scene's options (causal mask, ÷√dₖ, projection mode)."""
     s = window.session.scene
     window.act_causal.setChecked(isinstance(s.mask, str) and s.mask == "causal")

@@ -42,7 +42,7 @@ FOLD_CHARS = 180  # a window narrower than this many characters folds its side p
 class DockLayout:
     """The default layout of a :class:`MainWindow`'s docks for the size the window has."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self._window = window
 
     def arrange(self) -> None:

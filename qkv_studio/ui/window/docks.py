@@ -7,7 +7,8 @@ See :mod:`qkv_studio.ui.registry` for how to add a panel; nothing here names one
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Collection
+from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
@@ -25,7 +26,7 @@ class PanelHost:
     """Builds and keeps the window's panels: ``window.dock_<name>`` for each docked panel, the panel
     itself as ``window.<attribute>`` (the lazy and the deferred ones through :meth:`panel`)."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self._window = window
         self._specs = {spec.name: spec for spec in registry.panels()}
         self._built: dict[str, QWidget] = {}
@@ -101,7 +102,7 @@ class PanelHost:
         # panels in a strip of their own under it instead of tabbed with it.
         for area in _AREAS:
             column = [self.docks[s.name] for s in core if s.area == area]
-            for upper, lower in zip(column, column[1:]):
+            for upper, lower in zip(column, column[1:], strict=False):
                 w.splitDockWidget(upper, lower, Qt.Vertical)
         right = [self.docks[s.name] for s in core if s.area == "right"]
         for spec in self._specs.values():
@@ -245,7 +246,7 @@ class PanelHost:
             getattr(self.panel(name), focus).setFocus()
 
 
-def _style(panel: QWidget, window: "MainWindow", *, colormap: bool) -> None:
+def _style(panel: QWidget, window: MainWindow, *, colormap: bool) -> None:
     """A panel that follows the app's look (``FollowsAppearance``) and was built without the window's
     Appearance is bound to it now; the factories pass it, so this is for panels that do not."""
     bind = getattr(panel, "bind_appearance", None)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class EditClipboard:
     """The matrix table the Edit menu's clipboard actions act on, and their enabling."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self._window = window
         self._table: MatrixTable | None = None
         app = QApplication.instance()
@@ -99,7 +99,7 @@ class EditClipboard:
             self._table.paste_clipboard()
 
 
-def attach(window: "MainWindow") -> EditClipboard:
+def attach(window: MainWindow) -> EditClipboard:
     """The window's clipboard actions' target (``window.edit_clipboard``), made once."""
     clip = getattr(window, "edit_clipboard", None)
     if clip is None:

@@ -26,7 +26,7 @@ DECK_FILTER = "QKV Studio decks (*.qkvdeck.json *.json);;All files (*)"
 class Files:
     """The window's files: opening and saving sessions, the recent files and presets menus, the title."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self._window = window
         self._recent_stale = True
         self.recent_menu: QMenu | None = None

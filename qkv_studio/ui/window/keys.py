@@ -19,14 +19,25 @@ Who gets a key (a lecturer drives the lesson from a clicker, whatever panel was 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QLineEdit,
-    QMenu, QMenuBar, QPlainTextEdit, QTextEdit, QWidget,
+    QAbstractItemView,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QLineEdit,
+    QMenu,
+    QMenuBar,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
 )
 
 from qkv_studio.core import STAGES
@@ -39,13 +50,13 @@ _KEY_PRESS = int(QEvent.Type.KeyPress.value)
 _SHORTCUT_OVERRIDE = int(QEvent.Type.ShortcutOverride.value)
 
 
-def _pick_query(window: "MainWindow", key: int) -> None:
+def _pick_query(window: MainWindow, key: int) -> None:
     index = int(key) - int(Qt.Key_1)
     if index < window.session.scene.n:
         window.session.set_query(index)
 
 
-def _step_cell(window: "MainWindow", back: bool = False) -> None:
+def _step_cell(window: MainWindow, back: bool = False) -> None:
     """K: the next cell (Shift+K: the previous), shown at Q·Kᵀ — a later stage steps back there first."""
     from qkv_studio.core.cellwise import CELL_STAGES
 
@@ -63,10 +74,10 @@ class LectureKey:
     keys: tuple[Qt.Key, ...]
     label: str
     what: str
-    run: Callable[["MainWindow", int], object]
+    run: Callable[[MainWindow, int], object]
 
 
-def _next(window: "MainWindow", key: int) -> None:
+def _next(window: MainWindow, key: int) -> None:
     """Next stage; the clicker's PageDown at the last stage of a presentation, while a language model's
     head is shown, asks the model for the next token (Real model → Next token)."""
     if key == Qt.Key_PageDown and window.presentation.on and not window.can_step(+1):
@@ -77,7 +88,7 @@ def _next(window: "MainWindow", key: int) -> None:
     window.next_step()
 
 
-def _next_token(window: "MainWindow", key: int) -> bool:
+def _next_token(window: MainWindow, key: int) -> bool:
     """N: a language model's next token (Real model → Next token) at whatever stage is shown — on the
     heatmap's slides the hall sees the new query's row appear."""
     panel = window.built_panel("model")
@@ -117,7 +128,7 @@ _TEXT_FIELDS = (QLineEdit, QTextEdit, QPlainTextEdit)
 _OWN_KEYS = (*_TEXT_FIELDS, QAbstractSpinBox, QAbstractSlider, QComboBox)
 
 
-def handle_lecture_key(window: "MainWindow", key: int, text: str = "") -> bool:
+def handle_lecture_key(window: MainWindow, key: int, text: str = "") -> bool:
     """A lecture key pressed anywhere but in a text field; returns True if it was used.
 
     While the screen is blank or the shortcut list shows, any key takes it away and does nothing else."""
@@ -138,11 +149,11 @@ def handle_lecture_key(window: "MainWindow", key: int, text: str = "") -> bool:
     return True
 
 
-def _covered(window: "MainWindow") -> bool:
+def _covered(window: MainWindow) -> bool:
     return any(cover.isVisible() for cover in window.covers())
 
 
-def _uncover(window: "MainWindow") -> bool:
+def _uncover(window: MainWindow) -> bool:
     """Take the black screen or the shortcut list away; True if one was shown."""
     shown = False
     for cover in window.covers():
@@ -170,7 +181,7 @@ class KeyRouter(QObject):
     Installed on the application, so the keys work whichever panel of the window has focus.
     """
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self._window = window
 
@@ -235,7 +246,7 @@ def _keys_text(sequences) -> str:
     return " / ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in sequences if not s.isEmpty())
 
 
-def shortcut_rows(window: "MainWindow") -> list[tuple[str, str]]:
+def shortcut_rows(window: MainWindow) -> list[tuple[str, str]]:
     """Every shortcut of the window as (keys, what they do): the lecture keys, then each action that
     has a shortcut, in the action table's order (the registry's panels included)."""
     from qkv_studio.ui.window.actions import MENU, Action

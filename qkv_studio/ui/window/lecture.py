@@ -24,7 +24,7 @@ class Lecture:
     """The deck open in the window (if any) and the position in it; next/back step through the
     stages and, past a scene's first or last stage, into the deck's neighbouring scene."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self._window = window
         self.deck: Deck | None = None
         self.index = 0

@@ -22,11 +22,13 @@ from qkv_studio.render.theme import THEMES, Theme
 from qkv_studio.state.appearance import MAX_SCALE, Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.heatmap_view import HeatmapView
+from qkv_studio.ui.panels.stage_stepper import StageStepper
+
 # The export dialog, the quiz and the panels of the View menu (√dₖ explorer, heads, real model) are
 # imported and built when first used: start-up does not wait for them (nor for superqt).
 from qkv_studio.ui.widgets.overlays import BlankOverlay, ShortcutsOverlay
-from qkv_studio.ui.panels.stage_stepper import StageStepper
-from qkv_studio.ui.window import actions, settings as window_settings
+from qkv_studio.ui.window import actions
+from qkv_studio.ui.window import settings as window_settings
 from qkv_studio.ui.window.docks import PanelHost
 from qkv_studio.ui.window.files import APP_NAME, Files
 from qkv_studio.ui.window.keys import KeyRouter, handle_lecture_key, shortcut_rows

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
 
 
-def stages(window: "MainWindow", menu: QMenu) -> None:
+def stages(window: MainWindow, menu: QMenu) -> None:
     """One checkable entry per stage (``window.stage_actions``), exclusive."""
     from qkv_studio.core.stages import stage_spec
 
@@ -34,18 +34,18 @@ def stages(window: "MainWindow", menu: QMenu) -> None:
         menu.addAction(act)
 
 
-def sync_stage(window: "MainWindow") -> None:
+def sync_stage(window: MainWindow) -> None:
     window.stage_actions[window.session.stage].setChecked(True)
 
 
-def core_docks(window: "MainWindow", menu: QMenu) -> None:
+def core_docks(window: MainWindow, menu: QMenu) -> None:
     """Show/hide entries of the docks built with the window."""
     for spec in window.panel_host.specs():
         if spec.docked and not spec.lazy:
             menu.addAction(window.panel_host.docks[spec.name].toggleViewAction())
 
 
-def _panel_action(window: "MainWindow", spec: PanelSpec) -> QAction:
+def _panel_action(window: MainWindow, spec: PanelSpec) -> QAction:
     from qkv_studio.ui.window.actions import make_action
 
     keys = (spec.shortcut,) if spec.shortcut else ()
@@ -60,7 +60,7 @@ def _panel_action(window: "MainWindow", spec: PanelSpec) -> QAction:
     return act
 
 
-def panels(window: "MainWindow", menu: QMenu) -> None:
+def panels(window: MainWindow, menu: QMenu) -> None:
     """The entries (``window.act_<name>``) of the registry's panels that belong in this menu."""
     placed = window._menu_panels
     for spec in window.panel_host.specs():
@@ -69,7 +69,7 @@ def panels(window: "MainWindow", menu: QMenu) -> None:
             placed.add(spec.name)
 
 
-def leftover_panels(window: "MainWindow", made: dict[str, QMenu]) -> None:
+def leftover_panels(window: MainWindow, made: dict[str, QMenu]) -> None:
     """Registered panels whose menu has no panels group: at the end of their menu (made if need be)."""
     placed = window._menu_panels
     for spec in window.panel_host.specs():
@@ -81,7 +81,7 @@ def leftover_panels(window: "MainWindow", made: dict[str, QMenu]) -> None:
             placed.add(spec.name)
 
 
-def themes(window: "MainWindow", menu: QMenu) -> None:
+def themes(window: MainWindow, menu: QMenu) -> None:
     """View → Theme (``window.theme_actions``)."""
     sub = menu.addMenu("&Theme")
     window.theme_group = QActionGroup(window)
@@ -94,7 +94,7 @@ def themes(window: "MainWindow", menu: QMenu) -> None:
         window.theme_actions[name] = act
 
 
-def colormaps(window: "MainWindow", menu: QMenu) -> None:
+def colormaps(window: MainWindow, menu: QMenu) -> None:
     """View → Colormap (``window.cmap_actions``)."""
     sub = menu.addMenu("&Colormap (weights)")
     window.cmap_group = QActionGroup(window)

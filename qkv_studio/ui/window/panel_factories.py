@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 # ---- the core docks (built with the window) ------------------------------------------------------
-def editors(window: "MainWindow") -> QWidget:
+def editors(window: MainWindow) -> QWidget:
     """The tokens list above the Q, K, V editors (a second tab, X and W, in projection mode); the column
     scrolls when the window is shorter than its editors (a HiDPI laptop's 540-px screen)."""
     from qkv_studio.ui.panels.editor_set import EditorSet
@@ -47,7 +47,7 @@ def editors(window: "MainWindow") -> QWidget:
     return ScrollColumn(column)
 
 
-def sync_mode(window: "MainWindow") -> None:
+def sync_mode(window: MainWindow) -> None:
     """The X and W tab shows in projection mode only."""
     projection = window.session.scene.mode == "projection"
     tabs = window.editor_tabs
@@ -64,7 +64,7 @@ def sync_mode(window: "MainWindow") -> None:
     tabs.setCurrentIndex(1 if projection else 0)
 
 
-def plane(window: "MainWindow") -> QWidget:
+def plane(window: MainWindow) -> QWidget:
     from qkv_studio.ui.panels.plane import VectorPlane
 
     plane = VectorPlane(window.session, appearance=window.appearance)
@@ -81,20 +81,20 @@ def plane(window: "MainWindow") -> QWidget:
     return plane
 
 
-def calc(window: "MainWindow") -> QWidget:
+def calc(window: MainWindow) -> QWidget:
     from qkv_studio.ui.panels.calc_table import CalcTable
 
     return CalcTable(window.session, appearance=window.appearance)
 
 
-def blend(window: "MainWindow") -> QWidget:
+def blend(window: MainWindow) -> QWidget:
     from qkv_studio.ui.panels.blend_view import BlendView
 
     return BlendView(window.session, appearance=window.appearance)
 
 
 # ---- the View menu's panels (built when first shown) ---------------------------------------------
-def explorer(window: "MainWindow") -> QWidget:
+def explorer(window: MainWindow) -> QWidget:
     from qkv_studio.ui.lesson.sqrt_dk_explorer import SqrtDkExplorer
 
     s = window.session
@@ -110,7 +110,7 @@ def explorer(window: "MainWindow") -> QWidget:
     return panel
 
 
-def heads(window: "MainWindow") -> QWidget:
+def heads(window: MainWindow) -> QWidget:
     from qkv_studio.ui.lesson.heads_view import HeadsView
 
     s = window.session
@@ -125,7 +125,7 @@ def heads(window: "MainWindow") -> QWidget:
     return panel
 
 
-def sync_heads(window: "MainWindow", panel) -> None:
+def sync_heads(window: MainWindow, panel) -> None:
     """The heads panel follows every scene (a scene of one head shows as one head, never as the last
     split scene); while it is hidden it only takes note, and computes when shown."""
     try:
@@ -134,7 +134,7 @@ def sync_heads(window: "MainWindow", panel) -> None:
         window.session.message.emit(str(exc))
 
 
-def heads_shown(window: "MainWindow") -> None:
+def heads_shown(window: MainWindow) -> None:
     """View → Heads: say why a scene without heads shows none, and show the current scene's."""
     scene = window.session.scene
     if scene.mode != "projection" and scene.heads == 1:
@@ -145,7 +145,7 @@ def heads_shown(window: "MainWindow") -> None:
         sync_heads(window, panel)
 
 
-def model(window: "MainWindow") -> QWidget:
+def model(window: MainWindow) -> QWidget:
     from qkv_studio.ui.lesson.model import ModelPanel
 
     panel = ModelPanel(window.session, appearance=window.appearance)
@@ -158,7 +158,7 @@ def model(window: "MainWindow") -> QWidget:
     return panel
 
 
-def unprojected(window: "MainWindow") -> QWidget:
+def unprojected(window: MainWindow) -> QWidget:
     from qkv_studio.ui.lesson.unprojected_view import UnprojectedView
 
     def model_source():
@@ -171,7 +171,7 @@ def unprojected(window: "MainWindow") -> QWidget:
     return UnprojectedView(window.session, model_source=model_source, appearance=window.appearance)
 
 
-def quiz(window: "MainWindow") -> QWidget:
+def quiz(window: MainWindow) -> QWidget:
     from qkv_studio.ui.lesson.quiz import QuizDialog
 
     return QuizDialog(window, appearance=window.appearance)

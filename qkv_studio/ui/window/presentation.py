@@ -54,7 +54,7 @@ QWIDGETSIZE_MAX = (1 << 24) - 1
 class Presentation:
     """Whether the window is presenting, entering and leaving it, and the layout of the docks."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self._window = window
         self.docks = DockLayout(window)  # (the normal window's default layout)
         self.on = False

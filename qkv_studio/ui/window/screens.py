@@ -39,7 +39,7 @@ def fitted_geometry(available: QRect, preferred: QSize = PREFERRED_SIZE,
 class ScreenFit:
     """Keeps ``window`` inside its screen and the Appearance's screen scale that screen's."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         self._window = window
         self._connected = None
         self._shown = False

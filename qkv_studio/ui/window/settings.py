@@ -14,14 +14,14 @@ reads it before it is built — a field to :class:`Remembered`.  The window read
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-
 import logging
 import math
 import os
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QSettings
 

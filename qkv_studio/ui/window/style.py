@@ -84,7 +84,7 @@ class WindowStyle(QObject):
     palette cannot say — the checked stage button in the accent colour — is a sheet on those buttons.
     """
 
-    def __init__(self, window: "MainWindow", appearance: Appearance) -> None:
+    def __init__(self, window: MainWindow, appearance: Appearance) -> None:
         super().__init__(window)
         self._window = window
         self._appearance = appearance

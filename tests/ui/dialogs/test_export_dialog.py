@@ -596,7 +596,7 @@ def test_the_slides_with_ink_are_each_stages_slide_from_the_dialog(qtbot, window
     assert d.size_label.text() == "a 1280 × 720 px slide per stage"
     out = tmp_path / "deck.pptx"
     assert d.export_to(out) == [out]
-    for slide, stage in zip(Presentation(str(out)).slides, STAGES):
+    for slide, stage in zip(Presentation(str(out)).slides, STAGES, strict=False):
         [pic] = [sh for sh in slide.shapes if sh.shape_type == MSO_SHAPE_TYPE.PICTURE]
         with Image.open(io.BytesIO(pic.image.blob)) as im:
             img = QImage(im.tobytes("raw", "RGB"), im.width, im.height, 3 * im.width, QImage.Format_RGB888).copy()

@@ -97,7 +97,7 @@ def test_the_dialog_writes_the_generation_a_picture_per_token(qtbot, window, tmp
     frames, durations = _frames(out)
     assert len(frames) == 3 and durations == [500] * 3  # the prompt, then one picture per generated token
     assert all(f.shape == (360, WIDTH, 3) for f in frames)
-    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))
+    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:], strict=False))
     with Image.open(out) as im:
         description = im.info.get("Description") or im.info.get("comment", b"").decode("utf-8")
     assert description.startswith("Generation, one token at a time (2 generated after 3 of the prompt)")

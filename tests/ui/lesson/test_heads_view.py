@@ -10,8 +10,8 @@ from qkv_studio.core import load_preset
 from qkv_studio.core.multihead import multihead
 from qkv_studio.render.colormaps import lut
 from qkv_studio.render.theme import THEMES
-from qkv_studio.ui.lesson.heads_view import HeadsView
 from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.lesson.heads_view import HeadsView
 
 
 @pytest.fixture

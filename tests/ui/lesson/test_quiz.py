@@ -1,4 +1,5 @@
-"""Check yourself: the lesson's three questions and its first "Ask your teacher" answered with qtbot; feedback and score."""
+"""Check yourself: the lesson's three questions and its first "Ask your teacher" answered with qtbot; feedback and
+score."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from qkv_studio.render.theme import THEMES
-from qkv_studio.ui.lesson.quiz import QUESTIONS, RECALL_FORMULA, QuizDialog
 from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.lesson.quiz import QUESTIONS, RECALL_FORMULA, QuizDialog
 
 RIGHT = [2, 1, 0, 1]  # the right option of each question
 
@@ -31,7 +32,7 @@ def test_the_lessons_three_questions():
     assert prompts[0] == "In scaled dot-product attention, the softmax weights are multiplied by which vectors?"
     assert prompts[1] == "Why are the raw scores divided by √dₖ before the softmax?"
     assert "pipeline" in prompts[2]
-    for q, right in zip(QUESTIONS, RIGHT):
+    for q, right in zip(QUESTIONS, RIGHT, strict=False):
         assert [o.correct for o in q.options].count(True) == 1 and q.options[right].correct
         assert all(o.why for o in q.options)
     assert QUESTIONS[0].options[RIGHT[0]].text.startswith("The value vectors")

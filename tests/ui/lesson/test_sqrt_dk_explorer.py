@@ -8,8 +8,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QSlider
 
 from qkv_studio.render.theme import THEMES
-from qkv_studio.ui.lesson.sqrt_dk_explorer import SqrtDkExplorer
 from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.lesson.sqrt_dk_explorer import SqrtDkExplorer
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ def _pitch_ok(view, axis_name: str) -> bool:
     cell = view._cell_h_px() if axis_name == "left" else view._cell_px()
     m = view.labeller.measure
     labels = sorted(axis.shown_labels())
-    for (i, a), (j, b) in zip(labels, labels[1:]):
+    for (i, a), (j, b) in zip(labels, labels[1:], strict=False):
         if axis_name == "top" and plan.rotation == 0:
             need = (m.width(a, plan.px) + m.width(b, plan.px)) / 2
         else:

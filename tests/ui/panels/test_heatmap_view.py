@@ -8,9 +8,9 @@ from PySide6.QtGui import QColor
 from qkv_studio.core import Scene, View
 from qkv_studio.render.colormaps import scale_for
 from qkv_studio.render.theme import get_theme
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.heatmap_view import HeatmapView, format_value
-from qkv_studio.state.appearance import Appearance
 
 
 def _show(qtbot, session, size=(1000, 800)):
@@ -489,7 +489,7 @@ def test_the_colours_follow_row_edits_that_another_view_read_first(qtbot, sessio
     session.set_stage("weights")  # (both stages' colours are now kept for stepping back and forth)
     for value in (6.0, -3.0):
         session.set_value("Q", 1, 0, value)
-        session.result  # (another view reads first)
+        _ = session.result  # (another view reads first)
         session.set_stage("scores")
         session.set_stage("weights")
         _settle(qtbot, session)

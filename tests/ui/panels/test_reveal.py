@@ -11,11 +11,11 @@ import pytest
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
-from tests.views import LESSON_VIEW
 from qkv_studio.core import STAGES, load_preset
 from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.plane import VectorPlane
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
+from tests.views import LESSON_VIEW
 
 _NUMBER = re.compile(r"\d\.\d")  # a weight or an output component written out ("0.54", "[1.2, …]")
 

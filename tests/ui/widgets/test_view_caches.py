@@ -7,8 +7,12 @@ from PySide6.QtGui import QPixmapCache
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsView, QVBoxLayout, QWidget
 
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item
-from qkv_studio.ui.widgets.view_caches import (SCREENS_OF_PIXMAPS, fit_pixmap_cache, keep_caches_while_hidden,
-                                               paint_opaquely)
+from qkv_studio.ui.widgets.view_caches import (
+    SCREENS_OF_PIXMAPS,
+    fit_pixmap_cache,
+    keep_caches_while_hidden,
+    paint_opaquely,
+)
 
 
 def _plot(qtbot, keep: bool):

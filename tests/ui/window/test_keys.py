@@ -13,8 +13,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from tests.views import LESSON_VIEW
 from qkv_studio.core import STAGES
+from tests.views import LESSON_VIEW
 
 
 @pytest.fixture

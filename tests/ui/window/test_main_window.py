@@ -1,13 +1,12 @@
 """The main window end to end: typing, keys, undo, title, files, prompts, 1024 tokens."""
 
-import json
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QMessageBox
 
-from qkv_studio.core import Scene, load_preset, read_session
+from qkv_studio.core import Scene, read_session
 from qkv_studio.ui.window.main_window import MainWindow
 from tests.views import LESSON_VIEW
 
@@ -117,7 +116,8 @@ def test_title_shows_file_and_modified_mark(qtbot, window, tmp_path):
 
 def test_open_refuses_a_bad_file_and_keeps_the_work(qtbot, window, tmp_path, monkeypatch):
     bad = tmp_path / "bad.qkv.json"
-    bad.write_text('{"format": "qkv-studio-session", "version": 1, "tokens": ["a"], "Q": [["x"]], "K": [[1]], "V": [[1]]}')
+    bad.write_text('{"format": "qkv-studio-session", "version": 1, "tokens": ["a"], '
+                   '"Q": [["x"]], "K": [[1]], "V": [[1]]}')
     messages = []
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: messages.append(a[2]))
     window.session.set_value("Q", 0, 0, 9.0)

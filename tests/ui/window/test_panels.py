@@ -6,13 +6,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from qkv_studio.core import View
+from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.calc_table import CalcTable
-from qkv_studio.ui.widgets.frame_throttle import flush_pending
 from qkv_studio.ui.panels.stage_stepper import StageStepper
 from qkv_studio.ui.panels.tokens_panel import TokensPanel
-from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.widgets.frame_throttle import flush_pending
 from tests.views import LESSON_VIEW
 
 

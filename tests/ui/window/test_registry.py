@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QWidget
 from qkv_studio.cli import options as cli_options
 from qkv_studio.core import load_preset
 from qkv_studio.ui import registry
-from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.registry import PanelSpec
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from tests.views import LESSON_VIEW
 
 

@@ -573,7 +573,8 @@ def test_a_narrow_window_puts_the_editors_under_the_whole_table(qtbot, show_wind
     assert model.width() * model.height() < heatmap.width() * heatmap.height()
 
 
-def test_a_folded_column_shows_the_whole_table_above_the_blend_not_a_box_of_empty_rows(show_window, lesson_scene, qtbot):
+def test_a_folded_column_shows_the_whole_table_above_the_blend_not_a_box_of_empty_rows(show_window, lesson_scene,
+                                                                                       qtbot):
     # 1280×720: the side panels fold into one column; the lesson's table fits it whole, so it stands above the
     # blend at its own height (as a tab it filled the column's height, mostly empty, the blend hidden behind it)
     from tests.views import LESSON_VIEW

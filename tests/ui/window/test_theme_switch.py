@@ -207,7 +207,8 @@ def test_editors_built_later_follow_the_theme_and_scale(qtbot, show_window, less
 def test_presentation_at_the_largest_zoom_stays_within_the_scale(qtbot, show_window, lesson_scene):
     from qkv_studio.state.appearance import MAX_SCALE
 
-    window = show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)  # (a slide of the 1080-px reference: screen scale 1)
+    # (a slide of the 1080-px reference: screen scale 1)
+    window = show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)
     window.set_zoom(4.0)
     window.set_presentation(True, fullscreen=False)  # (×2.2 would be 8.8)
     assert window.appearance.font_scale == MAX_SCALE

@@ -7,11 +7,10 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.views import LESSON_VIEW
-from qkv_studio.core import View
-from qkv_studio.core import Scene, list_presets, read_session, write_session
+from qkv_studio.core import Scene, View, list_presets, read_session, write_session
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.widgets.formatting import fmt_fixed
+from tests.views import LESSON_VIEW
 
 
 def _pick_scene(stage="weights") -> Scene:

@@ -32,14 +32,25 @@ writes the title, captions and status line.
 from __future__ import annotations
 
 import html
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetricsF, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QApplication, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressBar,
-    QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget,
+    QApplication,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
 )
 from superqt.utils import signals_blocked
 
@@ -48,7 +59,6 @@ from qkv_studio.core.scene import Scene
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
-from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.lesson.model.head_grid import HeadGrid
 from qkv_studio.ui.lesson.model.next_token import NextTokenBars
 from qkv_studio.ui.lesson.model.panel_jobs import PanelJobs
@@ -56,6 +66,7 @@ from qkv_studio.ui.lesson.model.panel_texts import PanelTexts, _install_text
 from qkv_studio.ui.lesson.model.qk_projection import QKProjection
 from qkv_studio.ui.lesson.model.run_state import NEXT_TOKENS_SHOWN, Change, ModelRunState
 from qkv_studio.ui.lesson.model.worker import ModelWorker
+from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 
 DEFAULT_TEXT = "The cat sat on the mat because it was tired."
 
@@ -77,7 +88,8 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
     ``cancel()``, ``busy``, ``set_sampling(temperature, top_k)``, ``select(layer, head)``, ``edit_head()``,
     ``state`` (the :class:`ModelRunState`), ``model``, ``run``, ``layer``, ``head``, ``head_scene()``,
     ``projection_2d()`` (q2, k2, explained as drawn), ``showing_model_head()``;
-    drawn in the look of the Appearance it is bound to (``appearance=`` or ``bind_appearance``); ``available`` is False when the chosen model's package
+    drawn in the look of the Appearance it is bound to (``appearance=`` or ``bind_appearance``); ``available`` is
+    False when the chosen model's package
     is missing.  Test hooks: ``model_box``, ``sentence``, ``run_button``, ``layer_box``, ``head_box``,
     ``edit_button``, ``next_button``, ``next_bars`` (``choices()``), ``grid`` (``head_rect(h)``,
     ``selected()``, ``shares_kv(h)``), ``projection``, ``status``, ``progress_bar``, ``cancel_button``,

@@ -195,7 +195,8 @@ class QKProjection(FollowsAppearance, QWidget):
             text = f"k {self._tokens[j]}"
             box = fm.boundingRect(text)
             dot = to_px(self._k2[j])
-            for at in (QPointF(dot.x() + gap, dot.y() - gap / 2), QPointF(dot.x() - gap - box.width(), dot.y() - gap / 2),
+            for at in (QPointF(dot.x() + gap, dot.y() - gap / 2), QPointF(dot.x() - gap - box.width(),
+                                                                          dot.y() - gap / 2),
                        QPointF(dot.x() - box.width() / 2, dot.y() - gap - fm.descent()),
                        QPointF(dot.x() - box.width() / 2, dot.y() + gap + fm.ascent())):
                 placed = box.translated(at)

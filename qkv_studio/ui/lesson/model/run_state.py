@@ -26,13 +26,19 @@ Runs off the GUI thread
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 
 from qkv_studio.core.models import (
-    AttentionModel, ModelInputError, ModelRun, ModelUnavailable, get_model, models,
+    AttentionModel,
+    ModelInputError,
+    ModelRun,
+    ModelUnavailable,
+    get_model,
+    models,
 )
 from qkv_studio.core.models.run import Progress, takes_progress
 from qkv_studio.core.models.smollm2 import check_sampling
@@ -228,7 +234,7 @@ class ModelRunState:
             return False
         s, shown = self._session.scene, self._shown
         return (s.mode == "direct" and s.tokens == shown.tokens and s.title == shown.title
-                and all(np.array_equal(a, b) for a, b in zip(s.qkv(), shown.qkv())))
+                and all(np.array_equal(a, b) for a, b in zip(s.qkv(), shown.qkv(), strict=False)))
 
     # ---- changing --------------------------------------------------------------------------------
     def set_model(self, name: str) -> bool:

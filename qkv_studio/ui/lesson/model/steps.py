@@ -38,7 +38,7 @@ class Place(NamedTuple):
 class ModelShow(SceneEdit):
     """A model head shown in place of the user's edited scene: one undo step, merging the browsing after it."""
 
-    def __init__(self, session: Session, state: "ModelRunState", before: Scene, after: Scene, text: str,
+    def __init__(self, session: Session, state: ModelRunState, before: Scene, after: Scene, text: str,
                  place_before: Place, place_after: Place, *, queries: tuple[int, int]) -> None:
         super().__init__(session, before, after, text, merge_key=("model-show", id(state)), queries=queries)
         self._state = state
@@ -65,7 +65,7 @@ class ModelShow(SceneEdit):
 class TokenStep(SceneEdit):
     """One generated token: the longer run's head in the session; Undo takes the token back."""
 
-    def __init__(self, session: Session, state: "ModelRunState", before: Scene, after: Scene, text: str,
+    def __init__(self, session: Session, state: ModelRunState, before: Scene, after: Scene, text: str,
                  place_before: Place, place_after: Place, *, queries: tuple[int, int]) -> None:
         super().__init__(session, before, after, text, queries=queries)
         self._state = state

@@ -13,7 +13,8 @@ dropped, so cancel always leaves what was shown before.  Errors become one-line 
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
@@ -22,7 +23,7 @@ from qkv_studio.core.models.run import Cancelled, Progress
 
 
 class _Job(QRunnable):
-    def __init__(self, worker: "ModelWorker", serial: int, work: Callable[[Progress], Any]) -> None:
+    def __init__(self, worker: ModelWorker, serial: int, work: Callable[[Progress], Any]) -> None:
         super().__init__()
         self._worker, self._serial, self._work = worker, serial, work
 

@@ -80,7 +80,7 @@ class PlaneDrag(QObject):
     # filtered here after this object's attributes were cleared — no drag is under way then)
     state: tuple[str, int, float, float] | None = None
 
-    def __init__(self, plane: "VectorPlane") -> None:
+    def __init__(self, plane: VectorPlane) -> None:
         super().__init__(plane)
         self._plane = plane
         self.state: tuple[str, int, float, float] | None = None

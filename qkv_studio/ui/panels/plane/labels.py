@@ -142,8 +142,8 @@ class PlaneLabels:
             item.textItem.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             self._plot.addItem(item, ignoreBounds=True)
             self.items.append(item)
-        for item, ((x, y), parts) in zip(self.items, groups.items()):
-            words = tuple((sep, s, c, b) for sep, (s, c, b, _) in zip(separators(parts), parts))
+        for item, ((x, y), parts) in zip(self.items, groups.items(), strict=False):
+            words = tuple((sep, s, c, b) for sep, (s, c, b, _) in zip(separators(parts), parts, strict=False))
             key = (words, size, t.muted)
             html = self._html_cache.get(key)  # the same labels come back on every edit and drag step
             if html is None:
@@ -255,7 +255,7 @@ def _ordered(parts: list, lead: str = "") -> list[tuple[str, str, bool, tuple[fl
 
 def separators(parts: list) -> list[str]:
     """Before each part: nothing, " = " (the same head as the part before: the arrows coincide) or " · "."""
-    return [""] + [" = " if b[3] == a[3] else " · " for a, b in zip(parts, parts[1:])]
+    return [""] + [" = " if b[3] == a[3] else " · " for a, b in zip(parts, parts[1:], strict=False)]
 
 
 def html_escape(s: str) -> str:

@@ -16,7 +16,8 @@ the maths in :mod:`qkv_studio.core.rope_pair`, read once per edit (two rows), ne
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -56,7 +57,7 @@ class PlaneRope(QObject):
 
     switched = Signal(bool)
 
-    def __init__(self, plane: "VectorPlane", parent: QWidget) -> None:
+    def __init__(self, plane: VectorPlane, parent: QWidget) -> None:
         super().__init__(plane)
         self._plane = plane
         self._source: Source = lambda: None

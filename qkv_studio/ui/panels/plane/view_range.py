@@ -19,7 +19,7 @@ Only pyqtgraph's public ViewBox API (``setRange``, ``viewRange``) is used.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg

@@ -15,9 +15,9 @@ only while presenting, and shows exactly what the audience sees.
 
 from __future__ import annotations
 
-import html
 import time
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPixmap
@@ -41,7 +41,7 @@ class SlideMirror(QWidget):
     """The audience's slide, scaled to fit, with the ink and the laser dot drawn over it; the mouse on
     it drives the laser and the pen of the slide's :class:`~qkv_studio.ui.widgets.ink_overlay.InkOverlay`."""
 
-    def __init__(self, presenter: "Presenter", parent: QWidget | None = None) -> None:
+    def __init__(self, presenter: Presenter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._presenter = presenter
         self._source = QImage()
@@ -147,7 +147,7 @@ class _Picture(QWidget):
 class PresenterConsole(QWidget):
     """The console window (see the module's docstring); built and driven by the :class:`Presenter`."""
 
-    def __init__(self, presenter: "Presenter", clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, presenter: Presenter, clock: Callable[[], float] = time.time) -> None:
         # (a window of its own, owned by the main window: it closes with it and never keeps the app open)
         super().__init__(presenter.window, Qt.WindowType.Window)
         self._presenter = presenter

@@ -19,8 +19,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QImage, QPainter, QScreen
@@ -53,7 +54,7 @@ MORPH_GRAB = 320  # ms: once more after a stage change's 250-ms morph
 class Presenter(QObject):
     """The presenter view of ``window`` (see the module's docstring); ``clock`` runs the timer."""
 
-    def __init__(self, window: "MainWindow", clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, window: MainWindow, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(window)
         self._window = window
         s = window.session
@@ -99,7 +100,7 @@ class Presenter(QObject):
 
     # ---- presenting ------------------------------------------------------------------------------------
     @property
-    def window(self) -> "MainWindow":
+    def window(self) -> MainWindow:
         return self._window
 
     def is_presenting(self) -> bool:

