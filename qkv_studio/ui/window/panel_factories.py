@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
 
 if TYPE_CHECKING:
+    from qkv_studio.core.models.run import ModelRun
     from qkv_studio.ui.lesson.model import ModelPanel
     from qkv_studio.ui.window.main_window import MainWindow
 
@@ -171,7 +172,7 @@ def model(window: MainWindow) -> QWidget:
 def unprojected(window: MainWindow) -> QWidget:
     from qkv_studio.ui.lesson.unprojected_view import UnprojectedView
 
-    def model_source():
+    def model_source() -> tuple[ModelRun, int] | None:
         """The model panel's run and layer while the window shows its head (its X is the layer's input)."""
         panel = _built_model_panel(window)
         if panel is not None and panel.run is not None and panel.showing_model_head():

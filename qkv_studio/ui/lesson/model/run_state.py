@@ -34,6 +34,7 @@ import numpy as np
 
 from qkv_studio.core.models import (
     AttentionModel,
+    Generation,
     ModelInputError,
     ModelRun,
     ModelUnavailable,
@@ -67,14 +68,14 @@ class Prepared:
 
     model: AttentionModel
     run: ModelRun
-    generation: object | None  # a generating model's Generation, else None
+    generation: Generation | None  # a generating model's Generation, else None
 
 
 @dataclass(frozen=True, eq=False)
 class PreparedToken:
     """A next token computed for a Generation (off the GUI thread, perhaps), not appended yet."""
 
-    generation: object
+    generation: Generation
     run: ModelRun
     logits: np.ndarray
 
@@ -93,7 +94,7 @@ class ModelRunState:
         self._confirm = confirm
         self._model: AttentionModel = get_model(model) if model is not None else models()[0]
         self._run: ModelRun | None = None
-        self._generation = None  # a generating model's Generation (KV cache) for the run, else None
+        self._generation: Generation | None = None  # a generating model's Generation (KV cache) for the run, else None
         self._layer = 0
         self._head = 0
         self._shown: Scene | None = None  # the head scene last put into the session
@@ -207,7 +208,7 @@ class ModelRunState:
         check_sampling(temperature, top_k)
         self._temperature, self._top_k = float(temperature), int(top_k)
 
-    def _place(self, run: ModelRun | None = None, generation: object | None = None, layer: int | None = None,
+    def _place(self, run: ModelRun | None = None, generation: Generation | None = None, layer: int | None = None,
                head: int | None = None) -> Place:
         """Where the state is now, or (with arguments) where it goes, with the chosen model."""
         if run is None:
