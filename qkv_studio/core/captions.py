@@ -57,20 +57,6 @@ def keep_description_true(origin: Scene, after: Scene) -> Scene:
     return after
 
 
-def description_note(scene: Scene) -> str:
-    """The scene's description as what it is: "Preset “lesson”: …" for a built-in scene, "“title”: …"
-    otherwise; empty when there is none (an edit that made it false has dropped it, see
-    :func:`keep_description_true`)."""
-    if not scene.description:
-        return ""
-    from qkv_studio.core.presets import preset_names_by_text  # (presets import the scene, which imports us)
-
-    name = preset_names_by_text().get((scene.title, scene.description))
-    if name is not None:
-        return f"Preset “{name}”: {scene.description}"
-    return f"“{scene.title}”: {scene.description}" if scene.title else scene.description
-
-
 def head_note(scene: Scene, head: int) -> str:
     """Which head the views show of a scene split into heads — "<b>Head 1</b> of 2 (dₖ = 4): " — before
     the stage's words (each head attends on its own; the unsplit attention of

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from qkv_studio.core.scene import STAGES, Scene
+from qkv_studio.core.scene import Scene
+from qkv_studio.core.stages import STAGES
 
 NUMBERS_FORMAT = "qkv-studio-numbers"
 NUMBERS_VERSION = 1

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from qkv_studio.core.attention import AttentionResult, compute, project
+from qkv_studio.core.attention import AttentionResult, compute, project, resolve_mask
 from qkv_studio.core.multihead import MultiHeadResult, multihead_scene, valid_heads
 from qkv_studio.core.scene_arrays import fields_from_arrays
 from qkv_studio.core.scene_checks import (  # noqa: F401 - (the limits, Mask and SceneError: their public home)
@@ -38,12 +38,11 @@ from qkv_studio.core.scene_checks import (  # noqa: F401 - (the limits, Mask and
     validate_scene,
 )
 from qkv_studio.core.scene_edits import SceneEdits, projection_of, with_random_projections  # noqa: F401
-from qkv_studio.core.stages import STAGE_TITLES, STAGES  # noqa: F401 - (STAGE_TITLES: its old home)
 
 MATRICES_DIRECT = ("Q", "K", "V")
 MATRICES_PROJECTION = ("X", "Wq", "Wk", "Wv")
 __all__ = [
-    "MATRICES_DIRECT", "MATRICES_PROJECTION", "MAX_TOKENS", "MAX_WIDTH", "MAX_TOKEN_CHARS", "STAGES", "STAGE_TITLES",
+    "MATRICES_DIRECT", "MATRICES_PROJECTION", "MAX_TOKENS", "MAX_WIDTH", "MAX_TOKEN_CHARS",
     "Mask", "Scene", "SceneError", "nearest_heads", "projection_of", "shape_equation", "with_random_projections",
 ]
 _INDEX = re.compile(r"\s*-?[0-9]+\s*")
@@ -115,21 +114,13 @@ class Scene(SceneEdits):
         (heads, n, d): several heads are laid side by side as the scene's ``heads`` (``head_scene(h)`` gives
         one back).  ``tokens`` default to ``t0 … t{n-1}``; ``mask`` is None/"none", "causal" or an n×n
         boolean matrix (True = blocked).  A Scene is content only: the query and stage to look at it
-        with are a :class:`~qkv_studio.core.view.View` (``show(..., query=...)``, ``save(path, view)``).
+        with are a :class:`~qkv_studio.core.view.View` (``show(..., query=...)``,
+        ``qkv_studio.save(scene, path, view)``).
 
         Raises :class:`SceneError` with one line (a shape mismatch names both shapes).
         """
         fields = fields_from_arrays(q, k, v, tokens, x, wq, wk, wv, mask)
         return cls.create(**fields, scale=scale, title=title or "", description=description)
-
-    def save(self, path, view=None) -> None:
-        """Write this scene as a session file (``*.qkv.json``), atomically, looked at with ``view`` (a
-        :class:`~qkv_studio.core.view.View`; default: the first query, the weights); the app and the
-        command line open it.  Raises OSError with a one-line message when the file cannot be written."""
-        from qkv_studio.core.sessionfile import write_session  # (the file format builds on this module)
-        from qkv_studio.core.view import View
-
-        write_session(path, self, View() if view is None else view)
 
     def _evolve(self, **changes) -> Scene:
         """A validated copy with some fields replaced (keeping the derived values it can, see :meth:`_copy`).
@@ -234,8 +225,6 @@ class Scene(SceneEdits):
 
     def mask_matrix(self) -> np.ndarray:
         """The n×n boolean mask (True = blocked)."""
-        from qkv_studio.core.attention import resolve_mask
-
         return resolve_mask(self.mask, self.n, self.n)
 
     def result(self) -> AttentionResult:

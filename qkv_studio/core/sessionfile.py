@@ -33,7 +33,8 @@ from qkv_studio.core.ink import (
 )
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
 from qkv_studio.core.safe_read import UnreadableFile, read_regular
-from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
+from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, Scene, SceneError
+from qkv_studio.core.stages import STAGES
 from qkv_studio.core.view import View
 
 FORMAT = "qkv-studio-session"
@@ -410,3 +411,12 @@ def write_session(path: str | os.PathLike, scene: Scene, view: View, *, notes: N
         atomic_write(path, data)
     except OSError as exc:
         raise SessionFileError(str(Path(path)), f"cannot be written ({exc.strerror or exc})") from None
+
+
+def save(scene: Scene, path: str | os.PathLike, view: View | None = None) -> None:
+    """``qkv_studio.save(scene, path)``: write ``scene`` as a session file (``*.qkv.json``), atomically,
+    looked at with ``view`` (default: the first query, the weights); the app and the command line open
+    it.  The Python API's side of :func:`write_session` (a Scene is content only and knows no file
+    format: the format builds on the Scene, not the other way round).  Raises :class:`SessionFileError`
+    (one line naming the file) when the file cannot be written."""
+    write_session(path, scene, View() if view is None else view)

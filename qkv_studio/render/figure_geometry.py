@@ -464,10 +464,7 @@ def figure_layout(scene: Scene, options: FigureOptions, size: QSizeF | None = No
     return lay
 
 
-def figure_size(scene: Scene, options: FigureOptions) -> QSizeF:
-    """Natural size of the figure at scale 1 (logical px; 0.75 pt each in a PDF)."""
-    if options.compare_with is not None:
-        from qkv_studio.render.pair import pair_size
-
-        return pair_size(scene, options)
+def single_size(scene: Scene, options: FigureOptions) -> QSizeF:
+    """Natural size of one figure at scale 1 (logical px; 0.75 pt each in a PDF); ``options.compare_with``
+    is not looked at (:func:`qkv_studio.render.figure.figure_size` sizes pairs)."""
     return QSizeF(_layout(scene, options).logical_size)

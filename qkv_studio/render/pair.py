@@ -4,7 +4,8 @@ Used for the lesson's "why three projections?": the scene without projections (Q
 left, the learned projections on the right, the same stage and query, one set of colour levels (so a
 colour means the same number in both) and one colour bar, on the right.  A figure whose options have
 ``compare_with`` set is drawn by :func:`paint_pair` and sized by :func:`pair_size`
-(:func:`qkv_studio.render.figure.paint_figure` and ``figure_size`` hand over to them), so every
+(:func:`qkv_studio.render.figure.paint_figure` and ``figure_size`` hand over to them, and this module
+draws each side with the single figure's :func:`~qkv_studio.render.figure_paint.paint_single`), so every
 figure writer — PNG, SVG, PDF, the clipboard — draws the pair without knowing about it.
 """
 
@@ -18,6 +19,8 @@ from PySide6.QtGui import QFont, QPainter
 
 from qkv_studio.core.scene import Scene
 from qkv_studio.render.colormaps import scale_for
+from qkv_studio.render.figure_geometry import FigureOptions, background_color, effective_theme, single_size
+from qkv_studio.render.figure_paint import paint_single
 
 GAP = 24.0  # logical px between the two figures
 HEADING_PX = 20.0  # a heading's text height (logical px) when the figures are drawn without titles
@@ -34,8 +37,6 @@ def shared_levels(left: Scene, right: Scene, stage: str, colormap: str) -> tuple
 def pair_options(scene: Scene, options):
     """(left options, right scene, right options): the same view on shared levels; the colour bar only
     on the right; each side's own heading."""
-    from qkv_studio.render.figure import FigureOptions  # (figure imports this module lazily)
-
     right = options.compare_with
     if right.tokens != scene.tokens:
         raise ValueError("figures side by side must show the same tokens")
@@ -57,9 +58,7 @@ def _band(options) -> float:
 
 
 def _sized(scene: Scene, options) -> QSizeF:
-    from qkv_studio.render.figure import figure_size
-
-    s = figure_size(scene, options)
+    s = single_size(scene, options)
     return QSizeF(s.width(), s.height() + _band(options))
 
 
@@ -82,8 +81,6 @@ def _heading(painter: QPainter, rect: QRectF, text: str, px: float, options) -> 
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QColor
 
-    from qkv_studio.render.figure import effective_theme
-
     painter.save()
     painter.setFont(_heading_font(painter, px))
     painter.setPen(QColor(effective_theme(options).text))
@@ -101,8 +98,6 @@ def paint_pair(painter: QPainter, rect: QRectF, scene: Scene, options):
     """Draw the pair into ``rect``, scaled uniformly and centred — side by side, or one above the other
     when that draws them larger (a tall panel); returns the left (upper) figure's layout.  With
     ``options.title`` off each figure gets only its heading, above it."""
-    from qkv_studio.render.figure import paint_figure
-
     left_opts, right, right_opts = pair_options(scene, options)
     a, b = _sized(scene, left_opts), _sized(right, right_opts)
     rect = QRectF(rect)
@@ -116,8 +111,6 @@ def paint_pair(painter: QPainter, rect: QRectF, scene: Scene, options):
     x0 = rect.x() + (rect.width() - total.width() * k) / 2
     y0 = rect.y() + (rect.height() - total.height() * k) / 2
     if left_opts.background != "transparent":  # fill once, behind both (and the gap)
-        from qkv_studio.render.figure import background_color
-
         painter.fillRect(rect, background_color(left_opts))
     if across:
         left_rect = QRectF(x0, y0 + (total.height() - a.height()) * k / 2, a.width() * k, a.height() * k)
@@ -135,6 +128,6 @@ def paint_pair(painter: QPainter, rect: QRectF, scene: Scene, options):
         band = _band(opts) * k
         if band:
             _heading(painter, QRectF(box.x(), box.y(), box.width(), band), opts.heading, px, opts)
-        drawn = paint_figure(painter, QRectF(box.x(), box.y() + band, box.width(), box.height() - band), part, opts)
+        drawn = paint_single(painter, QRectF(box.x(), box.y() + band, box.width(), box.height() - band), part, opts)
         lay = lay or drawn
     return lay

@@ -18,9 +18,6 @@ def test_the_public_names_are_derived_from_the_registry():
     assert core.STAGES == tuple(s.name for s in REGISTRY) == ("vectors", "scores", "scaled", "weights", "output")
     assert core.STAGE_TITLES == {s.name: s.title for s in REGISTRY}
     assert core.STAGE_TITLES["scores"] == "Q·Kᵀ"
-    from qkv_studio.core.scene import STAGES as scene_stages
-
-    assert scene_stages is core.STAGES
 
 
 def test_entries_are_frozen_and_complete():

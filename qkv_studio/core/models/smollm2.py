@@ -308,8 +308,9 @@ def _load(progress: Progress | None) -> SmolLM2:
 class SmolLM2Model:
     """SmolLM2-135M-Instruct as an entry of :mod:`qkv_studio.core.models.registry` (a causal ``AttentionModel``).
 
-    Light: nothing is imported or read until the first ``tokenize``/``run``.  ``generate(text, steps)``
-    appends greedy tokens first (the command line's ``--generate N``).
+    Light: nothing is imported or read until the first ``tokenize``/``run``.  A ``GeneratingModel``:
+    ``start(text)`` gives the prompt's :class:`Generation` (the registry's ``generate(model, text, steps)``
+    appends greedy tokens with it, as the command line's ``--generate N`` does).
     """
 
     name = "smollm2"
@@ -338,12 +339,3 @@ class SmolLM2Model:
 
     def start(self, text: str, *, seed: int | None = 0, progress: Progress | None = None) -> Generation:
         return _load(progress).start(text, seed=seed, progress=_stage(progress, "running"))
-
-    def generate(self, text: str, steps: int) -> ModelRun:
-        """``text`` with ``steps`` greedy tokens appended (computed with the KV cache)."""
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ModelInputError(f"the number of tokens to generate must be ≥ 0, not {steps!r}")
-        gen = self.start(text)
-        for _ in range(steps):
-            gen.step()
-        return gen.run
