@@ -66,13 +66,9 @@ def _number(value: float, signed: bool) -> str:
 
 
 def _what(stage: str, scene: Scene) -> str:
-    """What the figure's cells are, in words (the stage registry's figure wording, capitalised)."""
-    spec = stage_spec(stage)
-    words = spec.words(scene.scale).figure
-    if spec.name == "vectors":
-        words = f"Query and key vectors, shown by their dot products ({words})"
-    elif spec.name == "scaled" and scene.scale:
-        words = f"{words} (divided by √dₖ = {fmt(math.sqrt(scene.d_k), 3)})"
+    """What the figure's cells are, in words (the stage registry's alt wording, capitalised)."""
+    wording = stage_spec(stage).words(scene.scale)
+    words = wording.alt.format(figure=wording.figure, sqrt=fmt(math.sqrt(scene.d_k), 3))
     return words[0].upper() + words[1:]
 
 
@@ -158,7 +154,7 @@ def describe(scene: Scene, stage: str, query: int, *, heading: str = "") -> Desc
             text += " (rows with every key blocked sum to 0)"
     text += _mask(scene, signed)
     text += _row(scene, stage, query, matrix, blocked, fully, signed)
-    if spec.name == "output":
+    if "output" in spec.reveals:  # (the blend's stage: its alt text also says what the blend makes)
         text += _output(scene, query, result.weights, result.output, blocked, fully)
     if scene.n > 1:
         text += _extremes(scene, matrix, blocked, signed)

@@ -42,19 +42,6 @@ _TITLE_PT = 54.0  # the title band's height
 _MARGIN_PT = 18.0
 DEFAULT_STAGES = STAGES
 
-#: Each stage's formula read out, for the speaker notes.
-FORMULA_WORDS = {
-    "vectors": "Each token's embedding x is multiplied by three learned matrices: W-Q gives its query q, "
-               "W-K its key k and W-V its value v.",
-    "scores": "The score of query i for key j is the dot product of q i and k j: multiply them component by "
-              "component and add up.",
-    "scaled": "Each score is divided by the square root of d k, the length of the key vectors.",
-    "weights": "Each weight is e to the power of its scaled score, divided by the sum of those powers over "
-               "the row, so every row adds up to one.",
-    "output": "The output for query i is the sum over all tokens j of weight i j times the value vector v j.",
-}
-
-
 def _plain(rich: str) -> str:
     """Rich text (captions, formulas) as plain text: sub/superscripts inline, tags dropped."""
     text = re.sub(r"<sub>(.*?)</sub>", r"_\1", rich)
@@ -98,8 +85,7 @@ def slide_notes(scene: Scene, stage: str, query: int) -> str:
     """The speaker notes of a stage's slide: its caption with the query's numbers, the formula, in words."""
     spec = stage_spec(stage)
     caption = _plain(spec.caption(scene, scene.result(), query))
-    words = FORMULA_WORDS.get(stage, _plain(spec.formula))
-    return f"{caption}\n\nFormula: {_plain(spec.formula)}\n\nIn words: {words}"
+    return f"{caption}\n\nFormula: {_plain(spec.formula)}\n\nIn words: {spec.spoken}"
 
 
 def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int, *, query: int,

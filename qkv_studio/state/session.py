@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, View, compute
+from qkv_studio.core.attention import ROW_FIELDS
 from qkv_studio.core.captions import keep_description_true
 from qkv_studio.core.stages import shown_matrix
 from qkv_studio.core.view import head_block, query_after_insert, query_after_remove, shown_scene
@@ -47,15 +48,14 @@ class LiveResult:
     query or stage, another scene).  Read the numbers when told; copy them to keep them.
     """
 
-    __slots__ = ("scores", "scaled", "weights", "output", "blocked", "fully_masked", "d_k", "scale", "_own")
+    __slots__ = (*ROW_FIELDS, "blocked", "d_k", "scale", "_own")
 
     def __init__(self, result: AttentionResult) -> None:
         self.d_k = result.d_k
         self.scale = result.scale
         self.blocked = _read_only(result.blocked)
         self._own: dict[str, np.ndarray] | None = None
-        self._expose({name: getattr(result, name) for name in ("scores", "scaled", "weights", "output",
-                                                                 "fully_masked")})
+        self._expose({name: getattr(result, name) for name in ROW_FIELDS})
 
     def _expose(self, arrays: dict[str, np.ndarray]) -> None:
         for name, a in arrays.items():
@@ -72,13 +72,10 @@ class LiveResult:
     def write_rows(self, rows: np.ndarray, part: AttentionResult) -> None:
         """Overwrite query ``rows`` with ``part`` (computed for those rows alone); for the Session only."""
         if self._own is None:  # (the scene's result is shared with the undo history: copy it once)
-            self._own = {name: np.array(getattr(self, name)) for name in ("scores", "scaled", "weights",
-                                                                           "output", "fully_masked")}
+            self._own = {name: np.array(getattr(self, name)) for name in ROW_FIELDS}
             self._expose(self._own)
-        own = self._own
-        own["scores"][rows], own["scaled"][rows] = part.scores, part.scaled
-        own["weights"][rows], own["output"][rows] = part.weights, part.output
-        own["fully_masked"][rows] = part.fully_masked
+        for name, own in self._own.items():
+            own[rows] = getattr(part, name)
 
 
 class SceneEdit(QUndoCommand):
