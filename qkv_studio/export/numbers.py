@@ -1,5 +1,5 @@
 """The numbers as file contents: a stage as CSV, every stage as JSON (no Qt: the command line writes
-them without loading PySide6).  The layouts are :mod:`qkv_studio.core.numbers`'s (DESIGN.md)."""
+them without loading PySide6).  The layouts are :mod:`qkv_studio.core.numbers`'s (docs/file-formats.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _numbers():
 
 
 def csv_bytes(scene: Scene, stage: str) -> bytes:
-    """The stage's n×n matrix as CSV (DESIGN.md's layout, full precision), UTF-8."""
+    """The stage's n×n matrix as CSV (docs/file-formats.md's layout, full precision), UTF-8."""
     return _numbers().stage_csv(scene, stage).encode("utf-8")
 
 

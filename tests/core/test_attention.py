@@ -20,7 +20,8 @@ from qkv_studio.core import (
     update_rows,
 )
 
-# The lesson's example (DESIGN.md): keys the=[1,0], cat=[2,1], sat=[0,1], mat=[1,1]; query from sat = [1, 2].
+# The lesson's example (README.md's opening and the `lesson` preset, resources/presets/lesson.qkv.json): keys
+# the=[1,0], cat=[2,1], sat=[0,1], mat=[1,1]; query from sat = [1, 2].
 Q = np.array([[0, 1], [1, 0], [1, 2], [0.5, 0.5]], dtype=float)
 K = np.array([[1, 0], [2, 1], [0, 1], [1, 1]], dtype=float)
 V = np.array([[1, 0], [0, 1], [1, 1], [0.5, -1]], dtype=float)
