@@ -52,7 +52,8 @@ class AttentionResult:
 
     def stage(self, name: str) -> np.ndarray:
         """The n×n matrix shown for a stage (``vectors``/``output`` fall back to their neighbours)."""
-        return getattr(self, shown_matrix(name))
+        out: np.ndarray = getattr(self, shown_matrix(name))
+        return out
 
 
 #: The result's fields with one row per query (``scores`` … ``fully_masked``), read from the type.
@@ -118,7 +119,8 @@ def masked_softmax(unit: np.ndarray, factor: np.ndarray, blocked: np.ndarray) ->
     return weights, fully
 
 
-def _extreme(q, k, scores, scaled, exact, blocked, divisor):
+def _extreme(q: np.ndarray, k: np.ndarray, scores: np.ndarray, scaled: np.ndarray, exact: np.ndarray,
+             blocked: np.ndarray, divisor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Scores, scaled scores and weights when some products overflow the double range.
 
     Every cell is written ``sign · exp(L)`` with ``L = log|q̂·k̂| + log‖q‖ + log‖k‖ − log divisor``
@@ -233,7 +235,8 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     x = x - x.max(axis=axis, keepdims=True)
     e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)
+    out: np.ndarray = e / e.sum(axis=axis, keepdims=True)
+    return out
 
 
 def project(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -268,7 +271,8 @@ def _scaled_product(x: np.ndarray, w: np.ndarray, name: str) -> np.ndarray:
         product = name.replace("W^", "")
         raise ValueError(f"{product} = X·{name} is too large: row {i + 1}, column {j + 1} would be beyond "
                          f"±{_FMAX:.3g}, the largest number a double holds; make X or {name} smaller")
-    return p
+    out: np.ndarray = p
+    return out
 
 
 @dataclass(frozen=True)
@@ -298,4 +302,5 @@ def row_stats(result: AttentionResult, row: int) -> RowStats:
 
 def contributions(result: AttentionResult, v: np.ndarray, row: int) -> np.ndarray:
     """What each value adds to query ``row``'s output: wⱼ·vⱼ (their sum is the output)."""
-    return result.weights[row][:, None] * np.asarray(v, dtype=np.float64)
+    out: np.ndarray = result.weights[row][:, None] * np.asarray(v, dtype=np.float64)
+    return out

@@ -38,7 +38,10 @@ def same_numbers(a: Scene, b: Scene) -> bool:
             return False
     elif not np.array_equal(a.mask_matrix(), b.mask_matrix()):
         return False
-    if (a.wo is None) != (b.wo is None) or (a.wo is not None and not np.array_equal(a.wo, b.wo)):
+    if a.wo is None or b.wo is None:
+        if (a.wo is None) != (b.wo is None):
+            return False
+    elif not np.array_equal(a.wo, b.wo):
         return False
     return all(np.array_equal(x, y) for x, y in zip(a.qkv(), b.qkv(), strict=False))
 

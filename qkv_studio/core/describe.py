@@ -87,8 +87,8 @@ def _extremes(scene: Scene, matrix: np.ndarray, blocked: np.ndarray, signed: boo
     values = np.where(open_, matrix, np.nan)
     hi = np.unravel_index(int(np.nanargmax(values)), values.shape)
     lo = np.unravel_index(int(np.nanargmin(values)), values.shape)
-    def cell(at: tuple) -> str:
-        return f"{_number(float(matrix[at]), signed)} (query {_q(scene, at[0])}, key {_q(scene, at[1])})"
+    def cell(at: tuple[np.intp, ...]) -> str:
+        return f"{_number(float(matrix[at]), signed)} (query {_q(scene, int(at[0]))}, key {_q(scene, int(at[1]))})"
 
     return f"; the highest cell is {cell(hi)}, the lowest {cell(lo)}"
 

@@ -10,6 +10,7 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
+from importlib.abc import Traversable
 from pathlib import Path
 
 from qkv_studio.core.scene import Scene
@@ -28,7 +29,7 @@ class Preset:
     description: str
 
 
-def _folder():
+def _folder() -> Traversable:
     return resources.files("qkv_studio.resources.presets")
 
 

@@ -219,7 +219,8 @@ def _paint_slide_page(painter, slide, page_w: float, page_h: float) -> None:
     painter.restore()
 
 
-def export_slides_pdf(scene: Scene, path: str | os.PathLike, *, options=None, stages: tuple[str, ...] | None = None,
+def export_slides_pdf(scene: Scene, path: str | os.PathLike[str], *, options=None,
+                      stages: tuple[str, ...] | None = None,
                       query: int | None = None, ink=None, compose=None) -> Path:
     """Write :func:`slides_pdf_bytes` to ``path`` atomically (nothing partial on failure); returns the path.
     ``ink`` and ``compose`` as for :func:`slides_pdf_bytes`."""

@@ -15,6 +15,7 @@ with ``tokenizers``: both are imported only when a model is loaded, so ``import 
 needs them.
 """
 
+from qkv_studio.core.models.generation import Generation
 from qkv_studio.core.models.minilm import (
     INSTALL_HINT,
     MiniLM,
@@ -37,7 +38,8 @@ from qkv_studio.core.models.registry import (
     models,
 )
 from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable
-from qkv_studio.core.models.smollm2 import Generation, SmolLM2, SmolLM2Model, load_smollm2, smollm2_available
+from qkv_studio.core.models.smollm2 import SmolLM2, SmolLM2Model, load_smollm2
+from qkv_studio.core.models.smollm2_gguf import smollm2_available
 
 __all__ = [
     "INSTALL_HINT", "MODELS", "AttentionModel", "MiniLM", "MiniLMModel", "ModelInputError", "ModelRun",
