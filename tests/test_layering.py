@@ -219,3 +219,23 @@ def test_the_cycle_finder_sees_a_cycle_through_an_import_inside_a_function(tmp_p
     (pkg / "e.py").write_text("from cyclepkg import d\n")  # (d → e only for the type checker: no cycle)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert import_cycles("cyclepkg") == [frozenset({"cyclepkg.a", "cyclepkg.b", "cyclepkg.sub.c"})]
+
+
+def test_the_layers_are_one_contract_in_the_readmes_order():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10 (import-linter brings tomli there)
+        import tomli as tomllib
+
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    layered = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    assert len(layered) == 1, [c["name"] for c in layered]
+    layers = [[m.strip() for m in layer.split(":")] for layer in layered[0]["layers"]]
+    order = [m for layer in layers for m in layer]
+    # the README's picture, top to bottom: every package of the app is in it, each once
+    picture = ("cli", "app", "ui.window", "ui.panels", "ui.widgets", "export", "state", "render", "core")
+    for upper, lower in zip(picture, picture[1:], strict=False):
+        assert order.index(f"qkv_studio.{upper}") < order.index(f"qkv_studio.{lower}"), (upper, lower)
+    packages = {f"qkv_studio.{p.name}" for p in PACKAGE.iterdir() if (p / "__init__.py").exists() and p.name != "ui"}
+    packages |= {f"qkv_studio.ui.{p.name}" for p in (PACKAGE / "ui").iterdir() if (p / "__init__.py").exists()}
+    assert packages <= set(order) and len(order) == len(set(order)), packages - set(order)
