@@ -148,7 +148,8 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
                "qkv_studio.ui.window.menus", "qkv_studio.ui.window.slide_picture"}):
         "issue 31 item 3: the typed window (its parts get narrow interfaces instead of the window)",
     frozenset({"qkv_studio.reliability", "qkv_studio.reliability.recovery"}):
-        "issue 32: recovery.restore imports reliability.attach back from the package that imports it",
+        "issue 31 item 6: recovery.restore imports attach() back from reliability/__init__.py, which imports "
+        "recovery (the fix: attach() and its helpers in a module of their own)",
 }
 
 
