@@ -240,3 +240,29 @@ def test_the_layers_are_one_contract_in_the_readmes_order():
     packages = {f"qkv_studio.{p.name}" for p in PACKAGE.iterdir() if (p / "__init__.py").exists() and p.name != "ui"}
     packages |= {f"qkv_studio.ui.{p.name}" for p in (PACKAGE / "ui").iterdir() if (p / "__init__.py").exists()}
     assert packages <= set(order) and len(order) == len(set(order)), packages - set(order)
+
+
+def _model_names_imported(path: Path) -> set[str]:
+    """What a file imports of the model package, as ``module.name`` (``qkv_studio.core.models.SmolLM2``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith(
+                "qkv_studio.core.models"):
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("qkv_studio.core.models"))
+    return found
+
+
+def test_no_window_module_names_a_particular_model(tmp_path):
+    # import-linter forbids ui → core.models.smollm2/minilm; this also catches a model's class taken from the
+    # package (`from qkv_studio.core.models import SmolLM2`), which the contract cannot tell from the registry.
+    particular = ("smollm2", "minilm")
+    files = sorted((PACKAGE / "ui").rglob("*.py"))
+    assert len(files) > 20
+    for path in files:
+        named = {n for n in _model_names_imported(path) if any(p in n.lower() for p in particular)}
+        assert not named, f"{path.relative_to(PACKAGE)} imports {', '.join(sorted(named))}"
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f():\n    from qkv_studio.core.models import SmolLM2, get_model\n")
+    assert _model_names_imported(sample) == {"qkv_studio.core.models.SmolLM2", "qkv_studio.core.models.get_model"}
