@@ -43,6 +43,9 @@ function roundDecimal(x, mode, count) {
 // Python's f"{x:.{d}f}" (the sign of a negative zero kept, as Python keeps it).
 export function pyFixed(x, d) {
   const neg = x < 0 || Object.is(x, -0);
+  if (Math.abs(x) >= 2 ** 53) {  // a whole number: every digit exactly (more than the 61 read below)
+    return (neg ? "-" : "") + BigInt(Math.abs(x)).toString() + (d > 0 ? "." + "0".repeat(d) : "");
+  }
   const r = roundDecimal(x, "fix", d);
   let intPart; let frac;
   if (r.zero) { intPart = "0"; frac = "0".repeat(d); } else {
@@ -531,7 +534,7 @@ export function mount(root, data, onchange = null) {
     if (Math.abs(dx) >= SWIPE_PX && Math.abs(dx) > 2 * Math.abs(dy)) app.step(dx < 0 ? 1 : -1);
   });
   root.tabIndex = -1;
-  root.addEventListener("keydown", (e) => {
+  app.onKey = (e) => {
     if (e.target.tagName === "INPUT" && e.target.type !== "checkbox") return;
     const mod = e.ctrlKey || e.metaKey;
     if (mod && e.key.toLowerCase() === "z") { e.preventDefault(); if (e.shiftKey) app.redoStep(); else app.undoStep(); return; }
@@ -540,7 +543,8 @@ export function mount(root, data, onchange = null) {
     const moves = { ArrowRight: () => app.step(1), ArrowLeft: () => app.step(-1),
       ArrowDown: () => app.setQuery(app.doc.query + 1), ArrowUp: () => app.setQuery(app.doc.query - 1) };
     if (moves[e.key]) { e.preventDefault(); moves[e.key](); }
-  });
+  };
+  root.addEventListener("keydown", app.onKey);
 
   function revealed(stage, what) {
     const at = stages.findIndex((s) => s.reveals.includes(what));
@@ -559,7 +563,8 @@ export function mount(root, data, onchange = null) {
     const words = (s.scale || !spec.heatmap_unscaled ? spec.heatmap : spec.heatmap_unscaled).replace("{d_k}", String(s.dk));
     els.heatTitle.innerHTML = words;
     const t = h("table", { class: "qkv-heatmap" + (preview ? " qkv-preview" : "") });
-    t.append(h("caption", { class: "qkv-sr" }, `${spec.title}: rows are queries, columns are keys`));
+    t.append(h("caption", { class: "qkv-sr" }, `${spec.title}: rows are queries, columns are keys`
+      + (preview ? " (the scores to come, shaded; their numbers show from Q·Kᵀ on)" : "")));
     const headRow = h("tr", {}, h("th", { scope: "col", class: "qkv-corner" }, "q \\ k"));
     s.labels.forEach((label) => headRow.append(h("th", { scope: "col", class: "qkv-colhead" }, label)));
     if (spec.row_sums) headRow.append(h("th", { scope: "col", class: "qkv-colhead" }, "Σ"));
@@ -577,7 +582,6 @@ export function mount(root, data, onchange = null) {
         const text = preview ? "" : cellText(x, signed);
         const td = h("td", { class: blocked ? "qkv-cell qkv-blocked" : "qkv-cell", "data-value": String(x),
           "data-row": i, "data-col": j, onclick: pick }, text);
-        if (preview) td.append(h("span", { class: "qkv-sr" }, "hidden until Q·Kᵀ"));
         if (c) { td.style.background = c.css; td.style.color = c.dark ? "#111" : "#fff"; }
         tr.append(td);
       }
@@ -589,7 +593,10 @@ export function mount(root, data, onchange = null) {
     }
     t.append(body);
     els.heatWrap.replaceChildren(t);
-    const cell = Math.max(44, Math.min(96, Math.floor((els.heatWrap.clientWidth || 360) / (n + 1 + (spec.row_sums ? 1 : 0)))));
+    // The cells share the width the row names leave (the heatmap is the largest picture), ≥ 44 px (a finger):
+    // a wider map than the screen pans inside its frame.
+    const free = (els.heatWrap.clientWidth || 360) - 64;
+    const cell = Math.max(44, Math.min(96, Math.floor(free / (n + (spec.row_sums ? 1 : 0)) - 2)));
     t.style.setProperty("--cell", `${cell}px`);
   }
 
@@ -767,7 +774,11 @@ export function boot() {
   const holder = document.getElementById("qkv-data");
   const data = JSON.parse(holder.textContent);
   data.pristine = "<!DOCTYPE html>\n" + document.documentElement.outerHTML;
-  const app = mount(document.getElementById("qkv-app"), data);
+  const root = document.getElementById("qkv-app");
+  const app = mount(root, data);
+  // The page is the app: its keys work wherever the focus is (also on the page itself, after a button
+  // that had it was disabled).
+  document.addEventListener("keydown", (e) => { if (!root.contains(e.target)) app.onKey(e); });
   globalThis.qkvApp = app;  // (for the browser's console and the tests)
   return app;
 }
