@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -159,3 +160,16 @@ def test_saved_session_format_is_the_apps(tmp_path):
     scene, view = read_session(path)
     assert (view.query, view.stage) == (2, "output")
     assert np.array_equal(scene.mask_matrix(), load_preset("padding").mask_matrix())
+
+
+def test_front_end_files_ship_in_the_wheel():
+    import fnmatch
+
+    import tomllib
+
+    repo = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "qkv_studio.export.page"]
+    files = [p.name for p in (repo / "qkv_studio/export/page").iterdir() if p.suffix != ".py" and p.is_file()]
+    assert {"qkv_page.js", "qkv_page.css", "template.html"} <= set(files)
+    assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files)

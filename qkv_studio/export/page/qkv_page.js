@@ -483,7 +483,6 @@ export function mount(root, data, onchange = null) {
   const baseName = () => (app.doc.title || data.title || "attention").replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-|-$/g, "").toLowerCase() || "attention";
   app.saveSession = () => download(`${baseName()}.qkv.json`, app.sessionText(), "application/json");
   app.savePage = () => download(`${baseName()}-mine.html`, app.pageText(), "text/html");
-  app.reload = (scenes) => { app.scenes = clone(scenes); app.index = Math.min(app.index, app.scenes.length - 1); app.lastKey = null; draw(false); };
 
   // ---- the parts -----------------------------------------------------------------------------------------
   const btn = (label, attrs, onclick) => h("button", { type: "button", ...attrs, onclick }, label);
@@ -783,14 +782,19 @@ export function boot() {
   return app;
 }
 
+// anywidget's entry point (qkv_studio/notebook.py): "data" is the page's data (the lecturer's scene),
+// "session" the current scene, set here after every edit and by Python's assignments.
 export function render({ model, el }) {
   const data = JSON.parse(model.get("data"));
+  data.original = data.scenes;
+  const session = model.get("session");
+  if (session) data.scenes = [JSON.parse(session)];
   const app = mount(el, data, (doc) => { model.set("session", JSON.stringify(doc)); model.save_changes(); });
   model.on("change:session", () => {
     const doc = JSON.parse(model.get("session"));
     if (JSON.stringify(doc) !== JSON.stringify(app.doc)) { app.scenes[app.index] = doc; app.draw(false); }
   });
-  model.on("change:data", () => app.reload(JSON.parse(model.get("data")).scenes));
+
   return () => { el.innerHTML = ""; };
 }
 
