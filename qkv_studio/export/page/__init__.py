@@ -141,5 +141,13 @@ def page_bytes(documents: Sequence[tuple[Scene, View]], title: str = "") -> byte
     return page_html(documents, title).encode("utf-8")
 
 
-__all__ = ["MAX_PAGE_TOKENS", "check_scene", "front_end_css", "front_end_js", "page_bytes", "page_data",
+def export_page(documents: Sequence[tuple[Scene, View]], path, title: str = "") -> None:
+    """Write the page of ``documents`` to ``path`` atomically (nothing partial on failure); ValueError for a
+    scene it cannot hold, OSError ("cannot write PATH: reason")."""
+    from qkv_studio.export.atomic import write_atomic
+
+    write_atomic(path, page_bytes(documents, title))
+
+
+__all__ = ["MAX_PAGE_TOKENS", "export_page", "check_scene", "front_end_css", "front_end_js", "page_bytes", "page_data",
            "page_html", "scene_entry"]
