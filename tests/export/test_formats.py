@@ -130,7 +130,7 @@ def test_a_new_format_is_listed_in_the_dialog_and_written_by_it(extra_formats, q
     combo = dialog.format_combo
     assert [combo.itemData(i) for i in range(combo.count())] == [".png", ".svg", ".pdf", ".gif", ".apng", ".mp4",
                                                                   ".pptx", ".html", ".txt"]
-    assert combo.itemText(7) == "Caption text"
+    assert combo.itemText(8) == "Caption text"
     assert ed.figure_filter().endswith(";;Caption text (*.txt)")
     assert ed.number_filter() == "CSV — current stage (*.csv);;JSON — all stages (*.json);;TSV — current stage (*.tsv)"
 
