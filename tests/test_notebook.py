@@ -19,7 +19,7 @@ import qkv_studio
 from qkv_studio.core import View, load_preset
 from qkv_studio.core.scene import SceneError
 from qkv_studio.export.page import front_end_js, page_html
-from tests.export.page_helpers import Opened, browser  # noqa: F401
+from tests.export.page_helpers import Opened
 
 Q = [[0, 1], [1, 0], [1, 2], [0.5, 0.5]]
 K = [[1, 0], [2, 1], [0, 1], [1, 1]]
@@ -78,7 +78,7 @@ globalThis.ready = true;
 </script></body></html>"""
 
 
-def test_front_end_half_of_the_widget_in_chromium(browser, tmp_path):  # noqa: F811
+def test_front_end_half_of_the_widget_in_chromium(browser, tmp_path):
     """The ESM anywidget loads, given a model of anywidget's shape: a student's edit reaches the model
     (and so Python), an assignment from Python redraws the view."""
     w = qkv_studio.widget("lesson")
@@ -116,7 +116,7 @@ def test_front_end_half_of_the_widget_in_chromium(browser, tmp_path):  # noqa: F
         opened.context.close()
 
 
-def test_notebook_runs_and_its_saved_copy_opens_without_a_kernel(browser, tmp_path):  # noqa: F811
+def test_notebook_runs_and_its_saved_copy_opens_without_a_kernel(browser, tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell("import qkv_studio\nw = qkv_studio.widget('lesson')\nw"),

@@ -173,3 +173,13 @@ def test_front_end_files_ship_in_the_wheel():
     files = [p.name for p in (repo / "qkv_studio/export/page").iterdir() if p.suffix != ".py" and p.is_file()]
     assert {"qkv_page.js", "qkv_page.css", "template.html"} <= set(files)
     assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files)
+
+
+def test_command_line_real_model_head(tmp_path):
+    out = tmp_path / "minilm.html"
+    r = _cli("export", "--model", "minilm", "--text", "the cat sat on the mat", "--layer", "2", "--head", "3",
+             "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    entry = _data(out.read_text(encoding="utf-8"))["scenes"][0]
+    assert entry["tokens"] == ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]"]  # its token pieces
+    assert entry["title"] == "MiniLM layer 2 head 3"

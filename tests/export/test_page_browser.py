@@ -13,7 +13,7 @@ from qkv_studio.core.stages import STAGES
 from qkv_studio.core.text import fmt, fmt_fixed
 from qkv_studio.export.page import page_html
 from qkv_studio.render.figure_text import format_value
-from tests.export.page_helpers import SIZES, Opened, assert_close, browser, core_caption, plain  # noqa: F401
+from tests.export.page_helpers import SIZES, Opened, assert_close, core_caption, plain
 
 LESSON_WEIGHTS = {"the": "0.06", "cat": "0.54", "sat": "0.13", "mat": "0.27"}  # the lesson's, query "sat"
 
@@ -49,7 +49,7 @@ def _check_numbers(opened: Opened) -> None:
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_lesson_opens_offline_with_the_lessons_numbers(browser, lesson_page, size):  # noqa: F811
+def test_lesson_opens_offline_with_the_lessons_numbers(browser, lesson_page, size):
     opened = Opened(browser, lesson_page, SIZES[size])
     try:
         row = opened.cell_texts()[2]
@@ -80,7 +80,7 @@ def test_lesson_opens_offline_with_the_lessons_numbers(browser, lesson_page, siz
         opened.close()
 
 
-def test_step_pick_edit_undo_reset(browser, lesson_page):  # noqa: F811
+def test_step_pick_edit_undo_reset(browser, lesson_page):
     opened = Opened(browser, lesson_page, SIZES["phone"])
     page = opened.page
     try:
@@ -148,7 +148,7 @@ def test_step_pick_edit_undo_reset(browser, lesson_page):  # noqa: F811
         opened.close()
 
 
-def test_drag_the_query_on_the_plane(browser, lesson_page):  # noqa: F811
+def test_drag_the_query_on_the_plane(browser, lesson_page):
     opened = Opened(browser, lesson_page, SIZES["laptop"])
     page = opened.page
     try:
@@ -168,7 +168,7 @@ def test_drag_the_query_on_the_plane(browser, lesson_page):  # noqa: F811
         opened.close()
 
 
-def test_save_session_and_page_copy(browser, lesson_page, tmp_path):  # noqa: F811
+def test_save_session_and_page_copy(browser, lesson_page, tmp_path):
     opened = Opened(browser, lesson_page, SIZES["tablet"], downloads=True)
     page = opened.page
     try:
@@ -199,7 +199,7 @@ def test_save_session_and_page_copy(browser, lesson_page, tmp_path):  # noqa: F8
         again.close()
 
 
-def test_deck_heads_projection_and_model_pieces(browser, tmp_path):  # noqa: F811
+def test_deck_heads_projection_and_model_pieces(browser, tmp_path):
     rng = np.random.default_rng(5)
     pieces = Scene.from_arrays(rng.normal(size=(4, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 4)),
                                tokens=["▁the", "▁cat", "s", "<img src=x onerror=alert(1)>"])
@@ -264,7 +264,7 @@ def _random_scene(rng) -> tuple[Scene, int]:
     return scene, int(rng.integers(0, heads))
 
 
-def test_captions_and_numbers_equal_the_cores_on_seeded_scenes(browser, tmp_path):  # noqa: F811
+def test_captions_and_numbers_equal_the_cores_on_seeded_scenes(browser, tmp_path):
     """One source of truth for the words (item 7): the page's captions equal the core's, word for word, on
     3000 seeded random scenes (every stage, every query); their numbers equal NumPy's to 1e-9."""
     rng = np.random.default_rng(33)
@@ -297,7 +297,7 @@ def test_captions_and_numbers_equal_the_cores_on_seeded_scenes(browser, tmp_path
     assert checked > 40000
 
 
-def test_number_writing_equals_pythons(browser, tmp_path):  # noqa: F811
+def test_number_writing_equals_pythons(browser, tmp_path):
     """fmt, fmt_fixed and the cells' format are Python's formatting, rounding halves to even on the exact
     binary value (0.125 → "0.12"), on seeded values of every size and the tricky ones."""
     rng = np.random.default_rng(7)
@@ -319,7 +319,7 @@ def test_number_writing_equals_pythons(browser, tmp_path):  # noqa: F811
         assert row == [fmt(x), fmt(x, 3), fmt_fixed(x), fmt_fixed(x, 3), signed_cell, weight_cell], x
 
 
-def test_dark_mode_follows_the_system(browser, lesson_page):  # noqa: F811
+def test_dark_mode_follows_the_system(browser, lesson_page):
     colours = {}
     for scheme in ("light", "dark"):
         opened = Opened(browser, lesson_page, SIZES["phone"], scheme=scheme)
@@ -329,7 +329,7 @@ def test_dark_mode_follows_the_system(browser, lesson_page):  # noqa: F811
     assert colours["light"] == "rgb(255, 255, 255)" and colours["dark"] != colours["light"]
 
 
-def test_everything_from_the_keyboard(browser, lesson_page):  # noqa: F811
+def test_everything_from_the_keyboard(browser, lesson_page):
     opened = Opened(browser, lesson_page, SIZES["laptop"])
     page = opened.page
     try:

@@ -550,6 +550,45 @@ export function mount(root, data, onchange = null) {
     return stageNames.indexOf(stage) >= at;
   }
 
+  // The heatmap: a table built when the tokens or the stage's shape change, its cells updated in place on
+  // every edit (a 64-token scene has 4096 of them); one click listener picks the query.
+  let heat = null;
+  function buildHeatmap(s, spec) {
+    const n = s.n;
+    const t = h("table", { class: "qkv-heatmap" });
+    const cap = h("caption", { class: "qkv-sr" });
+    const headRow = h("tr", {}, h("th", { scope: "col", class: "qkv-corner" }, "q \\ k"));
+    s.labels.forEach((label) => headRow.append(h("th", { scope: "col", class: "qkv-colhead" }, label)));
+    if (spec.row_sums) headRow.append(h("th", { scope: "col", class: "qkv-colhead" }, "Σ"));
+    t.append(cap, h("thead", {}, headRow));
+    const body = h("tbody");
+    const rows = []; const cells = []; const sums = []; const buttons = [];
+    for (let i = 0; i < n; i += 1) {
+      const b = h("button", { type: "button", "aria-label": `Query ${s.labels[i]}`, "data-row": i }, s.labels[i]);
+      const tr = h("tr", {}, h("th", { scope: "row", class: "qkv-rowhead" }, b));
+      const row = [];
+      for (let j = 0; j < n; j += 1) {
+        const td = h("td", { class: "qkv-cell", "data-row": i, "data-col": j });
+        row.push(td); tr.append(td);
+      }
+      if (spec.row_sums) { const td = h("td", { class: "qkv-cell qkv-sum" }); sums.push(td); tr.append(td); }
+      rows.push(tr); cells.push(row); buttons.push(b); body.append(tr);
+    }
+    t.append(body);
+    t.addEventListener("click", (e) => {
+      const target = e.target.closest("[data-row]");
+      if (target && t.contains(target)) app.setQuery(Number(target.dataset.row));
+    });
+    els.heatWrap.replaceChildren(t);
+    // The cells share the width the row names leave (the heatmap is the largest picture), ≥ 44 px (a finger):
+    // a wider map than the screen pans inside its frame.
+    const free = (els.heatWrap.clientWidth || 360) - 64;
+    const size = Math.max(44, Math.min(96, Math.floor(free / (n + (spec.row_sums ? 1 : 0)) - 2)));
+    t.style.setProperty("--cell", `${size}px`);
+    return { key: heatKey(s, spec), table: t, cap, rows, cells, sums, buttons, query: -1 };
+  }
+  const heatKey = (s, spec) => JSON.stringify([s.labels, spec.row_sums]);
+
   function drawHeatmap(s, spec, query) {
     const r = s.result;
     const matrix = r[spec.matrix];
@@ -560,44 +599,41 @@ export function mount(root, data, onchange = null) {
     const table = signed ? data.colours.diverging : data.colours.sequential;
     const n = s.n;
     const words = (s.scale || !spec.heatmap_unscaled ? spec.heatmap : spec.heatmap_unscaled).replace("{d_k}", String(s.dk));
-    els.heatTitle.innerHTML = words;
-    const t = h("table", { class: "qkv-heatmap" + (preview ? " qkv-preview" : "") });
-    t.append(h("caption", { class: "qkv-sr" }, `${spec.title}: rows are queries, columns are keys`
-      + (preview ? " (the scores to come, shaded; their numbers show from Q·Kᵀ on)" : "")));
-    const headRow = h("tr", {}, h("th", { scope: "col", class: "qkv-corner" }, "q \\ k"));
-    s.labels.forEach((label) => headRow.append(h("th", { scope: "col", class: "qkv-colhead" }, label)));
-    if (spec.row_sums) headRow.append(h("th", { scope: "col", class: "qkv-colhead" }, "Σ"));
-    t.append(h("thead", {}, headRow));
-    const body = h("tbody");
+    if (els.heatTitle.innerHTML !== words) els.heatTitle.innerHTML = words;
+    if (!heat || heat.key !== heatKey(s, spec)) heat = buildHeatmap(s, spec);
+    heat.table.classList.toggle("qkv-preview", preview);
+    heat.cap.textContent = `${spec.title}: rows are queries, columns are keys`
+      + (preview ? " (the scores to come, shaded; their numbers show from Q·Kᵀ on)" : "");
     for (let i = 0; i < n; i += 1) {
-      const tr = h("tr", { class: i === query ? "qkv-selected" : "" });
-      const pick = () => app.setQuery(i);
-      tr.append(h("th", { scope: "row", class: "qkv-rowhead" },
-        btn(s.labels[i], { "aria-label": `Query ${s.labels[i]}`, "aria-pressed": String(i === query) }, pick)));
+      const row = heat.cells[i];
       for (let j = 0; j < n; j += 1) {
+        const td = row[j];
         const x = matrix[i][j];
         const blocked = r.blocked[i][j];
         const c = blocked ? null : colour(table, signed ? (x + m) / (2 * m) : x);
-        const text = preview ? "" : cellText(x, signed);
-        const td = h("td", { class: blocked ? "qkv-cell qkv-blocked" : "qkv-cell", "data-value": String(x),
-          "data-row": i, "data-col": j, onclick: pick }, text);
-        if (c) { td.style.background = c.css; td.style.color = c.dark ? "#111" : "#fff"; }
-        tr.append(td);
+        const look = `${x}|${preview}|${c ? c.css : ""}|${c && c.dark}`;
+        if (td.look === look) continue;  // (only the cells an edit changed are written: the page stays quick)
+        td.look = look;
+        td.dataset.value = String(x);
+        td.textContent = preview ? "" : cellText(x, signed);
+        td.classList.toggle("qkv-blocked", blocked);
+        td.style.background = c ? c.css : "";
+        td.style.color = c ? (c.dark ? "#111" : "#fff") : "";
       }
       if (spec.row_sums) {
-        const sum = r.weights[i].reduce((a, b) => a + b, 0);
-        tr.append(h("td", { class: "qkv-cell qkv-sum" }, r.fully[i] ? "0" : pyFixed(sum, 2)));
+        let sum = 0; for (const w of r.weights[i]) sum += w;
+        heat.sums[i].textContent = r.fully[i] ? "0" : pyFixed(sum, 2);
       }
-      body.append(tr);
     }
-    t.append(body);
-    els.heatWrap.replaceChildren(t);
-    // The cells share the width the row names leave (the heatmap is the largest picture), ≥ 44 px (a finger):
-    // a wider map than the screen pans inside its frame.
-    const free = (els.heatWrap.clientWidth || 360) - 64;
-    const cell = Math.max(44, Math.min(96, Math.floor(free / (n + (spec.row_sums ? 1 : 0)) - 2)));
-    t.style.setProperty("--cell", `${cell}px`);
+    if (heat.query !== query) {
+      heat.rows.forEach((tr, i) => tr.classList.toggle("qkv-selected", i === query));
+      heat.buttons.forEach((b, i) => b.setAttribute("aria-pressed", String(i === query)));
+      heat.query = query;
+    }
   }
+
+  // A part written as HTML (every scene text through esc), replaced only when it reads differently.
+  function setHTML(el, html) { if (el.lastHTML !== html) { el.innerHTML = html; el.lastHTML = html; } }
 
   function drawCalc(s, stage, query) {
     const r = s.result;
@@ -610,37 +646,32 @@ export function mount(root, data, onchange = null) {
       weight: () => fmtFixed(r.weights[query][j]), weighted: () => fmtVector(contrib[j], 3, 2, 2),
     }[key]());
     const best = argmax(r.weights[query]);
-    const t = h("table", { class: "qkv-calctable" },
-      h("caption", {}, `The calculation for the query “${s.labels[query]}”`),
-      h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, c.heading)))));
-    const body = h("tbody");
+    const rows = [];
     for (let j = 0; j < s.n; j += 1) {
-      body.append(h("tr", { class: j === best && stageNames.indexOf(stage) >= 1 ? "qkv-best" : "" },
-        cols.map((c) => h(c.key === "token" ? "th" : "td", c.key === "token" ? { scope: "row" } : {}, cellOf(j, c.key)))));
+      const cells = cols.map((c) => (c.key === "token" ? `<th scope="row">${esc(cellOf(j, c.key))}</th>` : `<td>${esc(cellOf(j, c.key))}</td>`));
+      rows.push(`<tr${j === best && stageNames.indexOf(stage) >= 1 ? ' class="qkv-best"' : ""}>${cells.join("")}</tr>`);
     }
-    const total = { token: "Σ", weight: fmtFixed(r.weights[query].reduce((a, b) => a + b, 0)),
-      weighted: `o = ${fmtVector(r.output[query], 3, 2, 2)}` };
-    body.append(h("tr", { class: "qkv-total" }, cols.map((c) => h("td", {}, total[c.key] || ""))));
-    t.append(body);
-    els.calc.replaceChildren(h("h2", {}, "Calculation"), h("div", { class: "qkv-scroll" }, t));
+    let sum = 0; for (const w of r.weights[query]) sum += w;
+    const total = { token: "Σ", weight: fmtFixed(sum), weighted: `o = ${fmtVector(r.output[query], 3, 2, 2)}` };
+    rows.push(`<tr class="qkv-total">${cols.map((c) => `<td>${esc(total[c.key] || "")}</td>`).join("")}</tr>`);
+    setHTML(els.calc, `<h2>Calculation</h2><div class="qkv-scroll"><table class="qkv-calctable">`
+      + `<caption>The calculation for the query “${esc(s.labels[query])}”</caption>`
+      + `<thead><tr>${cols.map((c) => `<th scope="col">${esc(c.heading)}</th>`).join("")}</tr></thead>`
+      + `<tbody>${rows.join("")}</tbody></table></div>`);
   }
 
   function drawBlend(s, stage, query) {
     if (!revealed(stage, "weights")) {
-      els.blend.replaceChildren(h("h2", {}, "The blend"), h("p", { class: "qkv-small" }, "The weights and the blend show from the softmax stage on."));
+      setHTML(els.blend, '<h2>The blend</h2><p class="qkv-small">The weights and the blend show from the softmax stage on.</p>');
       return;
     }
     const r = s.result;
-    const list = h("ul", { class: "qkv-bars" });
-    r.weights[query].forEach((w, j) => {
-      list.append(h("li", {}, h("span", { class: "qkv-bar-label" }, s.labels[j]),
-        h("span", { class: "qkv-bar", role: "img", "aria-label": `${s.labels[j]}: weight ${fmtFixed(w)}` },
-          h("span", { class: "qkv-bar-fill", style: `width:${(100 * w).toFixed(2)}%` })),
-        h("span", { class: "qkv-bar-value" }, fmtFixed(w))));
-    });
-    const parts = [h("h2", {}, `The blend for “${s.labels[query]}”`), list];
-    if (revealed(stage, "output")) parts.push(h("p", { class: "qkv-output" }, `output o = ${fmtVector(r.output[query], 3, 4, 2)}`));
-    els.blend.replaceChildren(...parts);
+    const items = r.weights[query].map((w, j) => `<li><span class="qkv-bar-label">${esc(s.labels[j])}</span>`
+      + `<span class="qkv-bar" role="img" aria-label="${esc(s.labels[j])}: weight ${fmtFixed(w)}">`
+      + `<span class="qkv-bar-fill" style="width:${(100 * w).toFixed(2)}%"></span></span>`
+      + `<span class="qkv-bar-value">${fmtFixed(w)}</span></li>`);
+    const output = revealed(stage, "output") ? `<p class="qkv-output">output o = ${fmtVector(r.output[query], 3, 4, 2)}</p>` : "";
+    setHTML(els.blend, `<h2>The blend for “${esc(s.labels[query])}”</h2><ul class="qkv-bars">${items.join("")}</ul>${output}`);
   }
 
   function drawPlane(s, doc, query) {
@@ -741,13 +772,13 @@ export function mount(root, data, onchange = null) {
     els.stageButtons.forEach((b, i) => b.setAttribute("aria-pressed", String(stages[i].name === spec.name)));
     els.back.disabled = spec.name === stageNames[0];
     els.next.disabled = spec.name === stageNames[stageNames.length - 1];
-    els.formula.innerHTML = data.formula.replace(/\{(\w+)\[(\d)\]\}/g, (_, name, i) => {
+    setHTML(els.formula, data.formula.replace(/\{(\w+)\[(\d)\]\}/g, (_, name, i) => {
       const piece = stages[stageNames.indexOf(name)].pieces[Number(i)];
       return name === spec.name ? `<span class="qkv-mark">${piece}</span>` : piece;
-    });
-    els.stageFormula.innerHTML = spec.formula;
+    }));
+    setHTML(els.stageFormula, spec.formula);
     const deck = app.scenes.length > 1 ? `<span class="qkv-small">[${app.index + 1}/${app.scenes.length}]</span> ` : "";
-    els.caption.innerHTML = deck + caption(s, spec.name, query);
+    setHTML(els.caption, deck + caption(s, spec.name, query));
     els.mask.checked = doc.mask === "causal";
     els.maskNote.textContent = Array.isArray(doc.mask) ? "(a mask of its own, from the file)" : "";
     els.scale.checked = Boolean(doc.scale);
@@ -755,16 +786,18 @@ export function mount(root, data, onchange = null) {
     drawBlend(s, spec.name, query);
     drawCalc(s, spec.name, query);
     drawPlane(s, doc, query);
-    if (!els.editors.contains(document.activeElement) || notify === "editors") drawEditors(doc);
-    else for (const input of els.editors.querySelectorAll("input")) {
-      if (input !== document.activeElement) input.value = String(doc[input.dataset.matrix][input.dataset.row][input.dataset.col]);
+    const editorKey = JSON.stringify([doc.tokens, matrixNames(doc).map((name) => [doc[name].length, doc[name][0].length])]);
+    if (editorKey !== app.editorKey) { drawEditors(doc); app.editorKey = editorKey; } else {
+      for (const input of els.editors.querySelectorAll("input")) {  // (the one being typed in keeps its text)
+        const text = String(doc[input.dataset.matrix][input.dataset.row][input.dataset.col]);
+        if (input !== document.activeElement && input.value !== text) input.value = text;
+      }
     }
     app.shown = s;
     if (notify && app.onchange) app.onchange(app.doc);
   }
   app.draw = draw;
   draw(false);
-  drawEditors(app.doc);
   return app;
 }
 
