@@ -582,9 +582,18 @@ export function mount(root, data, onchange = null) {
     els.heatWrap.replaceChildren(t);
     // The cells share the width the row names leave (the heatmap is the largest picture), ≥ 44 px (a finger):
     // a wider map than the screen pans inside its frame.
-    const free = (els.heatWrap.clientWidth || 360) - 64;
+    // Token names are never broken: the row names' column is as wide as the longest (measured), and the
+    // column names stand upright when they are wider than a cell.
+    const probe = h("span", { class: "qkv-probe" }, s.labels.reduce((a, b) => (b.length > a.length ? b : a), ""));
+    els.heatWrap.append(probe);
+    const nameWidth = Math.ceil(probe.getBoundingClientRect().width);
+    probe.remove();
+    const rowHead = Math.max(56, nameWidth + 22);
+    const free = (els.heatWrap.clientWidth || 360) - rowHead - 8;
     const size = Math.max(44, Math.min(96, Math.floor(free / (n + (spec.row_sums ? 1 : 0)) - 2)));
     t.style.setProperty("--cell", `${size}px`);
+    t.style.setProperty("--rowhead", `${rowHead}px`);
+    t.classList.toggle("qkv-upright", nameWidth + 6 > size);
     return { key: heatKey(s, spec), table: t, cap, rows, cells, sums, buttons, query: -1 };
   }
   const heatKey = (s, spec) => JSON.stringify([s.labels, spec.row_sums]);
