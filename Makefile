@@ -40,10 +40,11 @@ test: $(STAMP) browser
 	$(BIN)/lint-imports
 	QKV_CHROMIUM=$(CHROMIUM) QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) browser
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/run.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/model_bench.py
+	QKV_CHROMIUM=$(CHROMIUM) QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/page_bench.py --out benchmarks/page_results.json
 
 # The README's pictures of the window (offscreen): 1920×1080 and a 1280×720 laptop, and a slide of
 # presentation mode on a 1024×768 projector.

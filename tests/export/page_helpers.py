@@ -63,7 +63,7 @@ class Opened:
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.url = path.resolve().as_uri()
         self.page.goto(self.url)
-        self.page.wait_for_function("globalThis.qkvApp !== undefined")
+        self.page.wait_for_function("globalThis.qkvApp !== undefined && qkvApp.ready")
 
     def foreign_requests(self) -> list[str]:
         """Requests to anything but the page's own file (the network, another file)."""

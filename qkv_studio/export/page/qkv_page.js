@@ -560,7 +560,9 @@ export function mount(root, data, onchange = null) {
     const headRow = h("tr", {}, h("th", { scope: "col", class: "qkv-corner" }, "q \\ k"));
     s.labels.forEach((label) => headRow.append(h("th", { scope: "col", class: "qkv-colhead" }, label)));
     if (spec.row_sums) headRow.append(h("th", { scope: "col", class: "qkv-colhead" }, "Σ"));
-    t.append(cap, h("thead", {}, headRow));
+    const cols = h("colgroup", {}, h("col", { class: "qkv-col-head" }));
+    for (let j = 0; j < n + (spec.row_sums ? 1 : 0); j += 1) cols.append(h("col", { class: "qkv-col-cell" }));
+    t.append(cap, cols, h("thead", {}, headRow));
     const body = h("tbody");
     const rows = []; const cells = []; const sums = []; const buttons = [];
     for (let i = 0; i < n; i += 1) {
@@ -793,6 +795,8 @@ export function mount(root, data, onchange = null) {
     els.scale.checked = Boolean(doc.scale);
     drawHeatmap(s, spec, query);
     drawBlend(s, spec.name, query);
+    app.shown = s;
+    if (!app.ready) return;  // (the first paint shows the stepper and the heatmap; the rest follows at once)
     drawCalc(s, spec.name, query);
     drawPlane(s, doc, query);
     const editorKey = JSON.stringify([doc.tokens, matrixNames(doc).map((name) => [doc[name].length, doc[name][0].length])]);
@@ -802,11 +806,15 @@ export function mount(root, data, onchange = null) {
         if (input !== document.activeElement && input.value !== text) input.value = text;
       }
     }
-    app.shown = s;
     if (notify && app.onchange) app.onchange(app.doc);
   }
   app.draw = draw;
+  app.ready = false;
   draw(false);
+  // The calculation, the plane and the editors (thousands of inputs in a 64-token scene) are built right
+  // after the first frame is painted: the student sees the scene first.
+  const rest = () => { app.ready = true; draw(false); };
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => setTimeout(rest, 0)); else rest();
   return app;
 }
 
