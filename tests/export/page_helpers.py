@@ -52,9 +52,10 @@ def browser():
 class Opened:
     """A page opened from disk, with every request it made (``requests``) and its errors (``errors``)."""
 
-    def __init__(self, browser, path: Path, size=(390, 844), scheme: str = "light", downloads: bool = False):
+    def __init__(self, browser, path: Path, size=(390, 844), scheme: str = "light", downloads: bool = False,
+                 touch: bool = False):
         self.context = browser.new_context(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme,
-                                           accept_downloads=downloads, has_touch=False)
+                                           accept_downloads=downloads, has_touch=touch, is_mobile=touch)
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.errors: list[str] = []

@@ -74,6 +74,12 @@ def test_lesson_opens_offline_with_the_lessons_numbers(browser, lesson_page, siz
             "|| (e.labels && e.labels.length))).length")
         assert nameless == 0
         assert page.locator("table.qkv-heatmap caption").count() == 1  # a data table behind the picture
+        # Every text whole: no button, heading, cell or caption cuts its text.
+        cut = page.eval_on_selector_all(
+            "button, h1, h2, th, td, .qkv-caption, .qkv-formula, label",
+            "els => els.filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1"
+            " && getComputedStyle(e).overflowX !== 'auto').map(e => e.textContent)")
+        assert cut == []
         page.screenshot(path=str(lesson_page.parent / f"lesson-{size}.png"), full_page=False)
         assert opened.foreign_requests() == [] and opened.errors == []
     finally:
@@ -110,6 +116,7 @@ def test_step_pick_edit_undo_reset(browser, lesson_page):
         page.locator("td.qkv-cell[data-row='0'][data-col='3']").click()
         assert opened.doc()["query"] == 0
         _check_numbers(opened)
+        assert page.inner_text(".qkv-note").startswith("Preset “lesson”: the cat sat mat")  # while it is true
         # Edit a cell with the numeric keyboard's text box.
         cell = page.get_by_label("Q cat, column 1")
         assert cell.get_attribute("inputmode") == "decimal"
@@ -117,6 +124,7 @@ def test_step_pick_edit_undo_reset(browser, lesson_page):
         cell.press("Enter")
         assert opened.doc()["Q"][1][0] == 3.5
         _check_numbers(opened)
+        assert page.inner_text(".qkv-note") == ""  # "puts 0.54 on cat" is no longer true
         # Bad input: refused with the app's words, the value kept.
         cell = page.get_by_label("K the, column 2")
         for typed, words in (("abc", "“abc” is not a number"), ("1e999", "“1e999” is not a finite number"),
@@ -344,6 +352,21 @@ def test_everything_from_the_keyboard(browser, lesson_page):
         page.get_by_role("checkbox", name="Causal mask").focus()
         page.keyboard.press("Space")
         assert opened.doc()["mask"] == "causal"
+        _check_numbers(opened)
+    finally:
+        opened.close()
+
+
+def test_tap_on_a_touch_screen(browser, lesson_page):
+    opened = Opened(browser, lesson_page, SIZES["phone"], touch=True)
+    page = opened.page
+    try:
+        page.get_by_role("button", name="Query mat").tap()
+        assert opened.doc()["query"] == 3
+        page.locator("td.qkv-cell[data-row='1'][data-col='0']").tap()
+        assert opened.doc()["query"] == 1
+        page.get_by_role("button", name="Stage: blend").tap()
+        assert opened.doc()["stage"] == "output"
         _check_numbers(opened)
     finally:
         opened.close()
