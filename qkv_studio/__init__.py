@@ -52,6 +52,7 @@ _LAZY = {
     "save": "qkv_studio.core.sessionfile",
     "show": "qkv_studio.api",
     "run": "qkv_studio.api",
+    "widget": "qkv_studio.notebook",
 }
 # ``qkv_studio.export`` is the export package, made callable (see qkv_studio/export/__init__.py): the
 # attribute the import system sets for the package and the function are then one and the same.

@@ -45,12 +45,17 @@ def _cmd_export(argv: list[str]) -> int:
     from qkv_studio.export import formats
 
     args = _export_parser().parse_args(argv)
-    out = _check_output(args.output, formats.suffixes(), (args.file,))
+    out = _check_output(args.output, formats.suffixes(), (args.file, args.deck))
+    if args.deck is not None:
+        return _export_deck_page(args, out)
     scene, view, _, head = _prepare(args)
     fmt = formats.get(out.suffix)
     extra = _motion_job(args, fmt)
-    if fmt.kind == "numbers" and not fmt.needs_qt:  # written here, so Qt is never loaded
-        data = fmt.write(formats.ExportJob(scene=scene, stage=view.stage, query=view.query, head=head))
+    if not fmt.needs_qt:  # numbers, the interactive page: written here, so Qt is never loaded
+        try:
+            data = fmt.write(formats.ExportJob(scene=scene, stage=view.stage, query=view.query, head=head))
+        except ValueError as exc:
+            raise CliError(f"cannot write {args.output!r}: {exc}") from None
         try:
             atomic_write(out, data)
         except OSError as exc:
@@ -92,6 +97,38 @@ def _cmd_export(argv: list[str]) -> int:
         return 0
     _run_foreign(lambda: export_file(scene, str(out), width=args.width, theme=args.theme,
                                      colormap=args.colormap, options=options, **extra), out, "export")
+    return 0
+
+
+def _export_deck_page(args: argparse.Namespace, out) -> int:
+    """``--deck FILE -o NAME.html``: the lecture's scenes in order, as one interactive page."""
+    from qkv_studio.core.deck import read_deck
+    from qkv_studio.export import formats
+    from qkv_studio.export.page import page_bytes
+
+    if formats.get(out.suffix).kind != "page":
+        raise CliError(f"--deck is for the interactive page: -o NAME{formats.spelled(formats.suffixes('page'))} "
+                       f"(each scene of a deck as it opens, one page)")
+    if args.file is not None or args.preset is not None or getattr(args, "model", None) is not None:
+        raise CliError("give --deck FILE or a scene (FILE, --preset, --model), not both")
+    given = [f"--{name}" for name in ("stage", "query", "mask") if getattr(args, name) is not None]
+    if args.unscaled:
+        given.append("--unscaled")
+    if given:
+        raise CliError(f"{', '.join(given)} cannot go with --deck: each scene of a deck opens as its file says")
+    _check_deck(args.deck)
+    deck = read_deck(args.deck)
+    documents = [deck.document(i) for i in range(len(deck))]
+    from pathlib import Path
+
+    try:
+        data = page_bytes([(doc.scene, doc.view) for doc in documents], title=Path(args.deck).stem)
+    except ValueError as exc:
+        raise CliError(f"cannot write {args.output!r}: {exc}") from None
+    try:
+        atomic_write(out, data)
+    except OSError as exc:
+        raise CliError(f"cannot write {args.output!r}: {_os_message(exc)}") from None
     return 0
 
 

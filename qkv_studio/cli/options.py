@@ -205,7 +205,9 @@ def _export_parser() -> _Parser:
     from qkv_studio.export import formats  # (the window's command does not wait for the export registry)
 
     figures, numbers = "/".join(formats.suffixes("figure")), "/".join(formats.suffixes("numbers"))
-    p = _Parser(prog=f"{PROG} export", description=f"Write a stage as an image ({figures}) or the numbers ({numbers}).")
+    pages = "/".join(formats.suffixes("page"))
+    p = _Parser(prog=f"{PROG} export", description=f"Write a stage as an image ({figures}) or the numbers ({numbers}), "
+                                                    f"or the scene as an interactive page ({pages}).")
     _add_source(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help=f"output file; its suffix picks the format: {' '.join(formats.suffixes())}")
@@ -217,6 +219,8 @@ def _export_parser() -> _Parser:
     p.add_argument("--colormap", choices=COLORMAPS, default="viridis",
                    help="colour map for weights (default viridis)")
     _add_motion_options(p)
+    p.add_argument("--deck", metavar="FILE",
+                   help="with -o NAME.html: a lecture deck's scenes, in order, as one interactive page")
     return p
 
 

@@ -26,8 +26,9 @@ them in its *Picture* box for the formats that have them.  ``job.ink`` (not None
 for) is drawn on those two, the slide's own layout, never on the bare figure: a ``slides`` writer then
 makes each page the presentation slide of its stage (``job.compose(stage)``) with that stage's ink.
 Kinds: ``figure`` (one stage's heatmap), ``numbers``, ``animation`` (the stage sequence moving: ``job.motion``,
-``job.stages``) and ``deck``
-(a slide per stage: ``job.stages``).  (:func:`register` adds one at run time; tests use it
+``job.stages``), ``deck``
+(a slide per stage: ``job.stages``) and ``page`` (the interactive page: the scene itself, every stage,
+editable).  (:func:`register` adds one at run time; tests use it
 with a monkeypatched :data:`REGISTRY`.)
 """
 
@@ -44,11 +45,11 @@ if TYPE_CHECKING:
     from qkv_studio.export.timeline import MotionOptions
     from qkv_studio.render.figure import FigureOptions
 
-Kind = Literal["figure", "numbers", "animation", "deck"]
+Kind = Literal["figure", "numbers", "animation", "deck", "page"]
 #: How a figure's size is given: ``pixels`` (a raster image ``width`` px wide), ``scalable`` (vector,
 #: no size of its own) or ``page`` (vector, one page of the figure's size in points).
 Size = Literal["pixels", "scalable", "page"]
-KINDS: tuple[str, ...] = ("figure", "numbers", "animation", "deck")
+KINDS: tuple[str, ...] = ("figure", "numbers", "animation", "deck", "page")
 SIZES: tuple[str, ...] = ("pixels", "scalable", "page")
 
 
@@ -223,6 +224,13 @@ def _json(job: ExportJob) -> bytes:
     return json_bytes(job.scene, query=job.query, stage=job.stage, head=job.head)
 
 
+def _page(job: ExportJob) -> bytes:
+    from qkv_studio.core.view import View
+    from qkv_studio.export.page import page_bytes
+
+    return page_bytes([(job.scene, View(job.query, job.stage))])
+
+
 _BUILT_IN = (
     ExportFormat(".png", "PNG image", "figure", _png, needs_qt=True, size="pixels", slide=_slide(".png")),
     ExportFormat(".svg", "SVG (vector)", "figure", _svg, needs_qt=True, size="scalable", slide=_slide(".svg")),
@@ -238,6 +246,8 @@ _BUILT_IN = (
                  transparent=False),
     ExportFormat(".pptx", "PowerPoint deck, a slide per stage", "deck", _pptx, needs_qt=True, transparent=False,
                  slides=_pptx),
+    ExportFormat(".html", "Interactive page (.html), one file for phones and laptops", "page", _page,
+                 needs_qt=False, size="scalable"),
 )
 
 #: suffix → format, in the order the formats are offered.  Read it through the functions below.
@@ -281,6 +291,7 @@ PICTURES: dict[str, str] = {
     "figure": "The heatmap figure",
     "slide": "The slide as the audience sees it",
     "slides": "Slides, a page per stage",
+    "page": "The scene itself: every stage, editable, offline",
 }
 
 
@@ -288,6 +299,8 @@ def pictures(fmt: ExportFormat) -> tuple[str, ...]:
     """The pictures (keys of :data:`PICTURES`) a format writes, the first its own."""
     if fmt.kind == "deck":
         return ("slides",)
+    if fmt.kind == "page":
+        return ("page",)
     if fmt.kind == "animation":
         return ("figure",)
     if fmt.kind != "figure":

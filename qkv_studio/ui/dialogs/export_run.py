@@ -58,6 +58,13 @@ def do_export(dialog) -> list[Path]:
     PATH: reason"); the exporters leave nothing partial behind.
     """
     paths = targets(dialog)
+    if dialog.format.kind == "page":  # the scene itself, every head of it, opening as the window shows it
+        from qkv_studio.core.view import View
+        from qkv_studio.export.page import export_page
+
+        s = dialog.window_.session
+        export_page([(s.scene, View(s.query, s.stage, s.head))], paths[0])
+        return paths
     options, width = export_options_from_dialog(dialog)
     scene = dialog.scene
     if dialog.all_stages:
