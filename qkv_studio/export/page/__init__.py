@@ -23,7 +23,7 @@ from importlib import resources
 
 import numpy as np
 
-from qkv_studio.core.captions import description_note
+from qkv_studio.core.presets import description_note
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.sessionfile import scene_to_dict
 from qkv_studio.core.stages import FORMULA, REGISTRY, shown_matrix
