@@ -83,7 +83,8 @@ class BlendView(FollowsAppearance, QWidget):
         # What the items show now, so an update touches only what changed.
         self._drawn = False
         self._stale = False
-        self._ticks: list[str] | None = None
+        self._ticks: tuple[list[tuple[int, str]], float] | None = None  # (ticks, point size) as shown
+        self._ticks_for: tuple[tuple[str, ...], float, float] | None = None  # (tokens, width, scale) of those
         self._bars_n: tuple | None = None  # (n, the margins left and right of the end bars) as drawn
         self._x_margins = (0.6, 0.6)  # (in bars: the end names' room when they are wider than a bar)
         self._bar_style: tuple | None = None
@@ -237,7 +238,7 @@ class BlendView(FollowsAppearance, QWidget):
         every k-th."""
         s = self._session.scene
         key = (s.tokens, self.bars_plot.getViewBox().width(), self._font_scale)
-        if key == getattr(self, "_ticks_for", None):  # (every edit comes here: measure names only anew)
+        if key == self._ticks_for:  # (every edit comes here: measure names only anew)
             return
         self._ticks_for = key
         if s.n > _MAX_BARS:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from PySide6.QtCore import SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyleOption, QTableView
@@ -80,7 +81,7 @@ class CalcModel(QAbstractTableModel):
         self._forms: dict[str, str] = {}  # column -> its heading's form, when not one line (see set_heading_forms)
         self.generation = 0  # counts the times the texts were forgotten (widths measured go with them)
         self._best_row: int | None = None
-        self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
+        self._contrib: np.ndarray | None = None  # wⱼ·vⱼ of the selected query, until the next refresh
         self._seen: tuple | None = None  # (query, best key, bold?, texts' generation) last shown
         self._vectors_new = True  # the token, key and value columns changed since they were last shown
         session.scene_changed.connect(self._forget)
@@ -604,7 +605,7 @@ class CalcTable(FollowsAppearance, QTableView):
         signal, slot = SIGNAL("rangeChanged(int,int)"), SLOT("_q_showOrHideScrollBars()")
         bar = self.horizontalScrollBar()
         if follow:
-            done = QObject.connect(bar, signal, self, slot, Qt.ConnectionType.QueuedConnection)
+            done = bool(QObject.connect(bar, signal, self, slot, Qt.ConnectionType.QueuedConnection))
         else:
             done = QObject.disconnect(bar, signal, self, slot)
         if done:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel
@@ -62,6 +63,8 @@ class CellHover(QObject):
         session = self._session
         scene = session.scene
         tokens = [scene.token_label(i) for i in range(scene.n)]
+        q: np.ndarray | None
+        k: np.ndarray | None
         try:
             q, k, _ = scene.qkv()
         except ValueError:  # (shapes mid-edit: the value alone)

@@ -184,7 +184,10 @@ class StageStepper(FollowsAppearance, QWidget):
     def fit_bar(self) -> None:
         """The bar's form for the stepper's width and font: whole labels in one row, else the short
         ones, else two rows (the stages above, Back and Next below)."""
-        m = self.layout().contentsMargins()
+        lay = self.layout()
+        if lay is None:  # (a font set while the stepper is still being built)
+            return
+        m = lay.contentsMargins()
         width = self.width() - m.left() - m.right()
         if width <= 0:
             return

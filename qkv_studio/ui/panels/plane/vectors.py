@@ -28,7 +28,7 @@ def pca_bases(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, 
 
     qs, ks = scaled(q, k)
     basis, explained = pca_basis(qs, ks)
-    v_basis = pca_basis(*scaled(v), np.zeros((0, v.shape[1])))[0] if v.shape[1] > 2 else None
+    v_basis = pca_basis(scaled(v)[0], np.zeros((0, v.shape[1])))[0] if v.shape[1] > 2 else None
     return basis, explained, v_basis
 
 
