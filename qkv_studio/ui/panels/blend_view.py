@@ -9,6 +9,7 @@ weights appear from the softmax stage on and the output at the blend stage (the 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -31,6 +32,9 @@ from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
 from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden, paint_opaquely
+
+if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -225,7 +229,10 @@ class BlendView(FollowsAppearance, QWidget):
         s, r = self._session.shown, self._session.result
         head = f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub>"
         if shown[1]:
-            return f"{head} = {fmt_vector(r.output[qi], decimals=2)} — {contribution(s, r, qi)}."
+            # the Session's LiveResult reads as an AttentionResult (state/session.py); core's
+            # functions are typed for the dataclass
+            terms = contribution(s, cast("AttentionResult", r), qi)
+            return f"{head} = {fmt_vector(r.output[qi], decimals=2)} — {terms}."
         if shown[0]:
             return (f"{head} — the weights w: “{s.token_label(best)}” most ({fmt_fixed(weight)}); "
                     "the blend itself comes at the blend stage.")

@@ -7,6 +7,7 @@ A virtualised table model: it reads the Session's result on demand and never cop
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from PySide6.QtCore import SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
@@ -24,6 +25,9 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed, fmt_vector
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.table_style import style_table
+
+if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
 
 # Every column in order, its heading and the stage at which it first appears (the stage registry's).
 COLUMNS = tuple(key for key, _, _ in table_columns())
@@ -226,7 +230,9 @@ class CalcModel(QAbstractTableModel):
         if col == "weight":
             return fmt_fixed(float(r.weights[qi, j]))
         if self._contrib is None:
-            self._contrib = contributions(r, v, qi)
+            # the Session's LiveResult reads as an AttentionResult (state/session.py); core's
+            # functions are typed for the dataclass
+            self._contrib = contributions(cast("AttentionResult", r), v, qi)
         return fmt_vector(self._contrib[j], limit=VECTOR_LIMIT, decimals=2)
 
     def _total_text(self, col: str) -> str:

@@ -8,7 +8,7 @@ item per cell, so 1024 tokens stay fast.  It also outlines the hovered cell.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -25,6 +25,7 @@ from qkv_studio.render.figure_text import format_value as figure_format_value
 from qkv_studio.render.label_layout import TextMeasure, value_px, value_px_cap
 
 if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
     from qkv_studio.ui.panels.heatmap_view import HeatmapView
 
 SIGMA_GAP = 0.2  # gap (in cells) between the matrix and the row-sum column
@@ -267,7 +268,9 @@ def text_plan(view: HeatmapView) -> dict:
     texts, longest = view._cell_texts_cache.texts(sub, stage, rows.start, cols.start)
     sums: list[tuple[int, str]] = []
     if view._sigma:
-        result = view._session.result
+        # the Session's LiveResult reads as an AttentionResult (state/session.py); core's functions are
+        # typed for the dataclass
+        result = cast("AttentionResult", view._session.result)
         if result.weights.shape[0] == n:
             for r in rows:
                 s = row_stats(result, r)

@@ -31,10 +31,12 @@ from qkv_studio.ui.panels.plane.labels import PlaneLabels, html_escape, merge_cl
 from qkv_studio.ui.widgets.arrows import arrow_segments
 
 if TYPE_CHECKING:
+    from qkv_studio.core.models.registry import AttentionModel
+    from qkv_studio.core.models.run import ModelRun
     from qkv_studio.ui.panels.plane.widget import VectorPlane
 
 #: ``source()`` → (the model, its last run) the scene may be a head of, or None (no model has run)
-Source = Callable[[], "tuple[object, object] | None"]
+Source = Callable[[], "tuple[AttentionModel, ModelRun] | None"]
 
 ACTION_TIP = ("The vector plane draws one rotation pair of q and k before and after RoPE turned them by "
               "their positions (a RoPE model's head: SmolLM2)")
