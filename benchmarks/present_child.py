@@ -67,7 +67,7 @@ def main() -> int:
         raise SystemExit("the window did not go full screen")
     s = window.session
 
-    watch = run.PaintWatch([window.heatmap.graphics.viewport(), window.calc.viewport()])
+    watch = run.PaintWatch([window.heatmap.graphics.viewport(), window.panels.calc.viewport()])
 
     def edit(i: int) -> None:
         watch.reset()
@@ -80,7 +80,8 @@ def main() -> int:
     edit_follow = follow.median()
     watch.close()
 
-    views = [window.heatmap.graphics.viewport(), window.stepper, window.plane.plot_widget.viewport(), window.blend]
+    views = [window.heatmap.graphics.viewport(), window.stepper, window.panels.plane.plot_widget.viewport(),
+             window.panels.blend]
     watch = run.PaintWatch(views)
     order = list(range(len(STAGES))) + list(range(len(STAGES) - 2, 0, -1))  # 0 1 2 3 4 3 2 1
     # (what each stage's slide shows large: a step between two stages of one main view keeps the slide)

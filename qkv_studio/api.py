@@ -153,7 +153,7 @@ def show(q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None,
     if source is not None:  # the file's model in the Real model panel, on its first head
         from qkv_studio.app import _show_model_head
 
-        window.show_panel(window.dock_model)
+        window.show_panel(window.docks.model)
         _show_model_head(window, scene, view, source.name, source.text, 0, 0)
     if weights is not None:
         from qkv_studio.core.from_weights import NOTE

@@ -297,7 +297,7 @@ def test_show_takes_a_scene_a_session_file_or_a_qkv_file(qtbot, tmp_path, monkey
     np.savez(tmp_path / "cap.npz", q=q, k=q, v=q, tokens=np.array(TOKENS))
     w = qkv_studio.show(str(tmp_path / "cap.npz"), block=False)
     qtbot.addWidget(w)
-    panel = w.model_panel
+    panel = w.panels.model
     assert panel.model.name == "file-cap-npz" and panel.showing_model_head() and w.session.path == ""
     assert panel.select(1, 2) and np.array_equal(w.session.scene.q, q[1, 2])
     _close(w, qtbot)

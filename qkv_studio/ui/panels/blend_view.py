@@ -52,7 +52,7 @@ class BlendView(FollowsAppearance, QWidget):
         self._on_slide = False
         self._revealed: tuple[bool, bool] | None = None  # (weights, output) as drawn now
         self.title = RichLabel()
-        self.title.setTextFormat(Qt.RichText)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
         # (no menus; see plot_cache for the axes)
         self.bars_plot = pg.PlotWidget(plotItem=plot_item())
@@ -62,7 +62,7 @@ class BlendView(FollowsAppearance, QWidget):
             p.setMenuEnabled(False)
             p.hideButtons()
             p.setMouseEnabled(False, False)
-            p.setFocusPolicy(Qt.NoFocus)
+            p.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             keep_caches_while_hidden(p)  # (a slide's step to the heatmap and back: nothing redrawn)
             paint_opaquely(p)  # (its background is the theme's: _style_theme)
         self.bars_plot.setYRange(0, 1.05, padding=0)

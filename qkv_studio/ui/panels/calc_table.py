@@ -132,8 +132,8 @@ class CalcModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self._columns)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
-        if orientation != Qt.Horizontal or section >= len(self._columns):
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation != Qt.Orientation.Horizontal or section >= len(self._columns):
             return None
         name = self._columns[section]
         if role == _DISPLAY:
@@ -331,20 +331,20 @@ class CalcTable(FollowsAppearance, QTableView):
         self._delegate = CalcDelegate(self.calc_model, self)
         self.setItemDelegate(self._delegate)
         self._restyle()
-        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.setSelectionMode(QAbstractItemView.NoSelection)
-        self.setFocusPolicy(Qt.NoFocus)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.verticalHeader().hide()
         header = self.horizontalHeader()
         # Columns fit their contents, but measuring asks the model for every role of every measured
         # row (~10 ms), so it is not done on each edit (ResizeToContents would): at once when the
         # columns change, and after edits once they pause (a drag refits when it stops).
-        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         # (no stretched last column: it pushed the weights, the numbers the table is for, to the far
         # edge of the dock, away from their tokens)
         header.setStretchLastSection(False)
         header.setResizeContentsPrecision(0)  # measure the rows in view, not all 1024 (refit on scroll)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setWordWrap(False)
         self._fit_timer = QTimer(self)
         self._fit_timer.setSingleShot(True)

@@ -120,7 +120,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._anim.setDuration(ANIMATION_MS)
         self._anim.setStartValue(0.0)
         self._anim.setEndValue(1.0)
-        self._anim.setEasingCurve(QEasingCurve.InOutCubic)
+        self._anim.setEasingCurve(QEasingCurve.Type.InOutCubic)
         self._anim.valueChanged.connect(self._on_anim_step)
         self._anim.finished.connect(self._on_anim_end)
         # The step's own frame shows the morph's first picture (the new title, legend and ticks over
@@ -393,7 +393,7 @@ class HeatmapView(FollowsAppearance, QWidget):
 
     def is_animating(self) -> bool:
         """Whether a stage step's morph is under way (or waiting for the next frame to move)."""
-        return self._anim.state() == QVariantAnimation.Running or self._anim_wait.isActive()
+        return self._anim.state() == QVariantAnimation.State.Running or self._anim_wait.isActive()
 
     def _on_query(self, index: int) -> None:
         old, self._query = self._query, index

@@ -178,8 +178,8 @@ class MatrixModel(QAbstractTableModel):
         return _EDITABLE_FLAGS if self.editable() else _READ_ONLY_FLAGS
 
     # ---- writing (through the Session, never directly) ---------------------------------------------
-    def setData(self, index, value, role=Qt.EditRole) -> bool:  # noqa: N802
-        if role != Qt.EditRole or not index.isValid() or not self.editable():
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if role != Qt.ItemDataRole.EditRole or not index.isValid() or not self.editable():
             return False
         try:
             number = parse_number(str(value))
@@ -307,13 +307,13 @@ class MatrixTable(QTableView):
     def __init__(self, model: MatrixModel, parent=None) -> None:
         super().__init__(parent)
         self.setModel(model)
-        self.setSelectionMode(QAbstractItemView.ContiguousSelection)
-        self.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
-                             | QAbstractItemView.AnyKeyPressed)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ContiguousSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+                             | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.horizontalHeader().setMinimumSectionSize(48)
-        self.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setWordWrap(False)
 
     def model(self) -> MatrixModel:  # type: ignore[override]
@@ -332,25 +332,26 @@ class MatrixTable(QTableView):
         return h
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        if self.state() == QAbstractItemView.State.EditingState and event.key() in (Qt.Key_PageUp, Qt.Key_PageDown):
+        editing = self.state() == QAbstractItemView.State.EditingState
+        if editing and event.key() in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown):
             # (a clicker's page key while a cell is typed in: it neither commits the cell nor moves on
             # a page — which a table tall enough to page did, whatever its height)
             event.accept()
             return
-        if event.modifiers() & Qt.AltModifier and event.key() in (Qt.Key_Up, Qt.Key_Down):
-            step = 1.0 if event.modifiers() & Qt.ShiftModifier else 0.1
-            self.model().nudge(self.currentIndex(), step if event.key() == Qt.Key_Up else -step)
+        if event.modifiers() & Qt.KeyboardModifier.AltModifier and event.key() in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+            step = 1.0 if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else 0.1
+            self.model().nudge(self.currentIndex(), step if event.key() == Qt.Key.Key_Up else -step)
             event.accept()
             return
-        if event.matches(QKeySequence.Paste):
+        if event.matches(QKeySequence.StandardKey.Paste):
             self.paste_clipboard()
             event.accept()
             return
-        if event.matches(QKeySequence.Copy):
+        if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_selection()
             event.accept()
             return
-        if event.matches(QKeySequence.Cut):
+        if event.matches(QKeySequence.StandardKey.Cut):
             self.cut_selection()
             event.accept()
             return
@@ -387,7 +388,7 @@ class MatrixTable(QTableView):
         return self.model().paste(self.currentIndex(), QGuiApplication.clipboard().text())
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
-        if event.modifiers() & Qt.ControlModifier:
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             index = self.indexAt(event.position().toPoint())
             if index.isValid():
                 step = 0.1 if event.angleDelta().y() > 0 else -0.1

@@ -56,7 +56,7 @@ class StageStepper(FollowsAppearance, QWidget):
         for i, stage in enumerate(STAGES):
             b = QPushButton(stage_spec(stage).button)
             b.setCheckable(True)
-            b.setFocusPolicy(Qt.NoFocus)
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             self.group.addButton(b, i)
             self.stage_buttons[stage] = b
         # The stage bar: one row of whole labels; where they have no room, the short ones (◀ ▶ and
@@ -66,17 +66,17 @@ class StageStepper(FollowsAppearance, QWidget):
         self.bar_form: tuple[bool, int] = (False, 0)  # (short labels, rows); 0 rows: not placed yet
         self._next_long = "Next ▶"
         for b in (self.back_button, self.next_button, *self.stage_buttons.values()):
-            b.setFocusPolicy(Qt.NoFocus)
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             b.setMinimumWidth(30)
-            b.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+            b.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.caption = RichLabel()
         self.caption.setWordWrap(True)
-        self.caption.setTextFormat(Qt.RichText)
-        self.caption.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.formula = RichLabel()
-        self.formula.setTextFormat(Qt.RichText)
+        self.formula.setTextFormat(Qt.TextFormat.RichText)
         self.stage_formula = RichLabel()
-        self.stage_formula.setTextFormat(Qt.RichText)
+        self.stage_formula.setTextFormat(Qt.TextFormat.RichText)
         self.caption.setObjectName("caption")
         for label in (self.formula, self.stage_formula):
             label.setObjectName("formula")

@@ -49,8 +49,8 @@ class TokensModel(QAbstractListModel):
     def flags(self, index):
         return _FLAGS
 
-    def setData(self, index, value, role=Qt.EditRole) -> bool:  # noqa: N802
-        if role != Qt.EditRole or not index.isValid():
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
         name = str(value)
         reasons: list[str] = []
@@ -89,7 +89,7 @@ class TokensPanel(QWidget):
         self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
         mark_query_selection(self.view)  # (the query is pink everywhere else: the heatmap, the editors)
-        self.view.setEditTriggers(QListView.DoubleClicked | QListView.EditKeyPressed)
+        self.view.setEditTriggers(QListView.EditTrigger.DoubleClicked | QListView.EditTrigger.EditKeyPressed)
         self.add_button = QToolButton(text="+ token")
         self.remove_button = QToolButton(text="− token")
         self.up_button = QToolButton(text="▲")
@@ -167,7 +167,7 @@ class TokensPanel(QWidget):
     def _select_query(self, row: int) -> None:
         index = self.model.index(row)
         if index.isValid() and self.view.currentIndex() != index:
-            self.view.selectionModel().setCurrentIndex(index, QItemSelectionModel.ClearAndSelect)
+            self.view.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
             self.view.scrollTo(index)
 
     def _show(self, text: str) -> None:

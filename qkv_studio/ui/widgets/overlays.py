@@ -29,7 +29,7 @@ class _Cover(QWidget):
         self.hide()
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
-        if obj is self.parent() and event.type() == QEvent.Resize:
+        if obj is self.parent() and event.type() == QEvent.Type.Resize:
             self.setGeometry(self.parent().rect())
         return False
 
@@ -67,11 +67,11 @@ class ShortcutsOverlay(FollowsAppearance, _Cover):
         self._scale = 1.0
         self._theme: Theme = self._drawn_theme
         self.label = QLabel()
-        self.label.setTextFormat(Qt.RichText)
-        self.label.setAlignment(Qt.AlignCenter)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lay = QVBoxLayout(self)
-        lay.addWidget(self.label, 0, Qt.AlignCenter)
-        self.setFocusPolicy(Qt.StrongFocus)
+        lay.addWidget(self.label, 0, Qt.AlignmentFlag.AlignCenter)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAutoFillBackground(True)
         self._style_theme(self._theme)
         self._restyle_scale(1.0)

@@ -93,9 +93,9 @@ class Presentation:
             return
         self.on = on
         w.panel_host.build_deferred()  # (the slides lay out every panel as it is: built)
-        w.blend.set_on_slide(on)  # (the slide's caption says what the blend's header would)
-        w.act_presentation.setChecked(on)
-        w.act_leave.setEnabled(on)
+        w.panels.blend.set_on_slide(on)  # (the slide's caption says what the blend's header would)
+        w.acts.presentation.setChecked(on)
+        w.acts.leave.setEnabled(on)
         if on:
             model = w.panel_host.docks.get("model")
             self._writer_open = model is not None and not model.isHidden()
@@ -169,7 +169,7 @@ class Presentation:
             self._side = not self._side
             self.compose_slide()
             return
-        w.dock_plane.setVisible(not w.dock_plane.isVisible())
+        w.docks.plane.setVisible(not w.docks.plane.isVisible())
 
     # ---- the slide (presentation mode) ---------------------------------------------------------------
     def slide_size(self) -> QSize:
@@ -210,7 +210,7 @@ class Presentation:
         w = self._window
         if not self._follows_table:
             self._follows_table = True
-            w.calc.content_changed.connect(self._on_table_content)
+            w.panels.calc.content_changed.connect(self._on_table_content)
         view = stage_spec(w.session.stage).slide_view
         self._slide_view = view
         size = self.slide_size()
@@ -251,17 +251,17 @@ class Presentation:
         # P on the heatmap's slide: the plane on the right, and the table above it in that column when
         # it fits there whole (under the heatmap, across the slide, it was larger than the heatmap)
         stacked = fits and self._side
-        below = None if beside or stacked else (w.dock_calc if main is None else main)
-        if below is w.dock_calc and self._table_flattens_heatmap(room, height):
+        below = None if beside or stacked else (w.docks.calc if main is None else main)
+        if below is w.docks.calc and self._table_flattens_heatmap(room, height):
             # (a table that scrolls under the heatmap — long vectors, ten tokens of a real model — showed
             # three rows to the hall and flattened the heatmap's rows to a strip: the slide leaves it out)
             below = None
-        side = (w.dock_plane if main is None else w.dock_calc) if self._side else None
+        side = (w.docks.plane if main is None else w.docks.calc) if self._side else None
         self._hold_layout(below, height, stepper)
         w.centre_stack.setVisible(main is None)
         for dock in w.panel_host.docks.values():  # (the View menu's panels too: the Real model's)
             if dock is not below and dock is not side and dock is not writer \
-                    and not (stacked and dock is w.dock_calc):
+                    and not (stacked and dock is w.docks.calc):
                 dock.hide()
         if writer is not None:
             writer.setFloating(False)
@@ -280,10 +280,10 @@ class Presentation:
         if beside:
             self._table_beside(room)
         if stacked:
-            w.dock_calc.setFloating(False)
-            w.addDockWidget(Qt.RightDockWidgetArea, w.dock_calc)
-            w.splitDockWidget(w.dock_calc, w.dock_plane, Qt.Vertical)
-            w.dock_calc.show()
+            w.docks.calc.setFloating(False)
+            w.addDockWidget(Qt.RightDockWidgetArea, w.docks.calc)
+            w.splitDockWidget(w.docks.calc, w.docks.plane, Qt.Vertical)
+            w.docks.calc.show()
         self._hide_title_bars()
         w.stepper.release_height()
         self._release_layout()
@@ -292,10 +292,10 @@ class Presentation:
         if below is not None:
             w.resizeDocks([below], [self._below_height(below, height, stepper)], Qt.Vertical)
         if stacked:
-            chrome = max(0, w.dock_calc.height() - w.calc.height())
-            w.resizeDocks([w.dock_calc], [self._beside_width() + 4], Qt.Horizontal)
-            w.resizeDocks([w.dock_calc, w.dock_plane], [w.calc.content_height() + chrome + 10,
-                                                       max(1, room - w.calc.content_height() - chrome - 10)],
+            chrome = max(0, w.docks.calc.height() - w.panels.calc.height())
+            w.resizeDocks([w.docks.calc], [self._beside_width() + 4], Qt.Horizontal)
+            w.resizeDocks([w.docks.calc, w.docks.plane], [w.panels.calc.content_height() + chrome + 10,
+                                                       max(1, room - w.panels.calc.content_height() - chrome - 10)],
                           Qt.Vertical)
         elif side is not None and writer is None:
             w.resizeDocks([side], [int(width * 0.26)], Qt.Horizontal)
@@ -334,7 +334,7 @@ class Presentation:
         """The height of the dock under the stage bar on a slide ``height`` tall: the slide's main view
         (the plane, the blend) all of it, the calculation table its rows."""
         w = self._window
-        if below is not w.dock_calc:
+        if below is not w.docks.calc:
             return max(1, height - stepper)
         rows, limit = self._table_rows_height(), self._table_limit(height)
         # (a table with more rows than fit scrolls anyway: a quarter of the slide then, not more)
@@ -343,8 +343,8 @@ class Presentation:
     def _table_rows_height(self) -> int:
         """The calculation dock's height that shows every row of its table."""
         w = self._window
-        chrome = max(0, w.dock_calc.height() - w.calc.height())
-        return w.calc.content_height() + chrome + 10
+        chrome = max(0, w.docks.calc.height() - w.panels.calc.height())
+        return w.panels.calc.content_height() + chrome + 10
 
     @staticmethod
     def _table_limit(height: int) -> float:
@@ -364,7 +364,7 @@ class Presentation:
         if n > 32 or self._table_rows_height() <= height * self._table_limit(height):
             return False
         chrome = room / 4  # (the heatmap's title, key labels and axis titles: about a quarter of it)
-        table = self._below_height(w.dock_calc, height, height - room)
+        table = self._below_height(w.docks.calc, height, height - room)
         legible = height / 30
         return (room - table - chrome) / n < legible <= (room - chrome) / n
 
@@ -403,13 +403,13 @@ class Presentation:
     def _beside_width(self) -> int:
         """The table's width beside the heatmap: every column of the stages a heatmap slide shows (a step
         between them shows a column more, never one cut); with "show all stages", every column."""
-        table = self._window.calc
+        table = self._window.panels.calc
         return table.content_width(through=self._last_table_stage()) + 4
 
     def _last_table_stage(self) -> str:
         """The last stage the slide shows the table at: the last heatmap slide's, unless every stage's
         columns show at once."""
-        if self._window.calc.calc_model.shows_all_stages:
+        if self._window.panels.calc.calc_model.shows_all_stages:
             return STAGES[-1]
         return [s for s in STAGES if stage_spec(s).slide_view == "heatmap"][-1]
 
@@ -423,7 +423,7 @@ class Presentation:
         it — on a 960×540 or 1280×720 slide it was as large as the heatmap's cells; at 1024×768 it went
         under a flattened heatmap."""
         w = self._window
-        table = w.calc
+        table = w.panels.calc
         inputs = self._fit_inputs(width, room)
         found = self._fits_found.get(inputs)
         if found is not None:
@@ -466,13 +466,13 @@ class Presentation:
         table's numbers, columns and rows (:meth:`CalcTable.measure_key`) and its width, whether it
         is beside the heatmap now, and its look in its dock."""
         w = self._window
-        return (width, room, w.font().toString(), w.calc.measure_key(), self._placeholder is None,
+        return (width, room, w.font().toString(), w.panels.calc.measure_key(), self._placeholder is None,
                 None if self._dock_look is None else (self._dock_look[0].toString(), self._dock_look[1]))
 
     def _table_beside(self, room: int) -> None:
         """The table out of its dock into the slide, on the heatmap's right, as large as its rows."""
         w = self._window
-        table = w.calc
+        table = w.panels.calc
         lay = w.centralWidget().layout()
         if self._row is None:
             # (the centre — the heatmap or a centre panel — into a row of its own; it keeps its parent)
@@ -485,7 +485,7 @@ class Presentation:
         if table.parentWidget() is not w.centralWidget():
             self._placeholder = QWidget()
             self._placeholder.setFont(self._dock_look[0] if self._dock_look else table.font())
-            w.dock_calc.setWidget(self._placeholder)  # (the dock keeps a widget: its font is still set)
+            w.docks.calc.setWidget(self._placeholder)  # (the dock keeps a widget: its font is still set)
             self._row.addWidget(table, 0, Qt.AlignmentFlag.AlignVCenter)
             # (its text is the slide's, or smaller: set by _table_fits_beside)
         table.set_last_stage(self._last_table_stage())  # (no scroll bar kept for the blend's column)
@@ -499,7 +499,7 @@ class Presentation:
         # a refit says so only when its width or rows changed): a heatmap's slide is composed again —
         # the table beside the heatmap or under it, as it now fits.
         if self.on and self._slide_view == "heatmap" and not self._composing:
-            table = self._window.calc
+            table = self._window.panels.calc
             beside = self._placeholder is not None
             if not beside or (self._beside_width(), table.content_height() + 2) != (table.width(), table.height()):
                 QTimer.singleShot(0, self._window, lambda: self.on and self.compose_slide())
@@ -507,13 +507,13 @@ class Presentation:
     def _table_to_dock(self) -> None:
         """The table back in its dock (the slide leaves the heatmap, or the heatmap's slide is left)."""
         w = self._window
-        table = w.calc
+        table = w.panels.calc
         if self._placeholder is None:
             return
         font = self._placeholder.font()
         table.setMinimumSize(0, 0)
         table.setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX)
-        w.dock_calc.setWidget(table)
+        w.docks.calc.setWidget(table)
         table.setFont(font)
         if self._dock_look is not None:
             table.set_compact(self._dock_look[1])
@@ -541,8 +541,8 @@ class Presentation:
         self._table_to_dock()
         self._fits_found.clear()
         if self._dock_look is not None:  # (a slide's table in the dock — P's column — had the slide's look)
-            w.calc.setFont(self._dock_look[0])
-            w.calc.set_compact(self._dock_look[1])
+            w.panels.calc.setFont(self._dock_look[0])
+            w.panels.calc.set_compact(self._dock_look[1])
             self._dock_look = None
         w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         w.stepper.release_height()
@@ -566,7 +566,7 @@ class Presentation:
         if not restored_state:
             w = self._window
             w.ensurePolished()  # (fonts and styles, as the panels will show: the tables measure their text)
-            w.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
+            w.panels.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
             # The deferred panels the layout will show are built before it lays anything out (the sizes
             # it makes follow the panels' own: built after it, they were laid out otherwise).
             w.panel_host.build_deferred(behind=self.docks.behind())
@@ -602,7 +602,7 @@ class Presentation:
         w.panel_host.arrange(show=True)
         w.layout().activate()
         w.screen_fit.keep_inside()  # (a layout of the user's own may have made the window taller than the screen)
-        w.calc.fit_columns(even_hidden=True)
+        w.panels.calc.fit_columns(even_hidden=True)
         w.layout().activate()
         self.layout_docks()
 

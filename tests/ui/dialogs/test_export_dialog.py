@@ -522,7 +522,7 @@ def test_the_slides_pdf_and_the_pptx_deck_are_exported_from_the_dialog(qtbot, wi
 
 def test_file_export_in_the_window_offers_the_slide_and_writes_it(qtbot, window, tmp_path, monkeypatch):
     asked = _answer(monkeypatch, QMessageBox.Yes)
-    window.act_export.trigger()
+    window.acts.export.trigger()
     d = window._export_dialog
     qtbot.waitUntil(d.isVisible, timeout=5000)
     assert d.can_compose_slides and "slide" in _pictures(d)

@@ -110,8 +110,8 @@ def test_a_modal_dialog_gets_its_keys(qtbot, window):
 # ---- undo and redo ----------------------------------------------------------------------------------------
 def test_undo_and_redo_are_each_bound_once_and_both_redo_keys_work(qtbot, window):
     s = window.session
-    assert [k.toString() for k in window.act_undo.shortcuts()] == ["Ctrl+Z"]
-    assert [k.toString() for k in window.act_redo.shortcuts()] == ["Ctrl+Shift+Z", "Ctrl+Y"]
+    assert [k.toString() for k in window.acts.undo.shortcuts()] == ["Ctrl+Z"]
+    assert [k.toString() for k in window.acts.redo.shortcuts()] == ["Ctrl+Shift+Z", "Ctrl+Y"]
     owners: dict[str, list[str]] = {}
     for act in window.findChildren(QAction):
         for key in act.shortcuts():
@@ -141,7 +141,7 @@ def test_redo_works_in_presentation_with_the_menu_bar_hidden(qtbot, window):
 @pytest.mark.parametrize("panel", ["calc", "editor"])
 def test_lecture_keys_drive_the_lecture_after_a_table_cell_is_clicked(qtbot, window, panel):
     s = window.session
-    view = window.calc if panel == "calc" else window.editors["Q"].table
+    view = window.panels.calc if panel == "calc" else window.editors["Q"].table
     window.editors["K"].table.setFocus()  # (the calculation table takes no focus: the last one keeps it)
     _click_cell(qtbot, view, 1, 1 if panel == "calc" else 0)
     focus = _focused()
@@ -179,7 +179,7 @@ def test_up_and_down_still_move_between_an_editor_table_s_rows(qtbot, window):
 def test_an_open_cell_editor_gets_its_keys_and_esc_closes_it_first(qtbot, window):
     s = window.session
     window.set_presentation(True, fullscreen=False)
-    window.dock_editors.show()  # (a lecturer who brings the editors back to change a number)
+    window.docks.editors.show()  # (a lecturer who brings the editors back to change a number)
     table = window.editors["Q"].table
     qtbot.waitUntil(table.isVisible, timeout=1000)
     table.setCurrentIndex(table.model().index(0, 0))
@@ -236,8 +236,8 @@ def test_entering_and_leaving_presentation_puts_the_keyboard_on_the_stage(qtbot,
     assert window.is_presentation()
     qtbot.waitUntil(lambda: _focused() is window.stepper, timeout=1000)
     window.show_panel("heads")
-    window.heads.heads_spin.setFocus()  # a spin box (the head count), as a lecturer may have used
-    qtbot.waitUntil(lambda: _focused() is window.heads.heads_spin, timeout=1000)
+    window.panels.heads.heads_spin.setFocus()  # a spin box (the head count), as a lecturer may have used
+    qtbot.waitUntil(lambda: _focused() is window.panels.heads.heads_spin, timeout=1000)
     _press(qtbot, Qt.Key_Escape)
     assert not window.is_presentation()
     qtbot.waitUntil(lambda: _focused() is window.stepper, timeout=1000)
@@ -250,9 +250,9 @@ def test_esc_gives_back_the_maximised_window_and_its_docks(qtbot, window):
     window.showMaximized()
     qtbot.waitUntil(window.isMaximized, timeout=2000)
     qtbot.wait(50)
-    docks = [window.dock_editors, window.dock_plane, window.dock_calc, window.dock_blend]
-    window.dock_plane.hide()  # a layout of the lecturer's own
-    window.resizeDocks([window.dock_calc], [520], Qt.Horizontal)
+    docks = [window.docks.editors, window.docks.plane, window.docks.calc, window.docks.blend]
+    window.docks.plane.hide()  # a layout of the lecturer's own
+    window.resizeDocks([window.docks.calc], [520], Qt.Horizontal)
     qtbot.wait(50)
     before = ([d.isVisible() for d in docks], [d.geometry() for d in docks], window.geometry())
     _press(qtbot, Qt.Key_F5)
@@ -303,7 +303,7 @@ def test_the_shortcut_list_is_opaque(qtbot, window, theme):
     first = picture()
     window.session.set_stage("scores")  # the window under the list changes…
     window.session.set_query(0)
-    window.dock_editors.hide()
+    window.docks.editors.hide()
     qtbot.wait(50)
     assert picture() == first  # …and nothing of it shows through
     background = QColor(window.appearance.theme.background).rgb()

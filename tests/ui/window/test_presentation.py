@@ -24,18 +24,19 @@ def window(show_window, lesson_scene):
 def test_f5_enters_and_esc_leaves(qtbot, window):
     qtbot.keyClick(window, Qt.Key_F5)
     assert window.is_presentation()
-    assert not window.dock_editors.isVisible() and window.calc.isVisible()  # (in its dock, or beside the heatmap)
+    # (in its dock, or beside the heatmap)
+    assert not window.docks.editors.isVisible() and window.panels.calc.isVisible()
     assert not window.menuBar().isVisible()
     qtbot.keyClick(window, Qt.Key_Escape)
     assert not window.is_presentation()
-    assert window.dock_editors.isVisible() and window.menuBar().isVisible()
+    assert window.docks.editors.isVisible() and window.menuBar().isVisible()
 
 
 def test_p_brings_the_vector_plane_back(qtbot, window):
     window.set_presentation(True, fullscreen=False)
-    assert not window.dock_plane.isVisible()
+    assert not window.docks.plane.isVisible()
     qtbot.keyClick(window, Qt.Key_P)
-    assert window.dock_plane.isVisible()
+    assert window.docks.plane.isVisible()
 
 
 def test_b_and_period_blank_the_screen_and_back(qtbot, window):
@@ -170,7 +171,7 @@ def test_settings_written_by_one_window_are_read_by_the_next(qtbot, lesson_scene
     assert b.theme_actions["projector"].isChecked()
     assert b.cmap_actions["cividis"].isChecked()
     assert b._zoom == pytest.approx(1.5)
-    assert not b.heatmap.animate and not b.act_animate.isChecked()
+    assert not b.heatmap.animate and not b.acts.animate.isChecked()
 
 
 def test_the_blend_slide_says_its_caption_once_and_the_stage_bar_is_as_tall_as_its_text(qtbot, show_window,
@@ -180,7 +181,7 @@ def test_the_blend_slide_says_its_caption_once_and_the_stage_bar_is_as_tall_as_i
     formulas stood ~90 px apart at 1280×720, the room taken from the blend — and it follows a caption
     that needs another line after the slide was composed (a step's caption comes a frame later)."""
     window = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
-    assert window.blend.title.isVisible() or not window.dock_blend.isVisible()
+    assert window.panels.blend.title.isVisible() or not window.docks.blend.isVisible()
     window.set_presentation(True, fullscreen=False)
     window.session.set_stage("output")
     window.session.flush()
@@ -188,17 +189,17 @@ def test_the_blend_slide_says_its_caption_once_and_the_stage_bar_is_as_tall_as_i
 
     def settled() -> bool:
         QApplication.processEvents()
-        return (window.dock_blend.isVisible() and "The output for “sat”" in stepper.caption.text()
+        return (window.docks.blend.isVisible() and "The output for “sat”" in stepper.caption.text()
                 and stepper.height() == stepper.heightForWidth(stepper.width()))
 
     qtbot.waitUntil(settled, timeout=3000)  # (the caption comes a frame after the step; the bar follows it)
-    assert not window.blend.title.isVisible()
+    assert not window.panels.blend.title.isVisible()
     # (every text of the stage bar whole in the height it has)
     caption = stepper.caption
     assert caption.heightForWidth(caption.width()) <= caption.height() + 1
     window.set_presentation(False)
-    qtbot.waitUntil(lambda: window.blend.title.isVisible() or not window.dock_blend.isVisible(), timeout=2000)
-    assert not window.blend.on_slide()
+    qtbot.waitUntil(lambda: window.panels.blend.title.isVisible() or not window.docks.blend.isVisible(), timeout=2000)
+    assert not window.panels.blend.on_slide()
 
 
 def test_a_slide_leaves_out_a_table_that_would_flatten_the_heatmap(qtbot, show_window):
@@ -216,10 +217,10 @@ def test_a_slide_leaves_out_a_table_that_would_flatten_the_heatmap(qtbot, show_w
     window.resize(1280, 720)
     window.layout_docks()
     QApplication.processEvents()
-    assert not window.calc.isVisible() and not window.dock_calc.isVisible()
+    assert not window.panels.calc.isVisible() and not window.docks.calc.isVisible()
     assert window.heatmap.height() > 0.6 * window.height()
     window.set_presentation(False)
-    assert window.dock_calc.isVisible() and window.calc.isVisible()
+    assert window.docks.calc.isVisible() and window.panels.calc.isVisible()
 
 
 def test_a_slide_keeps_a_table_that_leaves_the_heatmap_legible(qtbot, show_window):
@@ -228,4 +229,4 @@ def test_a_slide_keeps_a_table_that_leaves_the_heatmap_legible(qtbot, show_windo
     window.resize(1280, 720)
     window.layout_docks()
     QApplication.processEvents()
-    assert window.calc.isVisible()
+    assert window.panels.calc.isVisible()

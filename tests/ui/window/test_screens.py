@@ -109,9 +109,9 @@ def facts(w, mode):
     panels = [(d.objectName(), d.geometry()) for d in docks]
     if w.heatmap.isVisible():
         panels.append(("heatmap", rect_in_window(w, w.heatmap)))
-    calc_docked = w.dock_calc.widget() is w.calc
-    if w.calc.isVisible() and not calc_docked:  # (a slide's table beside the heatmap)
-        panels.append(("calc", rect_in_window(w, w.calc)))
+    calc_docked = w.docks.calc.widget() is w.panels.calc
+    if w.panels.calc.isVisible() and not calc_docked:  # (a slide's table beside the heatmap)
+        panels.append(("calc", rect_in_window(w, w.panels.calc)))
     overlaps = []
     for i, (a, ra) in enumerate(panels):
         for b, rb in panels[i + 1:]:
@@ -119,7 +119,7 @@ def facts(w, mode):
                 overlaps.append([a, b])
     out["overlaps"] = overlaps
     # the calculation table's shown columns against its room, and its heading's text against its rows'
-    table = w.calc
+    table = w.panels.calc
     if table.isVisible():
         shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
         out["calc_cut"] = max(0, shown - table.viewport().width())
@@ -142,7 +142,7 @@ def facts(w, mode):
     out["stepper_h"] = round(w.stepper.height() / max(1, w.height()), 3)
     # the Real model panel as seen: its next-token bars and its texts
     panel = w.built_panel("model")
-    if panel is not None and w.dock_model.isVisible() and not w.dock_model.visibleRegion().isEmpty():
+    if panel is not None and w.docks.model.isVisible() and not w.docks.model.visibleRegion().isEmpty():
         bars = panel.next_bars
         cut = []
         for label in (panel.title, panel.grid_caption, panel.proj_caption, panel.status):
@@ -181,15 +181,15 @@ if preset == "model":
     scene = source.run().head_scene(0, 1)
     view = View(query=2, stage="weights")
     w = MainWindow(scene, "", use_settings=False, view=view)
-    w.show_panel(w.dock_model)
+    w.show_panel(w.docks.model)
     _show_model_head(w, scene, view, source.name, source.text, 0, 1)
 elif preset == "smollm2":
     # A causal language model writing (SmolLM2, issue 21): the Real model panel open on its layer 0,
     # head 0 after one generated token, as `qkv-studio --model smollm2 --generate 1` opens it.
     from qkv_studio.core import View, load_preset
     w = MainWindow(load_preset("lesson"), "", use_settings=False, view=View(stage="weights"))
-    w.show_panel(w.dock_model)
-    panel = w.model_panel
+    w.show_panel(w.docks.model)
+    panel = w.panels.model
     assert panel.set_model("smollm2") and panel.run_text("The cat sat on the") and panel.next_token()
     assert panel.select(0, 0)
     w.session.set_stage("weights")
@@ -439,7 +439,7 @@ def test_a_slide_is_sized_from_its_screen_and_the_desktop_comes_back(qtbot, show
     assert window.stepper.caption.font().pointSizeF() < 11.0 * 2.2 * 1.15  # (not the 1080-px slide's)
     window.set_presentation(False)
     assert window.appearance.screen_scale == 1.0
-    assert window.heatmap.isVisible() and window.dock_calc.titleBarWidget() is None
+    assert window.heatmap.isVisible() and window.docks.calc.titleBarWidget() is None
 
 
 def test_the_stage_bar_takes_two_rows_rather_than_cut_a_label(qtbot, show_window, lesson_scene):
@@ -501,15 +501,15 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
     window.resize(1600, 900)
     window.layout_docks()
     qtbot.wait(20)
-    table, heatmap = window.calc, window.heatmap
+    table, heatmap = window.panels.calc, window.heatmap
 
     def beside() -> bool:
-        return window.dock_calc.widget() is not table and table.isVisible()
+        return window.docks.calc.widget() is not table and table.isVisible()
 
     def rect(widget) -> QRect:
         return QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
 
-    assert beside() and not window.dock_calc.isVisible()
+    assert beside() and not window.docks.calc.isVisible()
     assert not rect(table).intersects(rect(heatmap)) and rect(table).left() >= rect(heatmap).right()
     shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
     assert shown <= table.viewport().width()  # (every column of the stage whole: the weights the last)
@@ -519,12 +519,12 @@ def test_a_slide_puts_the_table_beside_the_heatmap_and_moves_it_when_it_no_longe
     edits = [(name, row, j) for name, row in (("K", 0), ("V", 0), ("Q", window.session.query)) for j in range(2)]
     for name, row, j in edits:
         window.session.set_value(name, row, j, -123456.789)
-    qtbot.waitUntil(lambda: window.dock_calc.widget() is table and window.dock_calc.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: window.docks.calc.widget() is table and window.docks.calc.isVisible(), timeout=5000)
     for _ in edits:
         window.session.undo_stack.undo()
     qtbot.waitUntil(beside, timeout=5000)
     window.set_presentation(False)
-    assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
+    assert window.docks.calc.widget() is table and window.docks.calc.isVisible() and table.isVisible()
     assert table.minimumWidth() == 0 and table.maximumHeight() > 10000  # (no slide's fixed size left on it)
 
 
@@ -536,11 +536,11 @@ def test_a_view_menu_panel_opened_in_a_narrow_window_leaves_the_table_in_view(qt
 
     window = show_window(load_preset("multihead"), (1016, 728))
     window.layout_docks()
-    assert window.dock_blend in window.tabifiedDockWidgets(window.dock_editors)  # (the one column)
-    window.show_panel(window.dock_model)
-    qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
-    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
-    model, calc, heatmap = window.dock_model.geometry(), window.dock_calc.geometry(), window.heatmap
+    assert window.docks.blend in window.tabifiedDockWidgets(window.docks.editors)  # (the one column)
+    window.show_panel(window.docks.model)
+    qtbot.waitUntil(lambda: window.docks.model.isVisible() and window.docks.calc.isVisible(), timeout=3000)
+    assert window.docks.calc not in window.tabifiedDockWidgets(window.docks.model)
+    model, calc, heatmap = window.docks.model.geometry(), window.docks.calc.geometry(), window.heatmap
     assert calc.bottom() < model.top() and calc.width() == model.width()
     assert model.width() * model.height() < heatmap.width() * heatmap.height()
 
@@ -555,20 +555,20 @@ def test_a_narrow_window_puts_the_editors_under_the_whole_table(qtbot, show_wind
     window = show_window(lesson_scene, (1016, 728), view=LESSON_VIEW)
     window.layout_docks()
     qtbot.wait(50)
-    table = window.calc
-    assert window.dock_blend in window.tabifiedDockWidgets(window.dock_editors)
-    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_editors)
-    assert window.dock_editors.isVisible() and window.dock_calc.isVisible()
-    assert window.dock_calc.geometry().bottom() < window.dock_editors.geometry().top()
+    table = window.panels.calc
+    assert window.docks.blend in window.tabifiedDockWidgets(window.docks.editors)
+    assert window.docks.calc not in window.tabifiedDockWidgets(window.docks.editors)
+    assert window.docks.editors.isVisible() and window.docks.calc.isVisible()
+    assert window.docks.calc.geometry().bottom() < window.docks.editors.geometry().top()
     assert not table.verticalScrollBar().isVisible()
     shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
     assert shown <= table.viewport().width()
     heatmap = window.heatmap
     assert heatmap.width() >= 0.55 * window.width()  # (on main 0.5, beside the editors and a cut table)
-    window.show_panel(window.dock_model)
-    qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
-    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
-    model, calc = window.dock_model.geometry(), window.dock_calc.geometry()
+    window.show_panel(window.docks.model)
+    qtbot.waitUntil(lambda: window.docks.model.isVisible() and window.docks.calc.isVisible(), timeout=3000)
+    assert window.docks.calc not in window.tabifiedDockWidgets(window.docks.model)
+    model, calc = window.docks.model.geometry(), window.docks.calc.geometry()
     assert calc.bottom() < model.top() and calc.width() == model.width()
     assert model.width() * model.height() < heatmap.width() * heatmap.height()
 
@@ -582,7 +582,7 @@ def test_a_folded_column_shows_the_whole_table_above_the_blend_not_a_box_of_empt
     w = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
     w.layout_docks()
     qtbot.wait(50)
-    assert w.dock_calc.isVisible() and w.dock_blend.isVisible()
-    assert w.dock_blend not in w.tabifiedDockWidgets(w.dock_calc)
-    assert w.dock_calc.height() <= w.calc.content_height() + 80  # its rows, a title bar and a scroll bar's room
-    assert w.dock_calc.height() < w.height() * 0.4
+    assert w.docks.calc.isVisible() and w.docks.blend.isVisible()
+    assert w.docks.blend not in w.tabifiedDockWidgets(w.docks.calc)
+    assert w.docks.calc.height() <= w.panels.calc.content_height() + 80  # its rows, a title bar and a scroll bar's room
+    assert w.docks.calc.height() < w.height() * 0.4

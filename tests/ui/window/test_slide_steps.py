@@ -52,8 +52,8 @@ def step(window, stage: str) -> None:
 
 
 def main_views(window) -> dict[str, bool]:
-    return {"heatmap": window.heatmap.isVisible(), "plane": window.plane.isVisible(),
-            "blend": window.blend.isVisible()}
+    return {"heatmap": window.heatmap.isVisible(), "plane": window.panels.plane.isVisible(),
+            "blend": window.panels.blend.isVisible()}
 
 
 def test_each_stage_shows_its_main_view_and_no_other(window):
@@ -97,17 +97,17 @@ def _alike(a, b, reach: int = 2) -> bool:
 def test_the_plane_after_a_step_away_and_an_edit_shows_the_current_numbers(window):
     s = window.session
     step(window, "vectors")
-    before = window.plane.plot_widget.grab().toImage()
+    before = window.panels.plane.plot_widget.grab().toImage()
     step(window, "scores")
     q = s.query
     s.set_value("Q", q, 0, float(s.scene.qkv()[0][q, 0]) + 1.5)  # (edited while the plane is hidden)
     s.flush()
     settle()
     step(window, "vectors")
-    head = window.plane.head_view_pos("Q", q)
+    head = window.panels.plane.head_view_pos("Q", q)
     Q = s.scene.qkv()[0]
     assert (head.x(), head.y()) == pytest.approx((float(Q[q, 0]), float(Q[q, 1])))
-    plot = window.plane.plot_widget
+    plot = window.panels.plane.plot_widget
     after = plot.grab().toImage()
     assert _alike(after, _fresh_picture(plot))  # (no stale cached picture on the slide)
     assert not _alike(after, before)  # (the edit shows: the comparison tells them apart)
@@ -116,16 +116,16 @@ def test_the_plane_after_a_step_away_and_an_edit_shows_the_current_numbers(windo
 def test_the_blend_after_a_step_away_and_an_edit_shows_the_current_numbers(window):
     s = window.session
     step(window, "output")
-    before = window.blend.values_plot.grab().toImage()
+    before = window.panels.blend.values_plot.grab().toImage()
     step(window, "weights")
     s.set_value("V", 1, 0, float(s.scene.qkv()[2][1, 0]) - 2.0)
     s.flush()
     settle()
     step(window, "output")
-    assert window.blend.isVisible() and window.blend.revealed() == (True, True)
-    for plot in (window.blend.bars_plot, window.blend.values_plot):
+    assert window.panels.blend.isVisible() and window.panels.blend.revealed() == (True, True)
+    for plot in (window.panels.blend.bars_plot, window.panels.blend.values_plot):
         assert _alike(plot.grab().toImage(), _fresh_picture(plot))
-    assert not _alike(window.blend.values_plot.grab().toImage(), before)
+    assert not _alike(window.panels.blend.values_plot.grab().toImage(), before)
 
 
 class _Sizes(QObject):
@@ -151,8 +151,8 @@ def test_a_step_lays_each_main_view_out_at_its_slide_size_only(window):
     for stage in ROUND:
         step(window, stage)
         view = stage_spec(stage).slide_view
-        sizes.setdefault(view, getattr(window, view).size().toTuple())
-    watch = _Sizes({"heatmap": window.heatmap, "plane": window.plane, "blend": window.blend})
+        sizes.setdefault(view, (window.heatmap if view == "heatmap" else window.panels[view]).size().toTuple())
+    watch = _Sizes({"heatmap": window.heatmap, "plane": window.panels.plane, "blend": window.panels.blend})
     for stage in ROUND:
         step(window, stage)
     # (shown at another view's height first and then resized, a view was laid out and painted twice
@@ -170,15 +170,15 @@ def test_a_step_back_into_the_planes_slide_draws_nothing_anew(window):
     step(window, "scores")
     drawn = []
     for name in ("left", "bottom"):
-        axis = window.plane.plot.getAxis(name)
+        axis = window.panels.plane.plot.getAxis(name)
         paint = axis.paint
         axis.paint = lambda p, *args, paint=paint, name=name: (drawn.append(name), paint(p, *args))
-    keys = window.plane.arrows.keys
+    keys = window.panels.plane.arrows.keys
     paint_keys = keys.paint
     keys.paint = lambda p, *args: (drawn.append("keys"), paint_keys(p, *args))
     step(window, "vectors")
-    window.plane.plot_widget.viewport().repaint()
-    assert window.plane.isVisible()
+    window.panels.plane.plot_widget.viewport().repaint()
+    assert window.panels.plane.isVisible()
     assert drawn == []  # (the axes, their grid and the key arrows replayed from their caches)
 
 
@@ -193,10 +193,10 @@ def test_a_step_back_to_the_heatmaps_slide_places_the_table_for_the_numbers_edit
     window.resize(1600, 900)
     window.layout_docks()
     settle()
-    table, s = window.calc, window.session
+    table, s = window.panels.calc, window.session
 
     def beside() -> bool:
-        return window.dock_calc.widget() is not table and table.isVisible()
+        return window.docks.calc.widget() is not table and table.isVisible()
 
     step(window, "scores")
     assert beside()
@@ -214,9 +214,9 @@ def test_a_step_back_to_the_heatmaps_slide_places_the_table_for_the_numbers_edit
     settle()
     s.set_stage("scores")
     # (in the step's own frame: not beside first, and moved by the table's refit a frame later)
-    assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
+    assert window.docks.calc.widget() is table and window.docks.calc.isVisible() and table.isVisible()
     settle()
-    assert window.dock_calc.widget() is table and window.dock_calc.isVisible() and table.isVisible()
+    assert window.docks.calc.widget() is table and window.docks.calc.isVisible() and table.isVisible()
     assert table.calc_model.text_of(0, "key") == "[−1.23e5, −1.23e5]"  # (the new numbers)
     step(window, "vectors")
     for _ in edits:
