@@ -7,7 +7,7 @@
     win = qkv_studio.show("captured.npz")                                   # q, k, v saved from a model
     win = qkv_studio.show(weights=w, tokens=["the", "cat", "sat"])         # only the weights are known
     scene = qkv_studio.Scene.from_arrays(q, k, v, tokens)                   # no window
-    scene.save("mine.qkv.json")                                             # a session file
+    qkv_studio.save(scene, "mine.qkv.json")                                 # a session file
     qkv_studio.export(scene, "fig.svg", stage="weights", query="sat")       # as `qkv-studio export`
 
 Does :func:`show` block?

@@ -85,6 +85,18 @@ class ExportJob:
         """The query the file shows (the view's)."""
         return self.query
 
+    def figure_options(self) -> FigureOptions:
+        """``options``, which every writer of a figure needs; ValueError for a job without them."""
+        if self.options is None:
+            raise ValueError("a figure export needs its figure options")
+        return self.options
+
+    def pixel_width(self) -> int:
+        """``width``, which every writer of pixels needs; ValueError for a job without one."""
+        if self.width is None:
+            raise ValueError("a raster export needs its width in pixels")
+        return self.width
+
     def motion_options(self) -> MotionOptions:
         """``motion`` (or the defaults) with ``stages`` applied, validated."""
         from dataclasses import replace
@@ -146,19 +158,19 @@ class ExportFormat:
 def _png(job: ExportJob) -> bytes:
     from qkv_studio.export.figures import png_bytes
 
-    return png_bytes(job.scene, job.options, job.width)
+    return png_bytes(job.scene, job.figure_options(), job.pixel_width())
 
 
 def _svg(job: ExportJob) -> bytes:
     from qkv_studio.export.figures import svg_bytes
 
-    return svg_bytes(job.scene, job.options)
+    return svg_bytes(job.scene, job.figure_options())
 
 
 def _pdf(job: ExportJob) -> bytes:
     from qkv_studio.export.figures import pdf_bytes
 
-    return pdf_bytes(job.scene, job.options)
+    return pdf_bytes(job.scene, job.figure_options())
 
 
 def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
@@ -167,8 +179,9 @@ def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
 
         if job.slide is None:
             raise ValueError("a slide export needs the slide to paint (the window's presentation)")
-        slide = job.slide if job.ink is None else with_ink(job.slide, job.ink.strokes(job.options.stage))
-        return slide_bytes(suffix, slide, job.scene, job.options)
+        options = job.figure_options()
+        slide = job.slide if job.ink is None else with_ink(job.slide, job.ink.strokes(options.stage))
+        return slide_bytes(suffix, slide, job.scene, options)
 
     return write
 
@@ -176,7 +189,7 @@ def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
 def _slides_pdf(job: ExportJob) -> bytes:
     from qkv_studio.export.slides import slides_pdf_bytes
 
-    return slides_pdf_bytes(job.scene, job.options, job.stages, query=job.selected_query, ink=job.ink,
+    return slides_pdf_bytes(job.scene, job.figure_options(), job.stages, query=job.selected_query, ink=job.ink,
                             compose=job.compose)
 
 
@@ -185,7 +198,8 @@ def _animation(suffix: str) -> Callable[[ExportJob], bytes]:
         from qkv_studio.export import motion
 
         encode = {".gif": motion.gif_bytes, ".apng": motion.apng_bytes, ".mp4": motion.mp4_bytes}[suffix]
-        return encode(job.scene, job.options, job.motion_options(), job.width, query=job.selected_query)
+        return encode(job.scene, job.figure_options(), job.motion_options(), job.pixel_width(),
+                      query=job.selected_query)
 
     return write
 
@@ -193,8 +207,8 @@ def _animation(suffix: str) -> Callable[[ExportJob], bytes]:
 def _pptx(job: ExportJob) -> bytes:
     from qkv_studio.export.slides import pptx_bytes
 
-    return pptx_bytes(job.scene, job.options, job.stages, job.width, query=job.selected_query, ink=job.ink,
-                      compose=job.compose)
+    return pptx_bytes(job.scene, job.figure_options(), job.stages, job.pixel_width(), query=job.selected_query,
+                      ink=job.ink, compose=job.compose)
 
 
 def _csv(job: ExportJob) -> bytes:
@@ -290,7 +304,7 @@ def writer(fmt: ExportFormat, picture: str | None = None) -> Callable[[ExportJob
         having = [f.suffix for f in formats() if picture in pictures(f)]
         what = PICTURES.get(picture, picture).lower()
         raise ValueError(f"{fmt.suffix} cannot hold {what}: use {spelled(having) or 'another picture'}")
-    if picture == "slide":
+    if picture == "slide" and fmt.slide is not None:
         return fmt.slide
     if picture == "slides":
         return fmt.slides or fmt.write

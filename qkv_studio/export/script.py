@@ -16,7 +16,7 @@ from qkv_studio.core.view import View
 from qkv_studio.export import formats
 
 
-def export(scene: Scene, path: str | os.PathLike, *, stage: str | None = None, query: int | str | None = None,
+def export(scene: Scene, path: str | os.PathLike[str], *, stage: str | None = None, query: int | str | None = None,
            mask: Any = None, scale: bool | None = None, width: int | None = None, theme: str = "light",
            colormap: str = "viridis", heading: str = "") -> Path:
     """Write ``scene`` as ``qkv-studio export`` would: the format follows the suffix of ``path``.

@@ -15,8 +15,9 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QButtonGroup, QGridLayout, QPushButton, QSizePolicy, QStyle, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGE_TITLES, STAGES
-from qkv_studio.core.captions import description_note, head_note
+from qkv_studio.core.captions import head_note
 from qkv_studio.core.cellwise import cell_text
+from qkv_studio.core.presets import description_note
 from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance

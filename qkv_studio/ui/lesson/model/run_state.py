@@ -38,11 +38,12 @@ from qkv_studio.core.models import (
     ModelInputError,
     ModelRun,
     ModelUnavailable,
+    generates,
     get_model,
     models,
 )
 from qkv_studio.core.models.run import Progress, takes_progress
-from qkv_studio.core.models.smollm2 import check_sampling
+from qkv_studio.core.models.sampling import check_sampling
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.view import View
 from qkv_studio.state.session import Session
@@ -172,8 +173,9 @@ class ModelRunState:
 
     @property
     def can_generate(self) -> bool:
-        """True when the chosen model appends tokens one at a time (a causal model with ``start(text)``)."""
-        return bool(self._model.causal) and callable(getattr(self._model, "start", None))
+        """True when the chosen model appends tokens one at a time (the registry's ``generates``: a causal
+        model with ``start(text)``)."""
+        return generates(self._model)
 
     @property
     def generated(self) -> int:
@@ -261,8 +263,8 @@ class ModelRunState:
         extra = {"progress": progress} if progress is not None else {}
         try:
             # a generating model starts a Generation: the run plus its next-token logits and KV cache
-            if self.can_generate:
-                generation = model.start(text, **(extra if takes_progress(model.start) else {}))
+            if generates(model):
+                generation = model.start(text, progress=progress)
                 run = generation.run
             else:
                 generation = None
