@@ -403,7 +403,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
     table's grid and rows follow the Appearance it is bound to (``appearance=`` or ``bind_appearance``)."""
 
     # (None while the editor is still being built: a font may be set before its layout exists)
-    _rows: QVBoxLayout | None = None  # the editor's layout: the head row, the table, the message
+    _lay: QVBoxLayout | None = None  # the editor's layout: the head row, the table, the message
     _head_row: QHBoxLayout | None = None  # the title, the shape and the +/− buttons
 
     def __init__(self, session: Session, name: str, parent=None, *, appearance: Appearance | None = None) -> None:
@@ -446,7 +446,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         lay.addLayout(head)
         lay.addWidget(self.table, 1)
         lay.addWidget(self.message)
-        self._rows, self._head_row = lay, head
+        self._lay, self._head_row = lay, head
         self.model.rejected.connect(self.show_message)
         # No taller than its rows: a taller table showed an empty band under the last row (the grey
         # row-name column running on), three of them down the dock; the splitter keeps the rest.
@@ -603,7 +603,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
     def height_needed(self, *, long_title: bool | None = None) -> int:
         """The height that shows the title row and every row of the table, nothing more: as the title is
         now, or (``long_title``) with the long title or the one-line one.  0 until the title was fitted."""
-        lay, head = self._rows, self._head_row  # (the head: the title row; its title wraps in a narrow dock)
+        lay, head = self._lay, self._head_row  # (the head: the title row; its title wraps in a narrow dock)
         if lay is None or head is None:
             return 0
         margins = lay.contentsMargins()
