@@ -34,10 +34,10 @@ import numpy as np
 
 from qkv_studio.core.models import (
     AttentionModel,
-    Generation,
     ModelInputError,
     ModelRun,
     ModelUnavailable,
+    TokenGeneration,
     generates,
     get_model,
     models,
@@ -69,14 +69,14 @@ class Prepared:
 
     model: AttentionModel
     run: ModelRun
-    generation: Generation | None  # a generating model's Generation, else None
+    generation: TokenGeneration | None  # a generating model's Generation, else None
 
 
 @dataclass(frozen=True, eq=False)
 class PreparedToken:
     """A next token computed for a Generation (off the GUI thread, perhaps), not appended yet."""
 
-    generation: Generation
+    generation: TokenGeneration
     run: ModelRun
     logits: np.ndarray
 
@@ -95,7 +95,7 @@ class ModelRunState:
         self._confirm = confirm
         self._model: AttentionModel = get_model(model) if model is not None else models()[0]
         self._run: ModelRun | None = None
-        self._generation: Generation | None = None  # a generating model's Generation (KV cache) for the run, else None
+        self._generation: TokenGeneration | None = None  # a generating model's Generation for the run, else None
         self._layer = 0
         self._head = 0
         self._shown: Scene | None = None  # the head scene last put into the session
@@ -210,8 +210,8 @@ class ModelRunState:
         check_sampling(temperature, top_k)
         self._temperature, self._top_k = float(temperature), int(top_k)
 
-    def _place(self, run: ModelRun | None = None, generation: Generation | None = None, layer: int | None = None,
-               head: int | None = None) -> Place:
+    def _place(self, run: ModelRun | None = None, generation: TokenGeneration | None = None,
+               layer: int | None = None, head: int | None = None) -> Place:
         """Where the state is now, or (with arguments) where it goes, with the chosen model."""
         if run is None:
             return Place(self._run, self._generation, self._layer, self._head, self._model)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtGui import QUndoCommand
 
-from qkv_studio.core.models import AttentionModel, Generation, ModelRun
+from qkv_studio.core.models import AttentionModel, ModelRun, TokenGeneration
 from qkv_studio.core.scene import Scene
 from qkv_studio.state.session import SceneEdit, Session
 
@@ -29,7 +29,7 @@ class Place(NamedTuple):
     """Where the model state is: its run, Generation (or None), layer and head, and the model."""
 
     run: ModelRun | None
-    generation: Generation | None
+    generation: TokenGeneration | None
     layer: int
     head: int
     model: AttentionModel | None = None  # the registry entry (None: whichever is chosen)
