@@ -147,9 +147,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
     frozenset({"qkv_studio.ui.window.actions", "qkv_studio.ui.window.keys", "qkv_studio.ui.window.main_window",
                "qkv_studio.ui.window.menus", "qkv_studio.ui.window.slide_picture"}):
         "issue 31 item 3: the typed window (its parts get narrow interfaces instead of the window)",
-    frozenset({"qkv_studio.reliability", "qkv_studio.reliability.recovery"}):
-        "issue 31 item 6: recovery.restore imports attach() back from reliability/__init__.py, which imports "
-        "recovery (the fix: attach() and its helpers in a module of their own)",
 }
 
 
