@@ -16,6 +16,7 @@ query rows recomputes only those rows, in place, in the Session's own :class:`Li
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -53,22 +54,21 @@ class LiveResult:
     its name.
     """
 
-    __slots__ = ("_arrays", "_own", "blocked", "d_k", "scale")
+    __slots__ = (*ROW_FIELDS, "_own", "blocked", "d_k", "scale")
 
     def __init__(self, result: AttentionResult) -> None:
         self.d_k = result.d_k
         self.scale = result.scale
         self.blocked = _read_only(result.blocked)
         self._own: dict[str, np.ndarray] | None = None
-        self._arrays = {name: _read_only(getattr(result, name)) for name in ROW_FIELDS}
+        self._expose({name: getattr(result, name) for name in ROW_FIELDS})
 
-    def __getattr__(self, name: str) -> np.ndarray:
-        """A per-query field of the result (``weights`` …), read-only."""
-        arrays: dict[str, np.ndarray] = self.__getattribute__("_arrays")  # (not through __getattr__ again)
-        try:
-            return arrays[name]
-        except KeyError:
-            raise AttributeError(f"an attention result has no {name!r}") from None
+    if TYPE_CHECKING:  # (the per-query fields are slots set by their names: this tells the type checker so)
+        def __getattr__(self, name: str) -> np.ndarray: ...
+
+    def _expose(self, arrays: dict[str, np.ndarray]) -> None:
+        for name, a in arrays.items():
+            setattr(self, name, _read_only(a))
 
     @property
     def n(self) -> int:
@@ -76,13 +76,14 @@ class LiveResult:
 
     def stage(self, name: str) -> np.ndarray:
         """The n×n matrix shown for a stage (as :meth:`AttentionResult.stage`)."""
-        return self._arrays[shown_matrix(name)]
+        shown: np.ndarray = getattr(self, shown_matrix(name))
+        return shown
 
     def write_rows(self, rows: np.ndarray, part: AttentionResult) -> None:
         """Overwrite query ``rows`` with ``part`` (computed for those rows alone); for the Session only."""
         if self._own is None:  # (the scene's result is shared with the undo history: copy it once)
-            self._own = {name: np.array(a) for name, a in self._arrays.items()}
-            self._arrays = {name: _read_only(a) for name, a in self._own.items()}
+            self._own = {name: np.array(getattr(self, name)) for name in ROW_FIELDS}
+            self._expose(self._own)
         for name, own in self._own.items():
             own[rows] = getattr(part, name)
 
