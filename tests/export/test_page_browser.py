@@ -370,3 +370,28 @@ def test_tap_on_a_touch_screen(browser, lesson_page):
         _check_numbers(opened)
     finally:
         opened.close()
+
+
+def test_swipe_with_a_finger_steps_the_stages(browser, lesson_page):
+    opened = Opened(browser, lesson_page, SIZES["phone"], touch=True)
+    page = opened.page
+    try:
+        cdp = page.context.new_cdp_session(page)
+        box = page.locator(".qkv-caption").bounding_box()
+        y = box["y"] + box["height"] / 2
+
+        def swipe(x0: float, x1: float) -> None:
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
+            for t in range(1, 6):
+                x = x0 + (x1 - x0) * t / 5
+                cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+        swipe(box["x"] + box["width"] - 10, box["x"] + 10)  # right to left: the next stage
+        assert opened.doc()["stage"] == "output"
+        swipe(box["x"] + 10, box["x"] + box["width"] - 10)
+        swipe(box["x"] + 10, box["x"] + box["width"] - 10)
+        assert opened.doc()["stage"] == "scaled"
+        _check_numbers(opened)
+    finally:
+        opened.close()
