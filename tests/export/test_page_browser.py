@@ -349,6 +349,12 @@ def test_everything_from_the_keyboard(browser, lesson_page):
         page.get_by_role("button", name="Query the").focus()
         page.keyboard.press("Space")
         assert opened.doc()["query"] == 0
+        page.get_by_label("Drag k cat").focus()  # the plane's arrows from the keyboard: 0.1 a press
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowUp")
+        assert opened.doc()["K"][1] == [1.9, 1.1] and opened.doc()["query"] == 0  # (the keys moved the arrow only)
+        page.keyboard.press("Shift+ArrowDown")
+        assert opened.doc()["K"][1] == [1.9, 0.1]
         page.get_by_role("checkbox", name="Causal mask").focus()
         page.keyboard.press("Space")
         assert opened.doc()["mask"] == "causal"

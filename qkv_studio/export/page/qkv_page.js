@@ -707,6 +707,18 @@ export function mount(root, data, onchange = null) {
       if (!direct) return;
       const handle = el("circle", { cx: X(p[0]), cy: Y(p[1]), r: 14, class: `qkv-handle ${cls}`, tabindex: "0",
         role: "slider", "aria-label": `Drag ${label}`, "aria-valuetext": fmtVector(p) });
+      // From the keyboard: the arrows move the tip by 0.1 (with Shift by 1), each press one undo step.
+      handle.addEventListener("keydown", (e) => {
+        const move = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] }[e.key];
+        if (!move) return;
+        e.preventDefault(); e.stopPropagation();
+        const step = e.shiftKey ? 1 : 0.1;
+        const cur = shownScene(app.doc, app.doc.head || 0)[name === "Q" ? "q" : "k"][row];
+        app.focusHandle = `Drag ${label}`;
+        app.setVector(name, row, [colBase, colBase + 1],
+          [Number((cur[0] + move[0] * step).toFixed(6)), Number((cur[1] + move[1] * step).toFixed(6))], null);
+      });
+      if (app.focusHandle === `Drag ${label}`) { app.focusHandle = null; queueMicrotask(() => handle.focus()); }
       handle.addEventListener("pointerdown", (e) => {
         e.preventDefault(); e.stopPropagation(); handle.setPointerCapture(e.pointerId);
         const key = `drag:${name}:${row}:${e.pointerId}:${Date.now()}`;
@@ -724,7 +736,8 @@ export function mount(root, data, onchange = null) {
     s.k.forEach((p, j) => arrow(p, "qkv-k", `k ${s.labels[j]}`, "K", j));
     arrow(s.q[query], "qkv-q", `q ${s.labels[query]}`, "Q", query);
     els.plane.replaceChildren(h("h2", {}, "The vector plane"), svg,
-      h("p", { class: "qkv-small" }, direct ? "Drag the tip of q or of a key k." : "Q and K come from X·W here: edit X or W below."));
+      h("p", { class: "qkv-small" }, direct ? "Drag the tip of q or of a key k (or focus it and use the arrow keys)."
+        : "Q and K come from X·W here: edit X or W below."));
   }
 
   function drawEditors(doc) {
