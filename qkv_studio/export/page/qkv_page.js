@@ -550,6 +550,18 @@ export function mount(root, data, onchange = null) {
     return stageNames.indexOf(stage) >= at;
   }
 
+  // How wide a token's name is written in the heatmap's headers (0.9 rem, semi-bold), measured on a canvas:
+  // no layout of the page is forced for it.
+  let measurer = null;
+  function textWidth(text, where) {
+    if (!measurer) {
+      const style = getComputedStyle(where);
+      measurer = document.createElement("canvas").getContext("2d");
+      measurer.font = `600 ${0.9 * parseFloat(getComputedStyle(document.documentElement).fontSize)}px ${style.fontFamily}`;
+    }
+    return measurer.measureText(text).width;
+  }
+
   // The heatmap: a table built when the tokens or the stage's shape change, its cells updated in place on
   // every edit (a 64-token scene has 4096 of them); one click listener picks the query.
   let heat = null;
@@ -586,10 +598,7 @@ export function mount(root, data, onchange = null) {
     // a wider map than the screen pans inside its frame.
     // Token names are never broken: the row names' column is as wide as the longest (measured), and the
     // column names stand upright when they are wider than a cell.
-    const probe = h("span", { class: "qkv-probe" }, s.labels.reduce((a, b) => (b.length > a.length ? b : a), ""));
-    els.heatWrap.append(probe);
-    const nameWidth = Math.ceil(probe.getBoundingClientRect().width);
-    probe.remove();
+    const nameWidth = Math.ceil(Math.max(0, ...s.labels.map((label) => textWidth(label, els.heatWrap))));
     const rowHead = Math.max(56, nameWidth + 22);
     const free = (els.heatWrap.clientWidth || 360) - rowHead - 8;
     const size = Math.max(44, Math.min(96, Math.floor(free / (n + (spec.row_sums ? 1 : 0)) - 2)));
