@@ -401,3 +401,29 @@ def test_swipe_with_a_finger_steps_the_stages(browser, lesson_page):
         _check_numbers(opened)
     finally:
         opened.close()
+
+
+def test_the_pages_own_policy_lets_it_work(browser, lesson_page, tmp_path):
+    """Under its Content Security Policy (no request of any kind) everything the page does still works: no
+    violation is reported while a student edits, steps, drags and saves."""
+    opened = Opened(browser, lesson_page, SIZES["laptop"], downloads=True, policy=True)
+    page = opened.page
+    try:
+        page.evaluate("() => { globalThis.violations = []; document.addEventListener('securitypolicyviolation', "
+                      "e => violations.push(e.violatedDirective + ' ' + e.blockedURI)); }")
+        cell = page.get_by_label("Q the, column 2")
+        cell.fill("2")
+        cell.press("Enter")
+        page.get_by_role("button", name="Next stage").click()
+        handle = page.get_by_label("Drag k mat").bounding_box()
+        page.mouse.move(handle["x"] + 14, handle["y"] + 14)
+        page.mouse.down()
+        page.mouse.move(handle["x"] + 40, handle["y"] + 30, steps=3)
+        page.mouse.up()
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Save a copy of this page with my version").click()
+        info.value.save_as(tmp_path / "copy.html")
+        assert page.evaluate("violations") == [] and opened.errors == []
+        _check_numbers(opened)
+    finally:
+        opened.close()

@@ -552,13 +552,12 @@ export function mount(root, data, onchange = null) {
 
   // How wide a token's name is written in the heatmap's headers (0.9 rem, semi-bold), measured on a canvas:
   // no layout of the page is forced for it.
+  // How wide a token's name is written in the heatmap's headers (0.9 rem, semi-bold: the style sheet's
+  // font), measured on a canvas: no style or layout of the page is forced for it.
+  const HEADER_FONT = '600 14.4px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif';
   let measurer = null;
-  function textWidth(text, where) {
-    if (!measurer) {
-      const style = getComputedStyle(where);
-      measurer = document.createElement("canvas").getContext("2d");
-      measurer.font = `600 ${0.9 * parseFloat(getComputedStyle(document.documentElement).fontSize)}px ${style.fontFamily}`;
-    }
+  function textWidth(text) {
+    if (!measurer) { measurer = document.createElement("canvas").getContext("2d"); measurer.font = HEADER_FONT; }
     return measurer.measureText(text).width;
   }
 
@@ -598,14 +597,31 @@ export function mount(root, data, onchange = null) {
     // a wider map than the screen pans inside its frame.
     // Token names are never broken: the row names' column is as wide as the longest (measured), and the
     // column names stand upright when they are wider than a cell.
-    const nameWidth = Math.ceil(Math.max(0, ...s.labels.map((label) => textWidth(label, els.heatWrap))));
+    // The cells' size is the style sheet's (the frame's width shared out, 44–96 px: --cols, --rowhead);
+    // whether the column names stand upright is decided once the frame's width is known (fitHeatmap).
+    const nameWidth = Math.ceil(Math.max(0, ...s.labels.map((label) => textWidth(label))));
     const rowHead = Math.max(56, nameWidth + 22);
-    const free = (els.heatWrap.clientWidth || 360) - rowHead - 8;
-    const size = Math.max(44, Math.min(96, Math.floor(free / (n + (spec.row_sums ? 1 : 0)) - 2)));
-    t.style.setProperty("--cell", `${size}px`);
+    const columns = n + (spec.row_sums ? 1 : 0);
     t.style.setProperty("--rowhead", `${rowHead}px`);
-    t.classList.toggle("qkv-upright", nameWidth + 6 > size);
-    return { key: heatKey(s, spec), table: t, cap, rows, cells, sums, buttons, query: -1 };
+    t.style.setProperty("--cols", String(columns));
+    const built = { key: heatKey(s, spec), table: t, cap, rows, cells, sums, buttons, query: -1, nameWidth, rowHead,
+      cols: columns };
+    fitHeatmap(built, els.heatWrap.lastWidth);
+    return built;
+  }
+
+  // Column names upright when they are wider than a cell at the frame's width (`width`: the frame's width as
+  // last observed; before the first layout, an estimate from the window's).
+  function fitHeatmap(built, width) {
+    const frame = width || Math.min(window.innerWidth, 1400) - 24;
+    const size = Math.max(44, Math.min(96, Math.floor((frame - built.rowHead - 8) / built.cols - 2)));
+    built.table.classList.toggle("qkv-upright", built.nameWidth + 6 > size);
+  }
+  if (typeof ResizeObserver === "function") {
+    new ResizeObserver((entries) => {
+      els.heatWrap.lastWidth = entries[entries.length - 1].contentRect.width;
+      if (heat) fitHeatmap(heat, els.heatWrap.lastWidth);
+    }).observe(els.heatWrap);
   }
   const heatKey = (s, spec) => JSON.stringify([s.labels, spec.row_sums]);
 
