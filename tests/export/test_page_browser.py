@@ -59,6 +59,9 @@ def test_lesson_opens_offline_with_the_lessons_numbers(browser, lesson_page, siz
         # Readable: nothing scrolls sideways; every control a finger can hit (≥ 44 px); the heatmap the
         # largest picture.
         assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size][0]
+        # The lesson's 4 tokens fit: its heatmap does not even pan.
+        assert page.evaluate("() => { const f = document.querySelector('.qkv-heatwrap'); "
+                             "return f.scrollWidth <= f.clientWidth; }")
         small = page.eval_on_selector_all(
             "button, input:not([type=checkbox]), .qkv-check",  # (a check box's target is its whole label)
             "els => els.filter(e => e.offsetParent !== null).map(e => [e.getAttribute('aria-label') || e.textContent,"

@@ -614,7 +614,7 @@ export function mount(root, data, onchange = null) {
   // last observed; before the first layout, an estimate from the window's).
   function fitHeatmap(built, width) {
     const frame = width || Math.min(window.innerWidth, 1400) - 24;
-    const size = Math.max(44, Math.min(96, Math.floor((frame - built.rowHead - 8) / built.cols - 2)));
+    const size = Math.max(44, Math.min(96, Math.floor((frame - built.rowHead - 8) / built.cols - 4)));
     built.table.classList.toggle("qkv-upright", built.nameWidth + 6 > size);
   }
   if (typeof ResizeObserver === "function") {
