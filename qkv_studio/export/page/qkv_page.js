@@ -617,12 +617,12 @@ export function mount(root, data, onchange = null) {
     const size = Math.max(44, Math.min(96, Math.floor((frame - built.rowHead - 8) / built.cols - 4)));
     built.table.classList.toggle("qkv-upright", built.nameWidth + 6 > size);
   }
-  if (typeof ResizeObserver === "function") {
-    new ResizeObserver((entries) => {
-      els.heatWrap.lastWidth = entries[entries.length - 1].contentRect.width;
-      if (heat) fitHeatmap(heat, els.heatWrap.lastWidth);
-    }).observe(els.heatWrap);
-  }
+  const resizes = typeof ResizeObserver === "function" ? new ResizeObserver((entries) => {
+    els.heatWrap.lastWidth = entries[entries.length - 1].contentRect.width;
+    if (heat) fitHeatmap(heat, els.heatWrap.lastWidth);
+  }) : null;
+  if (resizes) resizes.observe(els.heatWrap);
+  app.destroy = () => { if (resizes) resizes.disconnect(); root.replaceChildren(); };
   const heatKey = (s, spec) => JSON.stringify([s.labels, spec.row_sums]);
 
   function drawHeatmap(s, spec, query) {
@@ -883,7 +883,7 @@ export function render({ model, el }) {
     if (JSON.stringify(doc) !== JSON.stringify(app.doc)) { app.scenes[app.index] = doc; app.draw(false); }
   });
 
-  return () => { el.innerHTML = ""; };
+  return () => app.destroy();
 }
 
 export const CORE = { fmt, fmtFixed, fmtVector, cellText, pyFixed, pyGeneral, parseNumber, compute, shownScene, caption, tokenLabels };
