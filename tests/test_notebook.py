@@ -89,7 +89,7 @@ def test_front_end_half_of_the_widget_in_chromium(browser, tmp_path):
                                  .replace("<", "\\u003c")),  # (the data holds a whole page: no "</script>" here)
                     encoding="utf-8")
     opened = Opened.__new__(Opened)
-    opened.context = browser.new_context(viewport={"width": 390, "height": 844})
+    opened.context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     opened.page = opened.context.new_page()
     errors = []
     opened.page.on("pageerror", lambda e: errors.append(str(e)))

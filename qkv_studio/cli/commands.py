@@ -111,7 +111,8 @@ def _export_deck_page(args: argparse.Namespace, out) -> int:
     from qkv_studio.export import formats
     from qkv_studio.export.page import page_bytes
 
-    if formats.get(out.suffix).kind != "page":
+    fmt = formats.get(out.suffix)
+    if fmt is None or fmt.kind != "page":
         raise CliError(f"--deck is for the interactive page: -o NAME{formats.spelled(formats.suffixes('page'))} "
                        f"(each scene of a deck as it opens, one page)")
     if args.file is not None or args.preset is not None or getattr(args, "model", None) is not None:

@@ -53,9 +53,12 @@ class Opened:
     """A page opened from disk, with every request it made (``requests``) and its errors (``errors``)."""
 
     def __init__(self, browser, path: Path, size=(390, 844), scheme: str = "light", downloads: bool = False,
-                 touch: bool = False):
+                 touch: bool = False, policy: bool = False):
+        # bypass_csp: the page's own policy would block a request before it is made (and Playwright's polling);
+        # without it every request the page tries is seen, so "no request" is the page's doing, not the policy's.
         self.context = browser.new_context(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme,
-                                           accept_downloads=downloads, has_touch=touch, is_mobile=touch)
+                                           accept_downloads=downloads, has_touch=touch, is_mobile=touch,
+                                           bypass_csp=not policy)
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.errors: list[str] = []
@@ -64,7 +67,8 @@ class Opened:
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.url = path.resolve().as_uri()
         self.page.goto(self.url)
-        self.page.wait_for_function("globalThis.qkvApp !== undefined && qkvApp.ready")
+        # (a function, not a string: under the page's own policy Playwright may not evaluate strings)
+        self.page.wait_for_function("() => globalThis.qkvApp !== undefined && qkvApp.ready")
 
     def foreign_requests(self) -> list[str]:
         """Requests to anything but the page's own file (the network, another file)."""

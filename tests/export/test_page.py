@@ -149,6 +149,11 @@ def test_command_line_refusals(tmp_path):
     assert r.returncode != 0 and "not both" in r.stderr
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "x.png").exists()
     assert "Traceback" not in r.stderr
+    broken = tmp_path / "broken.json"
+    write_deck(["preset:lesson", "gone.qkv.json"], broken)
+    r = _cli("export", "--deck", str(broken), "-o", str(tmp_path / "x.html"))
+    assert r.returncode != 0 and "scene 2 (gone.qkv.json)" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x.html").exists()
 
 
 def test_saved_session_format_is_the_apps(tmp_path):

@@ -59,6 +59,9 @@ def test_lesson_opens_offline_with_the_lessons_numbers(browser, lesson_page, siz
         # Readable: nothing scrolls sideways; every control a finger can hit (≥ 44 px); the heatmap the
         # largest picture.
         assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size][0]
+        # The lesson's 4 tokens fit: its heatmap does not even pan.
+        assert page.evaluate("() => { const f = document.querySelector('.qkv-heatwrap'); "
+                             "return f.scrollWidth <= f.clientWidth; }")
         small = page.eval_on_selector_all(
             "button, input:not([type=checkbox]), .qkv-check",  # (a check box's target is its whole label)
             "els => els.filter(e => e.offsetParent !== null).map(e => [e.getAttribute('aria-label') || e.textContent,"
@@ -349,6 +352,12 @@ def test_everything_from_the_keyboard(browser, lesson_page):
         page.get_by_role("button", name="Query the").focus()
         page.keyboard.press("Space")
         assert opened.doc()["query"] == 0
+        page.get_by_label("Drag k cat").focus()  # the plane's arrows from the keyboard: 0.1 a press
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowUp")
+        assert opened.doc()["K"][1] == [1.9, 1.1] and opened.doc()["query"] == 0  # (the keys moved the arrow only)
+        page.keyboard.press("Shift+ArrowDown")
+        assert opened.doc()["K"][1] == [1.9, 0.1]
         page.get_by_role("checkbox", name="Causal mask").focus()
         page.keyboard.press("Space")
         assert opened.doc()["mask"] == "causal"
@@ -367,6 +376,57 @@ def test_tap_on_a_touch_screen(browser, lesson_page):
         assert opened.doc()["query"] == 1
         page.get_by_role("button", name="Stage: blend").tap()
         assert opened.doc()["stage"] == "output"
+        _check_numbers(opened)
+    finally:
+        opened.close()
+
+
+def test_swipe_with_a_finger_steps_the_stages(browser, lesson_page):
+    opened = Opened(browser, lesson_page, SIZES["phone"], touch=True)
+    page = opened.page
+    try:
+        cdp = page.context.new_cdp_session(page)
+        box = page.locator(".qkv-caption").bounding_box()
+        y = box["y"] + box["height"] / 2
+
+        def swipe(x0: float, x1: float) -> None:
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
+            for t in range(1, 6):
+                x = x0 + (x1 - x0) * t / 5
+                cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+        swipe(box["x"] + box["width"] - 10, box["x"] + 10)  # right to left: the next stage
+        assert opened.doc()["stage"] == "output"
+        swipe(box["x"] + 10, box["x"] + box["width"] - 10)
+        swipe(box["x"] + 10, box["x"] + box["width"] - 10)
+        assert opened.doc()["stage"] == "scaled"
+        _check_numbers(opened)
+    finally:
+        opened.close()
+
+
+def test_the_pages_own_policy_lets_it_work(browser, lesson_page, tmp_path):
+    """Under its Content Security Policy (no request of any kind) everything the page does still works: no
+    violation is reported while a student edits, steps, drags and saves."""
+    opened = Opened(browser, lesson_page, SIZES["laptop"], downloads=True, policy=True)
+    page = opened.page
+    try:
+        page.evaluate("() => { globalThis.violations = []; document.addEventListener('securitypolicyviolation', "
+                      "e => violations.push(e.violatedDirective + ' ' + e.blockedURI)); }")
+        cell = page.get_by_label("Q the, column 2")
+        cell.fill("2")
+        cell.press("Enter")
+        page.get_by_role("button", name="Next stage").click()
+        handle = page.get_by_label("Drag k mat").bounding_box()
+        page.mouse.move(handle["x"] + 14, handle["y"] + 14)
+        page.mouse.down()
+        page.mouse.move(handle["x"] + 40, handle["y"] + 30, steps=3)
+        page.mouse.up()
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Save a copy of this page with my version").click()
+        info.value.save_as(tmp_path / "copy.html")
+        assert page.evaluate("violations") == [] and opened.errors == []
         _check_numbers(opened)
     finally:
         opened.close()

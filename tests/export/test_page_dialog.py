@@ -31,13 +31,14 @@ def _entry(path):
 
 
 def test_dialog_offers_and_writes_the_page(qtbot, tmp_path):
-    window = MainWindow(load_preset("multihead"), view=View(query=3, stage="scores", head=1))
+    window = MainWindow(load_preset("multihead"), view=View(query=3, stage="weights", head=1))
     qtbot.addWidget(window)
     dialog = ExportDialog(window)
     qtbot.addWidget(dialog)
     index = dialog.format_combo.findData(".html")
     assert index >= 0 and "Interactive page" in dialog.format_combo.itemText(index)
     dialog.format_combo.setCurrentIndex(index)
+    dialog.stage_combo.setCurrentIndex(dialog.stage_combo.findData("scores"))  # (the window shows the weights)
     written = dialog.export_to(tmp_path / "lecture.html")
     assert written == [tmp_path / "lecture.html"]
     entry = _entry(written[0])

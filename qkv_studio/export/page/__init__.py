@@ -84,7 +84,7 @@ def check_scene(scene: Scene, where: str = "") -> None:
                          f"{scene.n} (export a shorter text, or a figure)")
     with np.errstate(over="ignore", invalid="ignore"):
         if scene.mode == "projection":
-            products = [scene.x @ w for w in (scene.wq, scene.wk, scene.wv)]
+            products = [scene.matrix("X") @ scene.matrix(w) for w in ("Wq", "Wk", "Wv")]
         else:
             products = []
         q, k, v = scene.qkv()

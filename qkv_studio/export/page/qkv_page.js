@@ -550,6 +550,17 @@ export function mount(root, data, onchange = null) {
     return stageNames.indexOf(stage) >= at;
   }
 
+  // How wide a token's name is written in the heatmap's headers (0.9 rem, semi-bold), measured on a canvas:
+  // no layout of the page is forced for it.
+  // How wide a token's name is written in the heatmap's headers (0.9 rem, semi-bold: the style sheet's
+  // font), measured on a canvas: no style or layout of the page is forced for it.
+  const HEADER_FONT = '600 14.4px system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif';
+  let measurer = null;
+  function textWidth(text) {
+    if (!measurer) { measurer = document.createElement("canvas").getContext("2d"); measurer.font = HEADER_FONT; }
+    return measurer.measureText(text).width;
+  }
+
   // The heatmap: a table built when the tokens or the stage's shape change, its cells updated in place on
   // every edit (a 64-token scene has 4096 of them); one click listener picks the query.
   let heat = null;
@@ -586,18 +597,32 @@ export function mount(root, data, onchange = null) {
     // a wider map than the screen pans inside its frame.
     // Token names are never broken: the row names' column is as wide as the longest (measured), and the
     // column names stand upright when they are wider than a cell.
-    const probe = h("span", { class: "qkv-probe" }, s.labels.reduce((a, b) => (b.length > a.length ? b : a), ""));
-    els.heatWrap.append(probe);
-    const nameWidth = Math.ceil(probe.getBoundingClientRect().width);
-    probe.remove();
+    // The cells' size is the style sheet's (the frame's width shared out, 44–96 px: --cols, --rowhead);
+    // whether the column names stand upright is decided once the frame's width is known (fitHeatmap).
+    const nameWidth = Math.ceil(Math.max(0, ...s.labels.map((label) => textWidth(label))));
     const rowHead = Math.max(56, nameWidth + 22);
-    const free = (els.heatWrap.clientWidth || 360) - rowHead - 8;
-    const size = Math.max(44, Math.min(96, Math.floor(free / (n + (spec.row_sums ? 1 : 0)) - 2)));
-    t.style.setProperty("--cell", `${size}px`);
+    const columns = n + (spec.row_sums ? 1 : 0);
     t.style.setProperty("--rowhead", `${rowHead}px`);
-    t.classList.toggle("qkv-upright", nameWidth + 6 > size);
-    return { key: heatKey(s, spec), table: t, cap, rows, cells, sums, buttons, query: -1 };
+    t.style.setProperty("--cols", String(columns));
+    const built = { key: heatKey(s, spec), table: t, cap, rows, cells, sums, buttons, query: -1, nameWidth, rowHead,
+      cols: columns };
+    fitHeatmap(built, els.heatWrap.lastWidth);
+    return built;
   }
+
+  // Column names upright when they are wider than a cell at the frame's width (`width`: the frame's width as
+  // last observed; before the first layout, an estimate from the window's).
+  function fitHeatmap(built, width) {
+    const frame = width || Math.min(window.innerWidth, 1400) - 24;
+    const size = Math.max(44, Math.min(96, Math.floor((frame - built.rowHead - 8) / built.cols - 4)));
+    built.table.classList.toggle("qkv-upright", built.nameWidth + 6 > size);
+  }
+  const resizes = typeof ResizeObserver === "function" ? new ResizeObserver((entries) => {
+    els.heatWrap.lastWidth = entries[entries.length - 1].contentRect.width;
+    if (heat) fitHeatmap(heat, els.heatWrap.lastWidth);
+  }) : null;
+  if (resizes) resizes.observe(els.heatWrap);
+  app.destroy = () => { if (resizes) resizes.disconnect(); root.replaceChildren(); };
   const heatKey = (s, spec) => JSON.stringify([s.labels, spec.row_sums]);
 
   function drawHeatmap(s, spec, query) {
@@ -707,6 +732,18 @@ export function mount(root, data, onchange = null) {
       if (!direct) return;
       const handle = el("circle", { cx: X(p[0]), cy: Y(p[1]), r: 14, class: `qkv-handle ${cls}`, tabindex: "0",
         role: "slider", "aria-label": `Drag ${label}`, "aria-valuetext": fmtVector(p) });
+      // From the keyboard: the arrows move the tip by 0.1 (with Shift by 1), each press one undo step.
+      handle.addEventListener("keydown", (e) => {
+        const move = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] }[e.key];
+        if (!move) return;
+        e.preventDefault(); e.stopPropagation();
+        const step = e.shiftKey ? 1 : 0.1;
+        const cur = shownScene(app.doc, app.doc.head || 0)[name === "Q" ? "q" : "k"][row];
+        app.focusHandle = `Drag ${label}`;
+        app.setVector(name, row, [colBase, colBase + 1],
+          [Number((cur[0] + move[0] * step).toFixed(6)), Number((cur[1] + move[1] * step).toFixed(6))], null);
+      });
+      if (app.focusHandle === `Drag ${label}`) { app.focusHandle = null; queueMicrotask(() => handle.focus()); }
       handle.addEventListener("pointerdown", (e) => {
         e.preventDefault(); e.stopPropagation(); handle.setPointerCapture(e.pointerId);
         const key = `drag:${name}:${row}:${e.pointerId}:${Date.now()}`;
@@ -724,7 +761,8 @@ export function mount(root, data, onchange = null) {
     s.k.forEach((p, j) => arrow(p, "qkv-k", `k ${s.labels[j]}`, "K", j));
     arrow(s.q[query], "qkv-q", `q ${s.labels[query]}`, "Q", query);
     els.plane.replaceChildren(h("h2", {}, "The vector plane"), svg,
-      h("p", { class: "qkv-small" }, direct ? "Drag the tip of q or of a key k." : "Q and K come from X·W here: edit X or W below."));
+      h("p", { class: "qkv-small" }, direct ? "Drag the tip of q or of a key k (or focus it and use the arrow keys)."
+        : "Q and K come from X·W here: edit X or W below."));
   }
 
   function drawEditors(doc) {
@@ -845,7 +883,7 @@ export function render({ model, el }) {
     if (JSON.stringify(doc) !== JSON.stringify(app.doc)) { app.scenes[app.index] = doc; app.draw(false); }
   });
 
-  return () => { el.innerHTML = ""; };
+  return () => app.destroy();
 }
 
 export const CORE = { fmt, fmtFixed, fmtVector, cellText, pyFixed, pyGeneral, parseNumber, compute, shownScene, caption, tokenLabels };

@@ -62,8 +62,9 @@ def do_export(dialog) -> list[Path]:
         from qkv_studio.core.view import View
         from qkv_studio.export.page import export_page
 
+        opened = dialog.options()  # (the dialog's stage and query: where the page opens)
         s = dialog.window_.session
-        export_page([(s.scene, View(s.query, s.stage, s.head))], paths[0])
+        export_page([(s.scene, View(opened.query, opened.stage, s.head))], paths[0])
         return paths
     options, width = export_options_from_dialog(dialog)
     scene = dialog.scene
