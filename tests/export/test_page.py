@@ -95,7 +95,7 @@ def test_python_api_writes_it(tmp_path):
 
 def test_command_line_every_source(tmp_path):
     lesson = tmp_path / "mine.qkv.json"
-    load_preset("causal").save(lesson, View(query=3, stage="scaled"))
+    qkv_studio.save(load_preset("causal"), lesson, View(query=3, stage="scaled"))
     runs = {
         "preset": ["--preset", "multihead"],
         "file": [str(lesson)],
@@ -127,7 +127,7 @@ def test_command_line_qkv_file(tmp_path):
 
 def test_command_line_deck_is_one_page_in_order(tmp_path):
     mine = tmp_path / "mine.qkv.json"
-    load_preset("projection").save(mine)
+    qkv_studio.save(load_preset("projection"), mine)
     deck = tmp_path / "lecture.qkvdeck.json"
     write_deck(["preset:lesson", "preset:causal", "mine.qkv.json"], deck)
     out = tmp_path / "lecture.html"
