@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BadJSON", "UnreadableFile", "check_path_text", "check_regular", "hash_regular", "is_regular_or_missing",
-           "json_depth", "loads_json", "read_regular"]
+__all__ = ["BadJSON", "UnreadableFile", "check_kind", "check_path_text", "check_regular", "hash_regular",
+           "is_regular_or_missing", "json_depth", "loads_json", "read_regular"]
 
 _CHUNK = 1 << 20
 
@@ -217,6 +217,30 @@ def read_regular(path: str | os.PathLike, cap: int, *, what: str = "file") -> by
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def check_kind(path: str | os.PathLike, cap: int, *, what: str = "file") -> str | None:
+    """Why ``path`` cannot be read as a regular file of at most ``cap`` bytes, judged from its status alone
+    (nothing is opened, so a FIFO never blocks): "no such file", "is a named pipe …", or None if it can."""
+    problem = check_path_text(path)
+    if problem is not None:
+        return problem
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return _os_problem(exc)
+    except ValueError:
+        return "the name cannot be used as a file name"
+    if not stat.S_ISREG(st.st_mode):
+        return _kind(st.st_mode)
+    if st.st_size > cap:
+        return (f"the file is larger than {_size_text(cap)} ({st.st_size:,} bytes); "
+                f"a {what} is at most {_size_text(cap)}")
+    if st.st_size == 0:
+        return "the file is empty"
+    if not os.access(path, os.R_OK):
+        return "permission denied: the file cannot be read"
+    return None
 
 
 def is_regular_or_missing(path: str | os.PathLike) -> bool:
