@@ -32,7 +32,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from qkv_studio.core import STAGES, Scene
+from qkv_studio.core import STAGES, Scene, progress
 from qkv_studio.core.describe import describe
 from qkv_studio.core.stages import stage_spec
 
@@ -130,7 +130,8 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
         if compose is not None:  # the presentation slide with its ink, over the whole slide (and its title)
             from qkv_studio.export.slide import slide_bytes
 
-            data = slide_bytes(".png", _inked(ink, compose, stage), shown, opts)
+            with progress.part((k - 1) / len(stages), k / len(stages), f"slide {k} of {len(stages)}"):
+                data = slide_bytes(".png", _inked(ink, compose, stage), shown, opts)
             area_w, area_h, top = SLIDE_PT[0], SLIDE_PT[1], 0.0
         else:  # the picture fills the slide below the title, keeping its aspect
             data = png_bytes(shown, opts, width)
@@ -199,7 +200,8 @@ def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, q
             if k > 1:
                 writer.newPage()
             if compose is not None:
-                _paint_slide_page(painter, _inked(ink, compose, stage), full.width(), full.height())
+                with progress.part((k - 1) / len(stages), k / len(stages), f"page {k} of {len(stages)}"):
+                    _paint_slide_page(painter, _inked(ink, compose, stage), full.width(), full.height())
                 continue
             opts = replace(options, stage=stage, query=query).validated()
             if opts.background == "transparent":  # (a PDF page is opaque)
