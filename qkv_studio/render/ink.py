@@ -74,9 +74,10 @@ def simplify(strokes: Sequence[Stroke], rect: QRectF, budget: int = SEGMENT_BUDG
     return [(s, px[k], p[k]) for (s, px, p), k in zip(arrays, keeps, strict=True)]
 
 
-def paint_strokes(painter: QPainter, strokes: Iterable[Stroke], rect: QRectF) -> None:
+def paint_strokes(painter: QPainter, strokes: Iterable[Stroke], rect: QRectF, *, reports: bool = False) -> None:
     """``strokes`` (points as fractions of the slide) drawn into ``rect``, the slide's place (simplified to
-    its resolution first, see the module notes; reports through :mod:`qkv_studio.core.progress`)."""
+    its resolution first, see the module notes).  ``reports``: a job's picture (an export), which reports
+    through :mod:`qkv_studio.core.progress` — never a widget's paint event, which a report could re-enter."""
     strokes = tuple(strokes)
     if not strokes:
         return
@@ -86,7 +87,7 @@ def paint_strokes(painter: QPainter, strokes: Iterable[Stroke], rect: QRectF) ->
         w = rect.width()
         shapes = simplify(strokes, rect)
         for i, (s, px, pressure) in enumerate(shapes):
-            if not i % 8:
+            if reports and not i % 8:
                 progress.report(i / len(shapes), f"ink: stroke {i + 1} of {len(shapes)}")
             base = max(1.0, s.width * w)
             colour = ink_colour(s.colour)
@@ -117,7 +118,8 @@ def paint_strokes(painter: QPainter, strokes: Iterable[Stroke], rect: QRectF) ->
                     pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
                     painter.setPen(pen)
                     painter.drawLines(lines)
-        progress.report(1.0, "ink: done")
+        if reports:
+            progress.report(1.0, "ink: done")
     finally:
         painter.restore()
 

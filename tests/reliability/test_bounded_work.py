@@ -76,7 +76,7 @@ def _paint(strokes, size=(1280, 720)) -> QImage:
     img.fill(QColor("white"))
     painter = QPainter(img)
     try:
-        paint_strokes(painter, strokes, QRectF(0, 0, *size))
+        paint_strokes(painter, strokes, QRectF(0, 0, *size), reports=True)
     finally:
         painter.end()
     return img
@@ -90,6 +90,16 @@ def test_painting_the_limits_reports_its_progress_to_the_end(qapp, ink_at_the_li
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(heard) > 50
     assert "stroke 1 of 500" in heard[0][1]
     assert img.pixelColor(640, 360) != QColor("white") or img.pixelColor(300, 300) != QColor("white")
+
+
+def test_a_widgets_paint_never_reports(qapp):
+    heard = []
+    with progress.reporting(lambda f, what: heard.append(f)):
+        img = QImage(200, 100, QImage.Format.Format_ARGB32_Premultiplied)
+        painter = QPainter(img)
+        paint_strokes(painter, [stroke([(0.1, 0.1, 1.0), (0.9, 0.9, 1.0)])], QRectF(0, 0, 200, 100))
+        painter.end()
+    assert heard == []  # (the live overlay paints without reporting: a report could re-enter its paint event)
 
 
 def test_painting_stops_when_cancelled(qapp, ink_at_the_limits):

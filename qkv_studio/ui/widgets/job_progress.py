@@ -32,11 +32,19 @@ def job_progress(parent: QWidget | None, title: str, label: str) -> Iterator[QPr
     dialog.setAutoReset(False)
     dialog.setValue(0)
 
+    inside = [False]
+
     def listen(fraction: float, what: str) -> None:
         if dialog.wasCanceled():
             raise progress.Cancelled()
-        dialog.setLabelText(f"{label}\n{what}")
-        dialog.setValue(min(STEPS - 1, int(fraction * STEPS)))  # (a modal dialog processes events here)
+        if inside[0]:  # (a report from within the events the dialog lets through: not again)
+            return
+        inside[0] = True
+        try:
+            dialog.setLabelText(f"{label}\n{what}")
+            dialog.setValue(min(STEPS - 1, int(fraction * STEPS)))  # (a modal dialog processes events here)
+        finally:
+            inside[0] = False
         if dialog.wasCanceled():
             raise progress.Cancelled()
 
