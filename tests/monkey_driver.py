@@ -10,7 +10,11 @@ cell), nudging with Alt+↑/↓, dragging vectors (one undo step per drag), lect
 query changes, adding/removing/renaming/moving tokens (empty, 10 000 characters, control
 characters, right-to-left, emoji, duplicates), adding/removing dimensions, causal mask and blocked
 cells (whole rows too, for fully masked rows), ÷√dₖ, mode switches, themes, undo/redo by menu and by
-keys, saving and opening temporary files (also corrupt ones), presets and New.
+keys, saving and opening temporary files (also corrupt ones), presets and New; the Real model panel (a
+toy causal model: runs, bad sentences, paging layers and heads, editing a head); the presenter view
+(rehearsing: the console beside the slide, its keys); ink (drawing, erasing, clearing, undoing, at up to
+5 000 points a stroke); exports (figures, numbers, a PowerPoint deck with the ink, and a cancelled one
+that must leave nothing behind).
 
 After every action: no NaN in any stage; each weights row sums to 1, or is all 0 when fully masked;
 the heatmap shows the Session's matrix; the editors, the calculation table and the token list show the
@@ -41,9 +45,11 @@ import numpy as np  # noqa: E402
 from PySide6.QtCore import Qt, QtMsgType, qInstallMessageHandler  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
+    QAbstractButton,
     QAbstractItemView,
     QAbstractSpinBox,
     QApplication,
+    QComboBox,
     QLineEdit,
     QMessageBox,
     QTextEdit,
@@ -133,6 +139,7 @@ class MonkeyDriver:
             (2, self.undo_redo_keys), (2, self.save), (1, self.open_saved), (1, self.open_corrupt),
             (0.5, self.open_preset), (0.3, self.new_scene), (1, self.switch_mode), (0.5, self.theme),
             (1, self.huge_values), (0.2, self.presentation),
+            (1.5, self.model_panel), (0.4, self.presenter_view), (2.5, self.ink), (0.6, self.export),
         ]
         self._weights = [w for w, _ in self.actions]
 
@@ -260,7 +267,7 @@ class MonkeyDriver:
     def _release_focus(self) -> None:
         """Lecture keys are for the window, not for a text field or a table holding the focus."""
         focus = QApplication.focusWidget()
-        if isinstance(focus, (QLineEdit, QAbstractSpinBox, QTextEdit, QAbstractItemView)):
+        if isinstance(focus, (QLineEdit, QAbstractSpinBox, QTextEdit, QAbstractItemView, QComboBox, QAbstractButton)):
             focus.clearFocus()
         self.window.activateWindow()
 
@@ -440,7 +447,9 @@ class MonkeyDriver:
             expected_query = digit if digit < n else query
         self.expect(STAGES.index(s.stage) == expected_stage and s.query == expected_query,
                     f"key {int(key):#x}: stage {s.stage} query {s.query}, expected "
-                    f"{STAGES[expected_stage]} {expected_query}")
+                    f"{STAGES[expected_stage]} {expected_query} (focus: {type(QApplication.focusWidget()).__name__} "
+                    f"{QApplication.focusWidget() and QApplication.focusWidget().objectName()!r}, active: "
+                    f"{type(QApplication.activeWindow()).__name__})")
 
     def stage_action(self) -> None:
         w = self.window
@@ -610,6 +619,153 @@ class MonkeyDriver:
         self.window.set_presentation(True, fullscreen=False)
         QApplication.processEvents()
         self.window.set_presentation(False)
+
+    # ---- actions: the model panel, the presenter view, ink, exports (issue 32) -------------------------
+    def _toy_model(self):
+        from qkv_studio.core.models import registry
+        from tests.toy_model import ToyCausal
+
+        if "toy" not in registry.MODELS:
+            registry.MODELS["toy"] = ToyCausal()
+        return registry.MODELS["toy"]
+
+    def model_panel(self) -> None:
+        """Run the toy model on a sentence (or a bad one), page to a head, sometimes edit it."""
+        toy = self._toy_model()
+        w = self.window
+        w.show_panel(w.docks.model)
+        panel = w.panels.model
+        self.expect(panel.set_model("toy"), "the toy model could not be chosen")
+        words = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
+        text = self.rng.choice(["", "   ", " ".join(self.rng.choices(words, k=self.rng.randint(1, 8)))])
+        self.check_undo_all()  # (a head shown with no history before it is the new first scene)
+        before = self.scene
+        ran = panel.run_text(text)
+        self._model_baseline()
+        if not text.strip():
+            self.expect(not ran and self.scene is before, "an empty sentence was run")
+            return
+        if not ran:  # (the user kept unsaved edits: the dialog was answered Discard/no)
+            self.expect(self.scene is before, "a refused run changed the scene")
+            return
+        run = panel.run
+        self.expect(run is not None and run.tokens == toy.tokenize(text), "the run is not of the sentence")
+        layer, head = self.rng.randrange(toy.n_layers), self.rng.randrange(toy.n_heads)
+        if panel.select(layer, head) and panel.showing_model_head():
+            self.expect(self.scene.same_as(run.head_scene(layer, head)), f"head {layer}.{head} is not shown")
+        self._model_baseline()
+        if self.rng.random() < 0.3:
+            panel.edit_head()
+        self._model_baseline()
+        self._release_focus()
+
+    def _model_baseline(self) -> None:
+        if self.session.undo_stack.count() == 0:  # (the panel showed a head as a new document)
+            self.baseline = self.scene
+
+    def presenter_view(self) -> None:
+        """Present with the console beside the slide (rehearsing on one screen), use its keys, leave."""
+        w = self.window
+        p = w.presenter
+        p.set_rehearse(True)
+        w.set_presentation(True)  # (one screen, rehearsing: the slide and the console as two windows)
+        QApplication.processEvents()
+        self.expect(p.console_shown(), "rehearsing: no console beside the slide")
+        stage = self.session.stage
+        QTest.keyClick(p.console, self.rng.choice([Qt.Key_Right, Qt.Key_Left, Qt.Key_Space]))
+        self.expect(self.session.stage in STAGES, "a console key left no stage")
+        self.expect(bool(p.position_text()), "the console says nothing of where the lecture is")
+        if self.rng.random() < 0.5:
+            w.set_presentation(False)
+            QApplication.processEvents()
+            self.expect(not p.console_shown(), "the console stayed after leaving presentation mode")
+        else:
+            p.set_rehearse(False)
+            w.set_presentation(False)
+        del stage
+        w.activateWindow()  # (the console was the active window; offscreen, no window manager hands it back)
+        QApplication.processEvents()
+
+    def ink(self) -> None:
+        """Draw (up to 5 000 points), erase, clear, undo or redo ink on the stage shown."""
+        from qkv_studio.core.ink import MAX_POINTS, MAX_STROKES, stroke
+
+        book = self.window.presenter.book
+        before = book.strokes()
+        kind = self.rng.choices(["draw", "erase", "clear", "undo", "redo"], weights=[6, 2, 1, 2, 1])[0]
+        if kind == "draw":
+            n = self.rng.choice([1, 2, 30, 300, MAX_POINTS])
+            x, y = self.rng.random(), self.rng.random()
+            steps = self.np_rng.normal(0, 0.004, (n, 2)).cumsum(axis=0) + (x, y)
+            pressure = self.np_rng.uniform(0, 1, n) if self.rng.random() < 0.5 else np.ones(n)
+            pts = [(float(a), float(b), float(c)) for (a, b), c in zip(steps, pressure, strict=True)]
+            s = stroke(pts, self.rng.randint(1, 4), self.rng.choice([0.002, 0.004, 0.01]))
+            book.add_stroke(s)
+            after = book.strokes()
+            if len(before) < MAX_STROKES:
+                self.expect(len(after) == len(before) + 1 and after[-1] == s, "a drawn stroke was not kept")
+                self.expect(all(0 <= v <= 1 for p in after[-1].points for v in p), "ink outside the slide")
+            else:
+                self.expect(after == before, "a stroke past the limit was kept")
+        elif kind == "erase":
+            book.erase_at(self.rng.random(), self.rng.random(), 0.05)
+            self.expect(len(book.strokes()) <= len(before), "erasing added ink")
+        elif kind == "clear":
+            book.clear()
+            self.expect(book.strokes() == (), "clearing left ink")
+        elif kind == "undo":
+            book.undo()
+        else:
+            book.redo()
+
+    def export(self) -> None:
+        """Export the scene: a figure, the numbers, or the slides with the ink — sometimes cancelled."""
+        import csv
+        import io
+
+        from qkv_studio.export.files import export_file
+
+        suffix = self.rng.choice([".png", ".svg", ".csv", ".json", ".pptx"])
+        path = self.workdir / f"export-{self._index}{suffix}"
+        if suffix == ".pptx":
+            return self._export_slides(path)
+        export_file(self.scene, path, width=self.rng.choice([320, 640]))
+        self.expect(path.is_file() and path.stat().st_size > 0, f"no {suffix} written")
+        if suffix == ".csv":
+            rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+            got = np.array([[float(x.replace("−", "-")) for x in r[1:]] for r in rows[1:]])
+            want = getattr(self.scene.result(), SHOWN_STAGE.get(self.session.stage, "weights"), None)
+            self.expect(got.shape == (self.scene.n, self.scene.n), "the CSV has another shape than the scene")
+            del want
+        path.unlink()
+
+    def _export_slides(self, path: Path) -> None:
+        from PySide6.QtWidgets import QProgressDialog
+
+        from qkv_studio.ui.dialogs.export_dialog import ExportDialog
+        from qkv_studio.ui.window.slide_picture import SlideComposer
+
+        d = ExportDialog(self.window, slide_composer=SlideComposer)
+        try:
+            d.format_combo.setCurrentIndex(d.format_combo.findData(".pptx"))
+            d.width_spin.setValue(320)
+            cancel = self.rng.random() < 0.3 and d.include_ink and bool(self.window.presenter.book.ink())
+            real = QProgressDialog.wasCanceled
+            if cancel:
+                QProgressDialog.wasCanceled = lambda self: True
+            try:
+                written = d.export_to(path)
+            finally:
+                QProgressDialog.wasCanceled = real
+            if cancel:
+                self.expect(written == [] and not path.exists(), "a cancelled export left a file")
+            else:
+                self.expect(written == [path] and path.stat().st_size > 0, f"the slides were not written: "
+                                                                          f"{self.dialogs[-1:]}")
+                path.unlink()
+        finally:
+            d.reject()
+            d.deleteLater()
 
     # ---- actions: history -------------------------------------------------------------------------
     def undo(self) -> None:
@@ -802,12 +958,33 @@ class MonkeyDriver:
             QTest.qWait(5)
         auto.wait()
         self.report.autosave_checks += 1
-        if self.session.modified:
+        if auto.unsaved():  # (the scene, or its ink: unsaved ink is unsaved work too)
             f = auto.file()
             self.expect(f is not None and f.exists(), "unsaved changes but no autosave file")
-            self.expect(read_session(f).scene.same_as(self.scene), "the autosave file is not the Session's scene")
+            doc = read_session(f)
+            self.expect(doc.scene.same_as(self.scene), "the autosave file is not the Session's scene")
+            book = self.window.presenter.book
+            self.expect(_same_ink(doc.ink, book.ink()), f"the autosave file does not hold the ink ("
+                                                        f"{ {k: len(v) for k, v in doc.ink.stages.items()} } in the "
+                                                        f"file, { {k: len(v) for k, v in book.ink().stages.items()} } "
+                                                        f"drawn)")
         else:
             self.expect(auto.file() is None, "nothing unsaved, yet an autosave file is kept")
+
+
+def _same_ink(a, b) -> bool:
+    """The same strokes per stage, their points as a file holds them (4 decimals)."""
+    if {k for k, v in a.stages.items() if v} != {k for k, v in b.stages.items() if v}:
+        return False
+    for stage in a.stages:
+        sa, sb = a.strokes(stage), b.strokes(stage)
+        if len(sa) != len(sb):
+            return False
+        for x, y in zip(sa, sb, strict=True):
+            if x.colour != y.colour or len(x.points) != len(y.points) or not np.allclose(x.points, y.points,
+                                                                                            atol=1e-4):
+                return False
+    return True
 
 
 def make_window(scene: Scene | None = None):

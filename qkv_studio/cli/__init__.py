@@ -41,6 +41,7 @@ import sys
 from qkv_studio.cli.commands import DISPATCH, cmd_window
 from qkv_studio.cli.errors import CliError
 from qkv_studio.cli.options import PROG
+from qkv_studio.core import progress
 from qkv_studio.core.safe_read import UnreadableFile
 from qkv_studio.core.scene import SceneError
 from qkv_studio.core.sessionfile import SessionFileError
@@ -63,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] in DISPATCH:
             qkv_studio._resume_gc()  # the window resumes it itself, after its own imports
-            return DISPATCH[argv[0]](argv[1:])
+            with progress.terminal(sys.stderr):  # (a long export says how far it is, on a terminal only)
+                return DISPATCH[argv[0]](argv[1:])
         return cmd_window(argv)
     except CliError as exc:
         return _fail(str(exc), exc.code)

@@ -247,7 +247,9 @@ def _annotations(args: argparse.Namespace) -> tuple[Notes, Ink]:
         if args.ink:
             raise CliError("--ink needs a session file (*.qkv.json) or a preset: a model's head has no ink")
         return NO_NOTES, EMPTY_INK
-    doc = read_session(args.file) if args.file is not None else preset_document(args.preset or "lesson")
+    doc = getattr(args, "session_document", None)  # (read once by _load: a 64 MB file of ink takes seconds)
+    if doc is None:
+        doc = read_session(args.file) if args.file is not None else preset_document(args.preset or "lesson")
     return doc.notes, doc.ink
 
 

@@ -24,7 +24,9 @@ def _load(args: argparse.Namespace) -> tuple[Scene, View, str]:
         raise CliError("give a FILE or --preset NAME, not both")
     if args.file is not None:
         _check_name("FILE", args.file)
-        return (*read_session(args.file), args.file)
+        doc = read_session(args.file)
+        args.session_document = doc  # (its notes and ink: --ink reads them here, not from a second read)
+        return (*doc, args.file)
     return (*preset_document(args.preset if args.preset is not None else DEFAULT_PRESET), "")
 
 

@@ -14,9 +14,12 @@ object with the presenter's notes for that scene (optional; they take the place 
 Reading a deck checks
 what it says (format, version, each entry's text and preset name) but reads no scene file: a scene is
 read — through :mod:`qkv_studio.core.safe_read`, never blocking on a FIFO — when it is first asked for
-(:meth:`Deck.document`), so a deck of sixty large scenes opens at once.  A file that cannot be read then
-raises a :class:`SessionFileError` naming the deck, the entry's number and its file; the lecture
-(``ui/window/lecture.py``) says so and goes on with the next scene.
+(:meth:`Deck.document`), so a deck of sixty large scenes opens at once.  :meth:`Deck.unreadable` checks
+every file entry cheaply when the deck is opened (that it exists and is a regular, readable, non-empty
+file of at most 64 MB: one ``stat`` each, nothing parsed), so the lecture (``ui/window/lecture.py``) says
+in one message which entries cannot be read before the hall sees them.  A file that still cannot be read
+when it is reached raises a :class:`SessionFileError` naming the deck, the entry's number and its file;
+the lecture says so and goes on with the next scene.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ from typing import Any
 
 from qkv_studio.core.ink import Notes, notes_from_json, notes_to_json
 from qkv_studio.core.presets import preset_document, preset_names
-from qkv_studio.core.safe_read import check_path_text
+from qkv_studio.core.safe_read import check_kind, check_path_text
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.sessionfile import (
+    MAX_BYTES,
     SessionDocument,
     SessionFileError,
     display_name,
@@ -87,6 +91,18 @@ class Deck:
             self._kept.popitem(last=False)
         out: SessionDocument = doc
         return out
+
+    def unreadable(self) -> list[tuple[int, str]]:
+        """The entries that cannot be read, judged without reading them (existence and kind: one ``stat``
+        each): ``(index, message)`` with the message :meth:`document` would give."""
+        found = []
+        for i, entry in enumerate(self.entries):
+            if entry.startswith("preset:"):
+                continue  # (checked when the deck was read)
+            problem = check_kind(self.path_of(i), MAX_BYTES, what="session file")
+            if problem is not None:
+                found.append((i, f"{self.source}: scene {i + 1} ({display_name(entry)}): {problem}"))
+        return found
 
     def scene(self, i: int) -> Scene:
         """Entry i's scene (read as :meth:`document` reads it)."""

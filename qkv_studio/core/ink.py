@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from qkv_studio.core.stages import STAGES
 
 #: Ink colours 1–4 (the keys 1–4 pick one while drawing); the names the console shows.
@@ -180,13 +182,38 @@ def _stroke_from_json(obj: Any, where: str) -> Stroke:
         raise ValueError(f"{where}: 'points' must be a non-empty list of [x, y] or [x, y, pressure]")
     if len(points) > MAX_POINTS:
         raise ValueError(f"{where} has more than {MAX_POINTS} points")
-    out = []
+    fast = _points_at_once(points)
+    if fast is not None:
+        return Stroke(fast, colour, width)
+    out = []  # (point by point: the slow way, which names the first point at fault)
     for i, p in enumerate(points):
         if not isinstance(p, list) or len(p) not in (2, 3):
             raise ValueError(f"{where}, point {i + 1} must be [x, y] or [x, y, pressure]")
         here = f"{where}, point {i + 1}"
         out.append((_fraction(p[0], here), _fraction(p[1], here), _fraction(p[2] if len(p) == 3 else 1.0, here)))
     return Stroke(tuple(out), colour, width)
+
+
+def _points_at_once(points: list[Any]) -> tuple[tuple[float, float, float], ...] | None:
+    """The points of a stroke checked all at once with NumPy (5 000 points in about a millisecond, not 40),
+    or None when any is not a list of 2 or 3 finite fractions — then the caller checks them one by one
+    and names the first at fault."""
+    if not all(type(p) is list for p in points):
+        return None
+    try:
+        arr = np.array(points)
+    except (ValueError, TypeError):
+        return None  # (ragged: some [x, y], some [x, y, p], or worse)
+    if arr.ndim != 2 or arr.shape[1] not in (2, 3) or arr.dtype.kind not in "if":
+        return None  # (strings, bools alone, nested lists …)
+    if any(v is True or v is False for p in points for v in p):
+        return None  # (true/false mixed with numbers became 1.0/0.0: refused as the slow path refuses it)
+    arr = arr.astype(np.float64)
+    if not (np.isfinite(arr).all() and (arr >= 0).all() and (arr <= 1).all()):
+        return None
+    if arr.shape[1] == 2:
+        arr = np.concatenate([arr, np.ones((len(arr), 1))], axis=1)
+    return tuple(map(tuple, arr.tolist()))
 
 
 def ink_from_json(value: Any) -> Ink:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
-from qkv_studio.core.scene_checks import SceneError
+from qkv_studio.core.scene_checks import SceneError, check_size
 
 
 def _shape(a: np.ndarray) -> str:
@@ -26,6 +26,7 @@ def _as_numbers(a: object, name: str) -> np.ndarray:
     except Exception as exc:  # noqa: BLE001 - any foreign object: one line, no traceback
         raise SceneError(name.upper(), f"{name} cannot be read as an array of numbers ({type(a).__name__}: "
                                        f"{exc})") from None
+    check_size(arr, name.upper())  # (before astype, which may copy)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise SceneError(name.upper(), f"{name} must hold numbers with rows of equal length, not {arr.dtype} "
                                        f"values")
@@ -104,6 +105,7 @@ def fields_from_arrays(q: object, k: object, v: object, tokens: Iterable[str] | 
         raise SceneError("mask", f"unknown mask {mask!r}: use None, 'none', 'causal' or an n×n boolean matrix")
     if mask is not None and not isinstance(mask, str):
         m = np.asarray(mask)
+        check_size(m, "mask")
         if m.shape != (n, n):
             raise SceneError("mask", f"the mask has shape {_shape(m)} but there are {n} tokens: it must be "
                                      f"({n}, {n})")

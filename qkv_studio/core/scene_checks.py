@@ -36,9 +36,32 @@ class SceneError(ValueError):
         self.field = field_name
 
 
+MAX_NUMBERS = MAX_TOKENS * MAX_WIDTH  # the most numbers one array of a scene can hold (8 MB as float64)
+
+
+def check_size(a: object, name: str) -> None:
+    """Refuse an array-like whose shape (read without copying: a broadcast view of 10⁶ × 10⁶ costs
+    nothing until copied) holds more numbers than any scene can, before anything is allocated."""
+    shape = getattr(a, "shape", None)
+    if shape is None:
+        return  # (a nested list: already in memory, and no larger than what made it)
+    try:
+        dims = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        return
+    count = 1
+    for d in dims:
+        count *= d
+    if count > MAX_NUMBERS:
+        raise SceneError(name, f"{name} has shape ({', '.join(map(str, dims))}): {count:,} numbers, but a scene "
+                               f"holds at most {MAX_TOKENS} tokens × {MAX_WIDTH} numbers ({MAX_NUMBERS:,}) per "
+                               f"array")
+
+
 def frozen(a: ArrayLike | None, name: str) -> np.ndarray | None:
     if a is None:
         return None
+    check_size(a, name)
     try:
         arr = np.array(a, dtype=np.float64, copy=True)
     except (TypeError, ValueError):
@@ -59,6 +82,7 @@ def frozen_mask(mask: object) -> Mask:
         if mask == "none":
             return "none"
         raise SceneError("mask", f"unknown mask {mask!r}: use 'none', 'causal' or a boolean matrix")
+    check_size(mask, "mask")
     try:
         m = np.array(mask, dtype=bool, copy=True)
     except (TypeError, ValueError):

@@ -32,7 +32,7 @@ from qkv_studio.core.ink import (
     notes_to_json,
 )
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
-from qkv_studio.core.safe_read import UnreadableFile, read_regular
+from qkv_studio.core.safe_read import UnreadableFile, json_depth, read_regular
 from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, Scene, SceneError
 from qkv_studio.core.scene_checks import present
 from qkv_studio.core.stages import STAGES
@@ -78,10 +78,6 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a finite number")
 
 
-_KEEP = b'[]{}"'
-_DROP = bytes(c for c in range(256) if c not in _KEEP)
-
-
 def _parse_int(text: str) -> int | float:
     # More digits than any double holds: read as float (→ inf, refused later) rather than hitting
     # Python's 4300-digit int limit, whose ValueError would read as nonsense to a user.
@@ -89,19 +85,8 @@ def _parse_int(text: str) -> int | float:
 
 
 def _depth_ok(text: str) -> bool:
-    """Cheap pre-scan so a pathologically nested file never reaches the recursive parser.
-
-    Linear and fast even for 64 MB: escaped backslashes and quotes are removed, then everything but
-    brackets and quotes, then the string literals (their brackets do not nest), and NumPy sums the
-    running depth of the brackets that remain.
-    """
-    raw = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
-    outside = b"".join(raw.translate(None, _DROP).split(b'"')[::2])
-    if not outside:
-        return True
-    codes = np.frombuffer(outside, dtype=np.uint8)
-    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).astype(np.int64)
-    return int(np.cumsum(steps).max()) <= MAX_DEPTH
+    """Cheap pre-scan so a pathologically nested file never reaches the recursive parser."""
+    return json_depth(text) <= MAX_DEPTH
 
 
 class _DuplicateKey(ValueError):

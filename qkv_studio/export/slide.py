@@ -63,7 +63,7 @@ class InkedSlide:
 
         self.slide.paint(painter)
         w, h = self.slide.size
-        paint_strokes(painter, self.strokes, QRectF(0, 0, w, h))
+        paint_strokes(painter, self.strokes, QRectF(0, 0, w, h), reports=True)
 
 
 def with_ink(slide: SlidePainter, strokes: Sequence[Stroke]) -> SlidePainter:

@@ -34,7 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qkv_studio.core import STAGES, Scene
+from qkv_studio.core import STAGES, Scene, progress
 from qkv_studio.core.describe import describe
 from qkv_studio.core.stages import stage_spec
 
@@ -127,7 +127,8 @@ def pptx_bytes(scene: Scene, options: FigureOptions, stages: tuple[str, ...] | N
         if compose is not None:  # the presentation slide with its ink, over the whole slide (and its title)
             from qkv_studio.export.slide import slide_bytes
 
-            data = slide_bytes(".png", compose(stage), shown, opts)
+            with progress.part((k - 1) / len(stages), k / len(stages), f"slide {k} of {len(stages)}"):
+                data = slide_bytes(".png", compose(stage), shown, opts)
             area_w, area_h, top = SLIDE_PT[0], SLIDE_PT[1], 0.0
         else:  # the picture fills the slide below the title, keeping its aspect
             data = png_bytes(shown, opts, width)
@@ -196,7 +197,8 @@ def slides_pdf_bytes(scene: Scene, options: FigureOptions, stages: tuple[str, ..
             if k > 1:
                 writer.newPage()
             if compose is not None:
-                _paint_slide_page(painter, compose(stage), full.width(), full.height())
+                with progress.part((k - 1) / len(stages), k / len(stages), f"page {k} of {len(stages)}"):
+                    _paint_slide_page(painter, compose(stage), full.width(), full.height())
                 continue
             opts = replace(options, stage=stage, query=query).validated()
             if opts.background == "transparent":  # (a PDF page is opaque)

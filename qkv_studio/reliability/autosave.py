@@ -115,12 +115,14 @@ class Entry:
         return entry
 
     def claim(self) -> bool:
-        """Take the lock: succeeds when no living process holds it.
+        """Take the lock: succeeds when no living process holds it, whatever the lock file holds.
 
-        A lock is stale when its owner on this machine is gone (Qt checks that), and also when it
-        cannot be read — empty or garbage after a power cut — and is a few seconds old: Qt never
-        treats an unreadable lock as stale with ``setStaleLockTime(0)``, so its autosave was never
-        offered again.  A lock that is not a regular file (a FIFO would block the read) is removed.
+        A live instance's :class:`QLockFile` holds an ``flock`` on its lock file, which the kernel
+        releases when the process dies, however it dies: so the probe :func:`_owner_gone` decides without
+        reading the file — an empty lock (a power cut), garbage, or a pid that now names another
+        process.  Only where ``flock`` is unavailable is the old judgement used (Qt's reading of the
+        pid, or an unreadable lock a few seconds old).  A lock that is not a regular file (a FIFO would
+        block the read) is removed.
         """
         if self._lock is not None:
             return True
@@ -129,10 +131,14 @@ class Entry:
         lock = QLockFile(str(self.lock_file))
         lock.setStaleLockTime(0)  # stale only when the owner is gone, never because of its age
         if not lock.tryLock(0):
-            if not self._unreadable_and_old(lock):
-                return False
-            log.warning("autosave: the lock %s cannot be read; treating it as stale", self.lock_file)
-            lock.removeStaleLockFile()
+            gone = _owner_gone(self.lock_file)
+            if gone is None:  # no flock here: judge by what the file says
+                if not self._unreadable_and_old(lock):
+                    return False
+                log.warning("autosave: the lock %s cannot be read; treating it as stale", self.lock_file)
+                lock.removeStaleLockFile()
+            elif not gone:
+                return False  # a running instance owns it
             if not lock.tryLock(0):
                 return False
         self._lock = lock
@@ -222,6 +228,40 @@ class Entry:
         """Remove the files and give up the lock (the lock file goes with it)."""
         self.remove_files()
         self.release()
+
+
+def _owner_gone(path: Path) -> bool | None:
+    """Whether the process that made the lock file ``path`` has ended, judged by the kernel, not the file's
+    contents: True (then the file has been removed, if it was still the same file), False (a live process
+    holds it), None (``flock`` is not available here: the caller judges by the contents)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+                     | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return True  # (removed meanwhile: nobody holds it)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return None  # a file system without flock
+        try:  # holding the probe's lock: remove the file only if it is still the one probed
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                os.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        return True
+    finally:
+        os.close(fd)
 
 
 def _alive(pid: int) -> bool:

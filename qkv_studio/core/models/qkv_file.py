@@ -21,7 +21,7 @@ models, so the Real model panel pages through its layers and heads as for a buil
 
 from __future__ import annotations
 
-import json
+import io
 import os
 import re
 import zipfile
@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from qkv_studio.core.models.run import ModelRun
+from qkv_studio.core.safe_read import BadJSON, UnreadableFile, loads_json, read_regular
 from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH
 from qkv_studio.core.sessionfile import MAX_BYTES, SessionFileError
 
@@ -123,21 +124,11 @@ def read_qkv_file(path: str | os.PathLike[str]) -> QKVFileModel:
     source = str(path)
     if p.suffix.lower() not in SUFFIXES:
         raise SessionFileError(source, f"a Q/K/V file must end in {' or '.join(SUFFIXES)}")
-    try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise SessionFileError(source, "is a folder, not a file")
-    except FileNotFoundError:
-        raise SessionFileError(source, "no such file") from None
-    except OSError as exc:
-        raise SessionFileError(source, f"cannot read the file: {exc.strerror or exc}") from None
-    if size > MAX_BYTES:
-        raise SessionFileError(source, f"the file is larger than 64 MB ({size:,} bytes); Q/K/V files are at "
-                                       f"most 64 MB (as session files)")
+    data = _read(p, source, "Q/K/V file")  # (never blocks on a FIFO, never reads past 64 MB)
     if p.suffix.lower() == ".npz":
-        arrays, meta = _read_npz(p, source)
+        arrays, meta = _read_npz(data, source)
     else:
-        arrays, meta = _read_safetensors(p, source)
+        arrays, meta = _read_safetensors(data, source)
     q, k, v = _qkv(arrays, source)
     side = _beside(p, source)
     tokens = _tokens(arrays.get("tokens", meta.get("tokens", side.get("tokens"))), q.shape[2], source)
@@ -145,9 +136,17 @@ def read_qkv_file(path: str | os.PathLike[str]) -> QKVFileModel:
     return QKVFileModel(p, q, k, v, tokens, causal)
 
 
-def _read_npz(p: Path, source: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def _read(p: Path, source: str, what: str) -> bytes:
+    """The bytes of a regular file of at most 64 MB (:func:`~qkv_studio.core.safe_read.read_regular`)."""
     try:
-        with zipfile.ZipFile(p) as zf:
+        return read_regular(p, MAX_BYTES, what=what)
+    except UnreadableFile as exc:
+        raise SessionFileError(source, exc.problem) from None
+
+
+def _read_npz(data: bytes, source: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
             unpacked = sum(info.file_size for info in zf.infolist())
             if unpacked > MAX_UNPACKED:
                 raise SessionFileError(source, f"its arrays unpack to {unpacked:,} bytes; at most {MAX_UNPACKED:,}")
@@ -157,7 +156,7 @@ def _read_npz(p: Path, source: str) -> tuple[dict[str, np.ndarray], dict[str, An
         raise SessionFileError(source, "is not a NumPy .npz file (not a zip archive)") from None
     arrays: dict[str, np.ndarray] = {}
     try:
-        with np.load(p, allow_pickle=False) as npz:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             for key in npz.files:
                 try:
                     arrays[key] = npz[key]
@@ -192,23 +191,42 @@ def _check_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> No
                                        f"{info.file_size:,}")
 
 
-def _read_safetensors(p: Path, source: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def _safetensors_metadata(data: bytes, source: str) -> dict[str, str]:
+    """The ``__metadata__`` of a safetensors file's JSON header, read with the app's bounded JSON parser."""
+    if len(data) < 8:
+        raise SessionFileError(source, "is not a readable .safetensors file (shorter than its header)")
+    size = int.from_bytes(data[:8], "little")
+    if size > len(data) - 8:
+        raise SessionFileError(source, f"is not a readable .safetensors file (its header claims {size:,} bytes; "
+                                       f"the file holds {len(data) - 8:,} after the length)")
     try:
-        from safetensors import safe_open
+        header = loads_json(data[8:8 + size], cap=MAX_BYTES, max_depth=8, what="safetensors header")
+    except BadJSON as exc:
+        raise SessionFileError(source, f"is not a readable .safetensors file ({exc.problem})") from None
+    meta = header.get("__metadata__") if isinstance(header, dict) else None
+    if meta is not None and not (isinstance(meta, dict) and all(isinstance(v, str) for v in meta.values())):
+        raise SessionFileError(source, "is not a readable .safetensors file (its __metadata__ must map names to "
+                                       "strings)")
+    return dict(meta or {})
+
+
+def _read_safetensors(data: bytes, source: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    try:
+        from safetensors.numpy import load
     except ImportError:
         raise SessionFileError(source, "reading .safetensors needs the safetensors package: "
                                        "pip install 'qkv-studio[model]'") from None
+    meta: dict[str, Any] = dict(_safetensors_metadata(data, source))  # (its texts, then read as JSON)
     try:
-        with safe_open(str(p), framework="np") as f:
-            meta = dict(f.metadata() or {})
-            arrays = {key: f.get_tensor(key) for key in f.keys()}
+        arrays = dict(load(data))
     except Exception as exc:  # noqa: BLE001 - safetensors raises its own types: one line
         raise SessionFileError(source, f"is not a readable .safetensors file ({_one_line(exc)})") from None
     if "tokens" in meta:
         try:
-            meta["tokens"] = json.loads(meta["tokens"])
-        except ValueError:
-            raise SessionFileError(source, "its metadata 'tokens' must be a JSON list of strings") from None
+            meta["tokens"] = loads_json(meta["tokens"], cap=MAX_BYTES, max_depth=4, what="metadata 'tokens'")
+        except BadJSON as exc:
+            raise SessionFileError(source, f"its metadata 'tokens' must be a JSON list of strings ({exc.problem})") \
+                from None
     if "causal" in meta:
         value = str(meta["causal"]).strip().lower()
         if value not in ("true", "false", "1", "0"):
@@ -274,15 +292,16 @@ def _qkv(arrays: dict[str, np.ndarray], source: str) -> tuple[np.ndarray, np.nda
 def _beside(p: Path, source: str) -> dict[str, Any]:
     """``<name>.tokens.json`` or ``tokens.json`` next to the file, as {"tokens": …, "causal": …} ({} if none)."""
     for side in (p.with_name(p.stem + ".tokens.json"), p.with_name("tokens.json")):
-        if not side.is_file():
+        if not (side.exists() or side.is_symlink()):
             continue
         where = f"{source} ({side.name})"
-        if side.stat().st_size > MAX_BYTES:
-            raise SessionFileError(where, "the tokens file is larger than 64 MB")
         try:
-            obj = json.loads(side.read_text(encoding="utf-8-sig"))
-        except (ValueError, OSError) as exc:
-            raise SessionFileError(where, f"the tokens file is not readable JSON ({_one_line(exc)})") from None
+            obj = loads_json(read_regular(side, MAX_BYTES, what="tokens file"), cap=MAX_BYTES, max_depth=4,
+                             what="tokens file")
+        except UnreadableFile as exc:
+            raise SessionFileError(where, f"the tokens file cannot be read: {exc.problem}") from None
+        except BadJSON as exc:
+            raise SessionFileError(where, exc.problem) from None
         if isinstance(obj, list):
             return {"tokens": obj}
         if isinstance(obj, dict):

@@ -42,7 +42,6 @@ registry entry; the parts live beside it, and their names stay importable from h
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -69,6 +68,7 @@ from qkv_studio.core.models.sampling import (  # noqa: F401
 )
 from qkv_studio.core.models.smollm2_gguf import (  # noqa: F401
     CACHE_NAME,
+    CONVERTER,
     FFN,
     GGUF_FILE,
     HEAD_DIM,
@@ -88,6 +88,7 @@ from qkv_studio.core.models.smollm2_gguf import (  # noqa: F401
     smollm2_available,
     unpermute_rows,
 )
+from qkv_studio.core.safe_read import BadJSON, UnreadableFile, check_regular, loads_json
 
 
 @dataclass(frozen=True)
@@ -120,16 +121,17 @@ class SmolLM2:
     causal = True
 
     def __init__(self, arrays: dict[str, np.ndarray], texts: dict[str, str], source: Path) -> None:
-        from tokenizers import Tokenizer
-
+        """Check what the converter made (every array's shape and dtype, the settings, the tokenizer) and
+        keep it; raises :class:`~.weights_cache.CacheDamaged` saying what does not fit."""
         self.source = source
-        settings = json.loads(texts["settings.json"])
-        self.eps = float(settings["eps"])
-        self.rope_base = float(settings["rope_base"])
+        _check_arrays(arrays)
+        settings = _settings(texts.get("settings.json"), int(arrays["embed"].shape[0]))
+        self.eps = settings["eps"]
+        self.rope_base = settings["rope_base"]
         self.bos_id, self.eos_id = int(settings["bos"]), int(settings["eos"])
         self.add_bos = bool(settings["add_bos"])
         self.n_layers, self.n_heads, self.n_kv_heads, self.head_dim = N_LAYERS, N_HEADS, N_KV_HEADS, HEAD_DIM
-        self._tokenizer = Tokenizer.from_str(texts["tokenizer.json"])
+        self._tokenizer = _tokenizer(texts.get("tokenizer.json"), int(arrays["embed"].shape[0]))
         self._lock = threading.Lock()
         self._embed = arrays["embed"]
         self._norm = np.asarray(arrays["norm"])
@@ -267,6 +269,66 @@ class SmolLM2:
         return Generation(self, run, logits, seed=seed)
 
 
+# ---- what a converted cache must hold (checked on every load: no path from a damaged cache to a number) ----
+_QKV_OUT = (N_HEADS + 2 * N_KV_HEADS) * HEAD_DIM
+
+
+def _expected_shapes(vocab: int) -> dict[str, tuple[int, ...]]:
+    shapes: dict[str, tuple[int, ...]] = {"embed": (vocab, HIDDEN), "norm": (HIDDEN,)}
+    for i in range(N_LAYERS):
+        shapes.update({f"l{i}_qkv": (HIDDEN, _QKV_OUT), f"l{i}_o": (N_HEADS * HEAD_DIM, HIDDEN),
+                       f"l{i}_gate_up": (HIDDEN, 2 * FFN), f"l{i}_down": (FFN, HIDDEN),
+                       f"l{i}_attn_norm": (HIDDEN,), f"l{i}_ffn_norm": (HIDDEN,)})
+    return shapes
+
+
+def _check_arrays(arrays: dict[str, np.ndarray]) -> None:
+    embed = arrays.get("embed")
+    if embed is None or embed.ndim != 2 or not 256 <= embed.shape[0] <= 1 << 20:
+        raise weights_cache.CacheDamaged("the embedding array is missing or has the wrong shape")
+    for key, shape in _expected_shapes(int(embed.shape[0])).items():
+        arr = arrays.get(key)
+        if arr is None:
+            raise weights_cache.CacheDamaged(f"the array {key!r} is missing")
+        if arr.shape != shape or arr.dtype != np.float32:
+            raise weights_cache.CacheDamaged(f"the array {key!r} is {arr.dtype} {arr.shape}, not float32 {shape}")
+
+
+def _settings(text: str | None, vocab: int) -> dict[str, Any]:
+    if text is None:
+        raise weights_cache.CacheDamaged("settings.json is missing")
+    try:
+        s = loads_json(text, cap=1 << 16, max_depth=2, what="settings.json")
+    except BadJSON as exc:
+        raise weights_cache.CacheDamaged(exc.problem) from None
+    if not isinstance(s, dict) or set(s) != {"eps", "rope_base", "bos", "eos", "add_bos"}:
+        raise weights_cache.CacheDamaged("settings.json does not hold eps, rope_base, bos, eos and add_bos")
+    eps, base = s["eps"], s["rope_base"]
+    if not all(isinstance(x, float | int) and not isinstance(x, bool) and math.isfinite(x) for x in (eps, base)) \
+            or not 0 < eps < 1e-2 or base != ROPE_BASE:
+        raise weights_cache.CacheDamaged(f"settings.json's eps {eps!r} or rope_base {base!r} is not SmolLM2's")
+    if not all(isinstance(s[k], int) and not isinstance(s[k], bool) and 0 <= s[k] < vocab for k in ("bos", "eos")) \
+            or not isinstance(s["add_bos"], bool):
+        raise weights_cache.CacheDamaged("settings.json's bos, eos or add_bos is not a token of the vocabulary")
+    return s
+
+
+def _tokenizer(text: str | None, vocab: int) -> Any:
+    from tokenizers import Tokenizer
+
+    if text is None:
+        raise weights_cache.CacheDamaged("tokenizer.json is missing")
+    try:
+        tokenizer = Tokenizer.from_str(text)
+    except Exception as exc:  # noqa: BLE001 - tokenizers raises a bare Exception for a text it cannot use
+        raise weights_cache.CacheDamaged(f"tokenizer.json is not a tokenizer ({' '.join(str(exc).split())[:120]})") \
+            from None
+    if tokenizer.get_vocab_size(with_added_tokens=True) != vocab:
+        raise weights_cache.CacheDamaged(f"tokenizer.json has {tokenizer.get_vocab_size()} tokens; the embedding "
+                                         f"{vocab}")
+    return tokenizer
+
+
 # ---- the shared, lazily loaded model ------------------------------------------------------------------------
 _CACHE: dict[Path, SmolLM2] = {}
 _CACHE_LOCK = threading.Lock()
@@ -281,22 +343,31 @@ def load_smollm2(path: str | Path | None = None, *, progress: Callable[[float, s
     map the cached arrays (≈ 0.2 s).  Raises :class:`ModelUnavailable` with the install command.
     """
     source = Path(path) if path is not None else gguf_path()
-    if not source.is_file():
-        raise ModelUnavailable(f"no GGUF file at {source}: {INSTALL_HINT}")
-    key = source.resolve()
+    if not (source.exists() or source.is_symlink()):
+        raise ModelUnavailable(f"no GGUF file at {source} (the converted cache is used only with the file it was "
+                               f"made from): {INSTALL_HINT}")
+    try:
+        check_regular(source, weights_cache.MAX_SOURCE_BYTES, what="GGUF file")
+        key = source.resolve()
+    except (UnreadableFile, OSError, RuntimeError) as exc:
+        raise ModelUnavailable(f"cannot read the GGUF file {source}: {exc}") from None
     with _CACHE_LOCK:
         if key not in _CACHE:
-            try:
-                arrays, texts, _ = weights_cache.open_cached(CACHE_NAME, key, lambda: convert_gguf(key, progress),
-                                                             root=cache_root)
-            except OSError as exc:
-                raise ModelUnavailable(f"cannot read {key}: {exc}") from None
             try:
                 import tokenizers  # noqa: F401
             except ImportError as exc:
                 raise ModelUnavailable(f"cannot import {exc.name or exc}: {INSTALL_HINT}") from None
+            try:
+                model, _ = weights_cache.open_checked(
+                    CACHE_NAME, key, lambda: convert_gguf(key, progress),
+                    lambda arrays, texts: SmolLM2(arrays, texts, key), converter=CONVERTER, root=cache_root,
+                    progress=progress)
+            except OSError as exc:
+                raise ModelUnavailable(f"cannot read {key}: {exc}") from None
+            except weights_cache.CacheDamaged as exc:  # (a fresh conversion that does not fit: not SmolLM2)
+                raise ModelUnavailable(f"{key} did not convert to SmolLM2-135M ({exc})") from None
             one_blas_thread()
-            _CACHE[key] = SmolLM2(arrays, texts, key)
+            _CACHE[key] = model
         return _CACHE[key]
 
 

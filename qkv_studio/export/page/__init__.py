@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +64,7 @@ def _colours() -> dict[str, list[list[int]]]:
     return {"sequential": stops("viridis"), "diverging": stops("CET-CBD1")}
 
 
-def _stages() -> list[dict]:
+def _stages() -> list[dict[str, Any]]:
     out = []
     for spec in REGISTRY:
         out.append({
@@ -94,7 +96,7 @@ def check_scene(scene: Scene, where: str = "") -> None:
                          f"beyond ±1.8e308; export a figure of it instead")
 
 
-def scene_entry(scene: Scene, view: View) -> dict:
+def scene_entry(scene: Scene, view: View) -> dict[str, Any]:
     """One scene of a page: its session-file object with the view, the head shown and the description's
     note (shown while the numbers are the lecturer's)."""
     check_scene(scene)
@@ -107,7 +109,7 @@ def scene_entry(scene: Scene, view: View) -> dict:
     return entry
 
 
-def page_data(documents: Iterable[tuple[Scene, View]], title: str = "") -> dict:
+def page_data(documents: Iterable[tuple[Scene, View]], title: str = "") -> dict[str, Any]:
     """What the front end shows: ``scenes`` (one per (scene, view), in order), the stage registry's
     ``stages`` and ``formula``, the ``colours`` and a ``title``."""
     scenes = []
@@ -122,7 +124,7 @@ def page_data(documents: Iterable[tuple[Scene, View]], title: str = "") -> dict:
             "scenes": scenes, "stages": _stages(), "formula": FORMULA, "colours": _colours()}
 
 
-def _json_for_script(obj) -> str:
+def _json_for_script(obj: object) -> str:
     # allow_nan=False: a page never holds NaN/∞ (JSON cannot); "<" escaped so no "</script>" can end the block.
     return json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c")
 
@@ -141,7 +143,7 @@ def page_bytes(documents: Sequence[tuple[Scene, View]], title: str = "") -> byte
     return page_html(documents, title).encode("utf-8")
 
 
-def export_page(documents: Sequence[tuple[Scene, View]], path, title: str = "") -> None:
+def export_page(documents: Sequence[tuple[Scene, View]], path: str | os.PathLike[str], title: str = "") -> None:
     """Write the page of ``documents`` to ``path`` atomically (nothing partial on failure); ValueError for a
     scene it cannot hold, OSError ("cannot write PATH: reason")."""
     from qkv_studio.export.atomic import write_atomic

@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from qkv_studio.core import STAGES, Scene, View
+from qkv_studio.core import STAGES, Scene, View, progress
 from qkv_studio.core.ink import EMPTY_INK, Ink
 from qkv_studio.export import formats
 from qkv_studio.export.deck import DECK_STAGES, deck_paths
@@ -95,6 +95,7 @@ from qkv_studio.ui.dialogs.export_window import (  # noqa: F401 - (what the wind
     window_colormap,
     window_theme,
 )
+from qkv_studio.ui.widgets.job_progress import job_progress
 
 TITLE = "Export heatmap"
 
@@ -577,7 +578,11 @@ class ExportDialog(QDialog):
             self._update_path_note()
         self._composing = True
         try:
-            written = do_export(self)
+            with job_progress(self, TITLE, "Exporting…"):  # (a long job: progress, and Cancel)
+                written = do_export(self)
+        except progress.Cancelled:
+            status(self.window_, "Export cancelled: nothing was written")
+            return []
         except (OSError, ValueError) as exc:
             QMessageBox.warning(self, TITLE, names.one_line(exc))
             return []

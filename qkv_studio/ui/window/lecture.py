@@ -74,7 +74,9 @@ class Lecture:
                 QMessageBox.warning(w, APP_NAME, f"Could not open the deck: none of its {len(deck)} scenes can be "
                                                  f"read.\n\n" + _listed(skipped))
             return False
-        self._tell(skipped)
+        found = dict(deck.unreadable())  # every entry checked now (one stat each): one message for them all
+        found.update(skipped)
+        self._tell(sorted(found.items()))
         return True
 
     def open_deck_dialog(self) -> None:
