@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
 
 from qkv_studio.ui import registry
 from qkv_studio.ui.registry import PanelSpec
+from qkv_studio.ui.window.tab_titles import TabTitles
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -31,6 +32,7 @@ class PanelHost:
         self._specs = {spec.name: spec for spec in registry.panels()}
         self._built: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
+        self.titles = TabTitles(window, self.docks, self._specs)  # (tabs shortened by one rule)
 
     # ---- construction -----------------------------------------------------------------------------
     def build_docks(self) -> None:
@@ -124,18 +126,8 @@ class PanelHost:
         w.addDockWidget(_AREAS[spec.area], dock)
         self.docks[spec.name] = dock
         setattr(w, f"dock_{spec.name}", dock)
+        self.titles.watch(dock)
         return dock
-
-    def set_short_titles(self, names: set[str]) -> None:
-        """The docks ``names`` by their short titles (tabs of a column too narrow for the long ones), the
-        others by their own; the View menu's entries keep the long ones."""
-        for name, dock in self.docks.items():
-            spec = self._specs[name]
-            title = spec.short_title if name in names and spec.short_title else spec.title
-            if dock.windowTitle() != title:
-                dock.setWindowTitle(title)
-                dock.toggleViewAction().setText(spec.title)  # (Qt gives it the dock's title)
-                dock.setToolTip(spec.title if title != spec.title else "")
 
     # ---- lookup -----------------------------------------------------------------------------------
     def specs(self) -> tuple[PanelSpec, ...]:
@@ -206,6 +198,8 @@ class PanelHost:
         dock.raise_()
         if spec.lazy and not shown and w.isVisible():
             w.presentation.make_room_for(dock)  # (in a narrow window: not the whole column's height)
+        w.layout().activate()
+        self.titles.fit_all()  # (the group it joined: its tabs' titles)
         if spec.on_show is not None:
             registry.resolve(spec.on_show)(w)
 
