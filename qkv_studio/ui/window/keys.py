@@ -214,27 +214,41 @@ class KeyRouter(QObject):
         if not self._ours(focus):
             return False
         if _covered(self._window):
-            # Any key takes the cover away and does nothing else: no shortcut (Esc, F5, Ctrl+Z) either.
-            if kind == _SHORTCUT_OVERRIDE:
-                event.accept()
-            else:
-                _uncover(self._window)
-            return True
+            return self._uncover(kind, event)
         if cell_editor(focus):
-            if kind == _SHORTCUT_OVERRIDE and key == int(Qt.Key_Escape):
-                event.accept()  # the editor's Esc (it closes the editor) before presentation's Esc
-                return True
-            return False
+            return self._in_cell_editor(kind, key, event)
         if kind == _SHORTCUT_OVERRIDE or event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
             return False
-        if isinstance(focus, _OWN_KEYS) and (key not in _CLICKER or isinstance(focus, _TEXT_FIELDS)):
-            return False
-        if key in TABLE_KEYS and isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable):
+        if _keeps_key(focus, key):
             return False
         text = event.text()
         if event.modifiers() & Qt.ShiftModifier and text.islower():
             text = text.upper()  # (Shift+K's text is "K" from a keyboard; a synthetic event may say "k")
         return self._window.handle_lecture_key(key, text)
+
+    def _uncover(self, kind: int, event) -> bool:
+        """Any key takes the cover away and does nothing else: no shortcut (Esc, F5, Ctrl+Z) either."""
+        if kind == _SHORTCUT_OVERRIDE:
+            event.accept()
+        else:
+            _uncover(self._window)
+        return True
+
+    @staticmethod
+    def _in_cell_editor(kind: int, key: int, event) -> bool:
+        """An open cell editor gets every key; its Esc (it closes the editor) comes before presentation's."""
+        if kind == _SHORTCUT_OVERRIDE and key == int(Qt.Key_Escape):
+            event.accept()
+            return True
+        return False
+
+
+def _keeps_key(focus: QWidget | None, key: int) -> bool:
+    """Whether the focused widget keeps ``key`` for itself: a text field every key, a spin box, slider or
+    combo box all but the clicker's PageUp/PageDown, a table (not the calculation's) ↑ and ↓."""
+    if isinstance(focus, _OWN_KEYS) and (key not in _CLICKER or isinstance(focus, _TEXT_FIELDS)):
+        return True
+    return key in TABLE_KEYS and isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable)
 
 
 # ---- the shortcut list (F1 or ?) -------------------------------------------------------------------------
