@@ -95,6 +95,8 @@ from qkv_studio.ui.dialogs.export_window import (  # noqa: F401 - (what the wind
     window_colormap,
     window_theme,
 )
+from qkv_studio.ui.widgets.scroll_column import ScrollColumn
+from qkv_studio.ui.widgets.size_classes import fit_dialog
 
 TITLE = "Export heatmap"
 
@@ -119,6 +121,7 @@ class ExportDialog(QDialog):
         self._composer_factory = slide_composer
         self._composer = None
         self._composing = False  # (an export composes slide after slide: the preview waits meanwhile)
+        self._fitted = False  # (sized once, as it first shows: fit_dialog)
         self.setWindowTitle(TITLE)
         self._build()
         form.load_defaults(self, window.session.stage, window_theme(window), window_colormap(window))
@@ -149,12 +152,25 @@ class ExportDialog(QDialog):
         for box in boxes:
             left.addWidget(box)
         left.addStretch(1)
-        columns = QHBoxLayout()
+        # (the options and the preview scroll inside a dialog their screen cannot hold; Export and
+        # Cancel stay in view under them)
+        self.body = QWidget()
+        columns = QHBoxLayout(self.body)
+        columns.setContentsMargins(0, 0, 0, 0)
         columns.addLayout(left, 1)
         columns.addWidget(preview_box, 0)
+        self.scroll = ScrollColumn(self.body)
         outer = QVBoxLayout(self)
-        outer.addLayout(columns)
+        outer.addWidget(self.scroll, 1)
         outer.addWidget(self.buttons)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Sized once, as it first shows: its options and preview whole where its screen holds them, else
+        as large as the screen's available geometry, scrolling inside (it never grows while in use)."""
+        if not self._fitted:
+            self._fitted = True
+            fit_dialog(self)
+        super().showEvent(event)
 
     def _connect(self) -> None:
         for combo in (self.stage_combo, self.theme_combo, self.colormap_combo, self.background_combo):
@@ -364,10 +380,7 @@ class ExportDialog(QDialog):
         if problem == self.path_note.text():
             return
         self.path_note.setText(problem)
-        self.path_note.setVisible(bool(problem))
-        if problem and self.isVisible():  # (an open dialog grows to hold the note's lines)
-            self.layout().activate()
-            self.resize(self.size().expandedTo(self.sizeHint()))
+        self.path_note.setVisible(bool(problem))  # (in the room kept for it: nothing under it moves)
 
     def _fix_background(self) -> None:
         """Transparent only for formats that keep it (PNG, SVG; a PDF page is opaque): else disabled."""

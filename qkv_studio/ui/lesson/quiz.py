@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+from qkv_studio.ui.widgets.size_classes import fit_dialog, text_size
 
 
 @dataclass(frozen=True)
@@ -300,11 +301,23 @@ class QuizDialog(FollowsAppearance, QDialog):
         lay.addWidget(buttons)
         self._write_recall()
         self._update_score()
-        self.resize(760, 720)
+        self._fitted = False  # (sized once, as it first shows: fit_dialog)
         # (styled as built, like the panels: its feedback colours and its fonts, at scale 1)
         self._restyle_theme(self._theme)
         self._restyle_scale(self._font_scale)
         self.bind_appearance(appearance)
+
+    #: The room the quiz asks for, in its text: a question's answers on a line each, the three questions
+    #: and the recall card with little scrolling (its screen may give it less: it scrolls inside).
+    ROOM_CHARS, ROOM_LINES = 95, 42
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Sized once, as it first shows, inside its screen's available geometry (Close and Start again in
+        view); it keeps that size while in use."""
+        if not self._fitted:
+            self._fitted = True
+            fit_dialog(self, text_size(self.font(), self.ROOM_CHARS, self.ROOM_LINES))
+        super().showEvent(event)
 
     # ---- public API -------------------------------------------------------------------------------
     def score(self) -> int:

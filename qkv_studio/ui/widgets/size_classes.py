@@ -151,6 +151,12 @@ def dialog_size(wanted: QSize, available: QRect, frame: QSize = DIALOG_FRAME) ->
                  max(1, min(wanted.height(), available.height() - frame.height())))
 
 
+def text_size(font: QFont, chars: float, lines: float) -> QSize:
+    """The size of ``chars`` average characters by ``lines`` lines of ``font``: a room asked for in text."""
+    fm = QFontMetrics(font)
+    return QSize(round(chars * fm.averageCharWidth()), round(lines * fm.lineSpacing()))
+
+
 def fit_dialog(dialog: QDialog, wanted: QSize | None = None) -> QSize:
     """Size ``dialog`` once, before it shows: ``wanted`` (default: its layout's size hint) inside its
     screen's available geometry.  Its layout no longer resizes it as its content changes (what does not
