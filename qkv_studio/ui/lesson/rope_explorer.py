@@ -37,6 +37,7 @@ from qkv_studio.core import rope
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+from qkv_studio.ui.widgets.indicators import style_indicators
 
 DIM = 8
 MAX_POSITION = 512
@@ -234,6 +235,7 @@ class RopeExplorer(FollowsAppearance, QWidget):
                 axis.setPen(pg.mkPen(theme.text))
                 axis.setTextPen(pg.mkPen(theme.text))
         self.title.setText(f'<b style="color:{theme.text}">RoPE: a score depends on the offset n − m only</b>')
+        style_indicators((self.together_box,), theme)
         self._redraw()
 
     def changeEvent(self, event) -> None:  # noqa: N802 - the window's zoom (projector) changes the font

@@ -2,15 +2,14 @@
 
 A room (the window, or a screen's available geometry) is measured in the text it holds — how many of
 its font's average characters fit across, how many of its lines fit down (:class:`Room`) — never in
-pixels or by naming a screen: a 1920×1080 laptop at 200 % and a 960×540 window are the same room, and a
-larger font moves any screen into a smaller class.  :func:`size_class` looks the room up in
+pixels or by naming a screen: a laptop at 200 % and a screen half its size at 100 % are the same room,
+and a larger font moves any screen into a smaller class.  :func:`size_class` looks the room up in
 :data:`WIDTHS` and :data:`HEIGHTS` and returns the pair, which says what the layout does there:
 
 * the width class: whether the side panels stand in columns of their own beside the heatmap or fold
   into tabs of one column, and the shares of the width the heatmap and the side columns keep;
 * the height class: whether the vector plane stands under the editors or is a tab, how much of the
-  height the calculation table may take, and whether a dialog is *cramped* (it shows its smaller
-  preview and scrolls inside).
+  height the calculation table may take, how many tokens the token list shows before it scrolls.
 
 Dialogs are sized by :func:`dialog_size`: what their content asks for, never more than the available
 geometry of their screen, chosen once as they first show (:func:`fit_dialog`) — so a dialog never
@@ -75,8 +74,6 @@ class HeightClass:
     min_lines: int
     #: the vector plane stands under the editors (else: a tab, of the right column where it fits)
     plane_under_editors: bool
-    #: a dialog shows its smaller preview (and scrolls inside what still does not fit)
-    cramped: bool = False
     #: the share of the height the calculation table may take above the blend (with the editors under
     #: it: ``calc_share_under``), and the least it keeps
     calc_share: float = 0.36
@@ -84,6 +81,8 @@ class HeightClass:
     calc_least: float = 0.18
     #: the editors' share of their column's height when the plane stands under them
     editors_share: float = 0.68
+    #: the token list shows every token up to this many, then scrolls (the editors under it keep rows)
+    token_rows: int = 6
 
 
 #: The width classes, narrowest first.  180 characters: the editors, the whole calculation table and a
@@ -94,10 +93,12 @@ WIDTHS: tuple[WidthClass, ...] = (
 )
 
 #: The height classes, shortest first.  57 lines: the token list and three editors with every row (~37
-#: lines) and a vector plane that can be read (~18 lines) one above the other.  Under 36 lines a dialog
-#: holds no more than its form beside a small preview.
+#: lines) and a vector plane that can be read (~18 lines) one above the other.  Under 36 lines (a
+#: HiDPI laptop at 200 %: ~27 lines) the token list keeps 2 rows and the table
+#: under less of the height, so the first editor shows rows
+#: without scrolling.
 HEIGHTS: tuple[HeightClass, ...] = (
-    HeightClass("cramped", 0, plane_under_editors=False, cramped=True),
+    HeightClass("cramped", 0, plane_under_editors=False, token_rows=2, calc_share_under=0.4),
     HeightClass("short", 36, plane_under_editors=False),
     HeightClass("tall", 57, plane_under_editors=True),
 )

@@ -82,6 +82,7 @@ class DockLayout:
     def arrange(self) -> None:
         """Place the docks for the window's size (the default layout): see the module's docstring."""
         plan = self.plan()
+        self._window.tokens_panel.set_most_rows(plan.sizes.height.token_rows)
         if plan.form == "under":
             self._arrange_under(plan)
             return

@@ -32,6 +32,7 @@ class PanelJobs:
             return False
         if text is not None and text != self.sentence.text():
             self.sentence.setText(text)
+            self.sentence.setCursorPosition(0)  # (read from its start)
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             if self.state.run is None:
