@@ -491,15 +491,17 @@ class MatrixEditor(FollowsAppearance, QWidget):
         """Every column at least as wide as the widest number of the matrix (the table scrolls sideways
         where they do not all fit); the columns share the rest of the width."""
         header = self.table.horizontalHeader()
-        least = max(_LEAST_COLUMN, self._number_width(self.model.matrix()))
+        matrix = self.model._current_matrix()  # (None: the scene has no such matrix, a projection's)
+        least = max(_LEAST_COLUMN, self._number_width(matrix if matrix is not None else np.zeros(0)))
         if header.minimumSectionSize() != least:
             header.setMinimumSectionSize(least)
 
     def _widen_columns(self, top_left: QModelIndex, bottom_right: QModelIndex, *_: object) -> None:
         """An edit: the columns widen for a wider number (they narrow again at the next scene)."""
-        if not top_left.isValid():
+        matrix = self.model._current_matrix()
+        if not top_left.isValid() or matrix is None:
             return
-        cells = self.model.matrix()[top_left.row():bottom_right.row() + 1, top_left.column():bottom_right.column() + 1]
+        cells = matrix[top_left.row():bottom_right.row() + 1, top_left.column():bottom_right.column() + 1]
         header = self.table.horizontalHeader()
         need = self._number_width(cells)
         if need > header.minimumSectionSize():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QRect, QSize
+from PySide6.QtCore import QRect, QSize, Qt
 
 from qkv_studio.core import load_preset
 from qkv_studio.ui.widgets.scroll_column import ScrollColumn
@@ -38,3 +38,30 @@ def test_a_taller_window_shows_every_token_of_a_short_scene(qtbot, show_window, 
     window.layout_docks()
     view = window.tokens_panel.view
     assert view.minimumHeight() >= 4 * view.sizeHintForRow(0)
+
+
+def test_the_tables_vector_columns_show_whole_or_not_at_all(qtbot, show_window):
+    """dₖ = 4 at 1024×768: the key and value columns were cut at the table's edge ("[−4.12, 0.64, … (");
+    where they cannot show whole they are left out — the numbers whole, each token's vectors on hover —
+    and a window with room shows them."""
+    from qkv_studio.core import STAGES
+    from qkv_studio.ui.widgets.frame_throttle import flush_pending
+
+    for size, whole in (((1016, 728), False), ((1900, 1000), True)):
+        window = show_window(load_preset("multihead"), size)
+        window.layout_docks()
+        table = window.calc
+        for stage in STAGES[1:]:
+            window.session.set_stage(stage)
+            window.session.flush()
+            flush_pending()
+            table.fit_columns()
+            shown = [c for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c)]
+            names = [table.calc_model.columns()[c] for c in shown]
+            assert sum(table.columnWidth(c) for c in shown) <= table.viewport().width(), (size, stage, names)
+            if whole and stage != STAGES[-1]:  # (the blend's w·vⱼ, a third vector, may be left out)
+                assert not table.left_out() and "key" in names, (size, stage, names)
+        if not whole:
+            assert {"key", "value"} <= table.left_out()
+            tip = table.calc_model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+            assert tip.startswith("k = [") and "v = [" in tip
