@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 
 SEPARATORS = 12  # (the dock separators between the three columns, px)
+_SLACK = 10  # (px the table's dock is given beyond its rows: no scroll bar for a pixel's rounding)
 #: The least size the default layout is made for (a window shown smaller scrolls its docks).
 LEAST_SIZE = QSize(800, 500)
 
@@ -307,10 +308,21 @@ class DockLayout:
         # (before the first show the dock's title bar is not placed yet: its minimum says how tall it is)
         chrome = max(0, win.dock_calc.height() - win.calc.height(),
                      win.dock_calc.minimumSizeHint().height() - win.calc.minimumSizeHint().height())
-        wanted = win.calc.content_height() + chrome + 10  # (a few px of slack: no scroll bar for them)
+        wanted = win.calc.content_height() + chrome + _SLACK
         # (the docks under it keep their minimum: the Real model's, taller than the rest, grew the window
         # past the screen when the table took its rows)
         under = [d for d in (win.dock_blend, *win.tabifiedDockWidgets(win.dock_blend)) if not d.isHidden()]
         least = max((d.minimumSizeHint().height() for d in under), default=0) + SEPARATORS
         share = size_class(QSize(win.width(), h), win.font()).height.calc_least
-        return max(int(h * share), min(int(h * calc_share), wanted, h - least)), wanted
+        height = max(int(h * share), min(int(h * calc_share), wanted, h - least))
+        return self._whole_rows(height, wanted), wanted
+
+    def _whole_rows(self, height: int, wanted: int) -> int:
+        """``height`` less the part of a row it would cut, where the table's rows do not all fit."""
+        table = self._window.calc
+        rows = table.calc_model.rowCount()
+        row = table.rowHeight(0) if rows else 0
+        if height >= wanted or row <= 0:
+            return height
+        chrome = wanted - _SLACK - sum(table.rowHeight(r) for r in range(rows))
+        return max(chrome + row, chrome + (height - chrome) // row * row)
