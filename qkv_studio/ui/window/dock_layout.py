@@ -165,8 +165,8 @@ class DockLayout:
     def bring_forward(self, view: str) -> None:
         """A stage step in the normal window: the stage's main view (the vector plane at Vectors, the
         blend at the last stage; see StageSpec.slide_view) in front when it is a tab behind another
-        shown dock — at 1600×950 the plane is a tab behind the blend, and the Vectors stage showed the
-        blend's empty bars.  A view already in view, or closed by the user, is left as it is."""
+        shown dock — in a short window the plane is a tab behind the blend, and the Vectors stage showed
+        the blend's empty bars.  A view already in view, or closed by the user, is left as it is."""
         if view == "heatmap":
             return
         win = self._window
