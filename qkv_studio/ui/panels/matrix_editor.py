@@ -608,6 +608,8 @@ class MatrixEditor(FollowsAppearance, QWidget):
         self._fit.start()
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.table and event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.fit_columns()  # (the numbers in the new font: their columns as wide)
         if obj is self.table and event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange,
                                                   QEvent.Type.Resize, QEvent.Type.Show):
             self._fit.start()  # (a new font or width may bring a header or a scroll bar of another size)

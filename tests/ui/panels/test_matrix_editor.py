@@ -230,7 +230,7 @@ def test_a_short_column_titles_the_editors_on_one_line_so_every_row_shows(qtbot,
         qtbot.waitUntil(lambda t=window.editors[name].table: _rows_shown_whole(t), timeout=2000)
 
 
-@pytest.mark.parametrize("edit", [None, -123.456])
+@pytest.mark.parametrize("edit", [None, -123.456, "font"])
 def test_every_number_is_whole_in_a_narrow_editor(qtbot, edit):
     """dₖ = 8 in a 1024×768 window's editor column: the cells read "0.1…"; the columns keep the width of
     their numbers and the table scrolls sideways."""
@@ -244,7 +244,11 @@ def test_every_number_is_whole_in_a_narrow_editor(qtbot, edit):
     w.resize(330, 300)
     w.show()
     qtbot.waitExposed(w)
-    if edit is not None:
+    if edit == "font":  # (the window's fonts arrive after the editor is built)
+        font = w.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        w.setFont(font)
+    elif edit is not None:
         s.set_value("Q", 0, 3, edit)
         s.flush()
     table = w.table
