@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+from qkv_studio.ui.widgets.rich_label import keep_together
 from qkv_studio.ui.widgets.size_classes import fit_dialog, text_size
 
 
@@ -170,7 +171,8 @@ class QuestionBox(QGroupBox):
         super().__init__(parent)
         self.question = question
         self.first_choice: int | None = None
-        self.prompt = QLabel(f"<b>{number}. {question.prompt}</b>")
+        # (broken into lines by the captions' rule: no short word alone on a line, no "√dₖ" on its own)
+        self.prompt = QLabel(keep_together(f"<b>{number}. {question.prompt}</b>"))
         self.prompt.setWordWrap(True)
         self.prompt.setTextFormat(Qt.TextFormat.RichText)
         self.group = QButtonGroup(self)
@@ -181,7 +183,7 @@ class QuestionBox(QGroupBox):
         for i, opt in enumerate(question.options):
             rb = QRadioButton()
             rb.setAccessibleName(opt.text)
-            label = _ClickLabel(f"{chr(ord('a') + i)}) {opt.text}")
+            label = _ClickLabel(keep_together(f"{chr(ord('a') + i)}) {opt.text}"))
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.RichText)
             label.clicked.connect(rb.click)
