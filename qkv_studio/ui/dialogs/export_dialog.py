@@ -56,6 +56,7 @@ from qkv_studio.export.figures import PT_PER_PX, alt_text
 from qkv_studio.export.slides import SLIDE_PT
 from qkv_studio.export.timeline import MotionOptions
 from qkv_studio.render.figure import FigureOptions, figure_size
+from qkv_studio.render.theme import get_theme
 from qkv_studio.ui.dialogs import export_form as form
 from qkv_studio.ui.dialogs import export_names as names
 from qkv_studio.ui.dialogs import export_preview as preview
@@ -95,6 +96,7 @@ from qkv_studio.ui.dialogs.export_window import (  # noqa: F401 - (what the wind
     window_colormap,
     window_theme,
 )
+from qkv_studio.ui.widgets.indicators import indicator_sheet
 from qkv_studio.ui.widgets.scroll_column import ScrollColumn
 from qkv_studio.ui.widgets.size_classes import fit_dialog
 
@@ -124,6 +126,8 @@ class ExportDialog(QDialog):
         self._fitted = False  # (sized once, as it first shows: fit_dialog)
         self.setWindowTitle(TITLE)
         self._build()
+        # (its check boxes and radio buttons visible in the window's theme: a dark palette hides Fusion's)
+        self.setStyleSheet(indicator_sheet(get_theme(window_theme(window))))
         form.load_defaults(self, window.session.stage, window_theme(window), window_colormap(window))
         self.ink_check.setChecked(bool(self.scene_ink()))  # (on when the scene has ink)
         self._fix_background()
