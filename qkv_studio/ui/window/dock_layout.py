@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QStatusBar, QTabBar
+from PySide6.QtWidgets import QDockWidget, QStatusBar, QTabBar, QWidget
 
 from qkv_studio.core import STAGES
+from qkv_studio.ui.panels.calc_table import CalcTable
+from qkv_studio.ui.panels.tokens_panel import TokensPanel
 from qkv_studio.ui.widgets.size_classes import SizeClass, size_class
 
 if TYPE_CHECKING:
@@ -55,11 +57,32 @@ class Plan:
     height: int
 
 
+def _activate(widget: QWidget) -> None:
+    """Lay out ``widget`` now (before the first show nothing inside it is placed yet)."""
+    layout = widget.layout()
+    if layout is not None:
+        layout.activate()
+
+
 class DockLayout:
     """The default layout of a :class:`MainWindow`'s docks for the size the window has."""
 
     def __init__(self, window: MainWindow) -> None:
         self._window = window
+
+    def _table(self) -> CalcTable:
+        """The calculation table (the registry's core panel ``calc``)."""
+        table = self._window.panel_host.panel("calc")
+        if not isinstance(table, CalcTable):
+            raise TypeError(f"the calc panel is a {type(table).__name__}, not a CalcTable")
+        return table
+
+    def _tokens(self) -> TokensPanel:
+        """The tokens list (at the top of the editors' dock)."""
+        tokens = self._window.dock("editors").findChild(TokensPanel)
+        if tokens is None:
+            raise LookupError("the editors' dock has no tokens list")
+        return tokens
 
     def _size(self) -> tuple[int, int, SizeClass]:
         win = self._window
@@ -83,31 +106,31 @@ class DockLayout:
     def arrange(self) -> None:
         """Place the docks for the window's size (the default layout): see the module's docstring."""
         plan = self.plan()
-        self._window.tokens_panel.set_most_rows(plan.sizes.height.token_rows)
+        self._tokens().set_most_rows(plan.sizes.height.token_rows)
         if plan.form == "under":
             self._arrange_under(plan)
             return
         win = self._window
         if plan.form == "folded":
             if not plan.split:
-                win.tabifyDockWidget(win.dock_calc, win.dock_blend)
+                win.tabifyDockWidget(win.dock("calc"), win.dock("blend"))
             for dock in self._lazy_docks():
-                win.tabifyDockWidget(win.dock_blend, dock)
+                win.tabifyDockWidget(win.dock("blend"), dock)
         tall = plan.sizes.height.plane_under_editors
         if not tall:
             self._plane_as_tab(plan)
-        win.dock_calc.raise_()
+        win.dock("calc").raise_()
         for dock in self._front():
             dock.raise_()
         self.hide_stale_tab_bars()
-        win.resizeDocks([win.dock_editors, win.dock_calc], [plan.editors, plan.calc], Qt.Horizontal)
+        win.resizeDocks([win.dock("editors"), win.dock("calc")], [plan.editors, plan.calc], Qt.Orientation.Horizontal)
         if tall:
             share = plan.sizes.height.editors_share
-            win.resizeDocks([win.dock_editors, win.dock_plane],
-                            [int(plan.height * share), int(plan.height * (1 - share))], Qt.Vertical)
+            win.resizeDocks([win.dock("editors"), win.dock("plane")],
+                            [int(plan.height * share), int(plan.height * (1 - share))], Qt.Orientation.Vertical)
         if plan.split:
             self._share_right_column(plan.height, plan.sizes.height.calc_share)
-        win.layout().activate()
+        _activate(win)
         win.panel_host.titles.fit_all()
 
     def _plane_as_tab(self, plan: Plan) -> None:
@@ -116,14 +139,14 @@ class DockLayout:
         titles; else a tab of the editors."""
         win, host = self._window, self._window.panel_host
         fm = QFontMetrics(win.font())
-        right = ([win.dock_blend] if plan.split else [win.dock_calc, win.dock_blend]) + self._front()
-        if self._tabs_fit(fm, [host.spec_of(d).title for d in right + [win.dock_plane]], plan.calc):
-            win.tabifyDockWidget(win.dock_blend, win.dock_plane)
+        right = ([win.dock("blend")] if plan.split else [win.dock("calc"), win.dock("blend")]) + self._front()
+        if self._tabs_fit(fm, [host.spec_of(d).title for d in right + [win.dock("plane")]], plan.calc):
+            win.tabifyDockWidget(win.dock("blend"), win.dock("plane"))
         else:
-            win.tabifyDockWidget(win.dock_editors, win.dock_plane)
-            win.dock_editors.raise_()
+            win.tabifyDockWidget(win.dock("editors"), win.dock("plane"))
+            win.dock("editors").raise_()
         if plan.split:
-            win.dock_blend.raise_()
+            win.dock("blend").raise_()
 
     def _under_width(self, w: int, sizes: SizeClass, front: list[QDockWidget]) -> int:
         """The table's column with the editors under it: as wide as the table at its last stage (the
@@ -138,7 +161,7 @@ class DockLayout:
             calc = self._table_width(None)
         if front or calc > room:
             calc = min(calc, int(w * wc.calc_most))
-        return max([calc] + [d.minimumSizeHint().width() for d in front + [win.dock_editors]])
+        return max([calc] + [d.minimumSizeHint().width() for d in front + [win.dock("editors")]])
 
     def _arrange_under(self, plan: Plan) -> None:
         """The editors under the table, tabs of its column with the blend, the plane and the View menu's
@@ -146,19 +169,19 @@ class DockLayout:
         win = self._window
         # (the table above the blend, then the editors into the blend's tabs: split under the table first —
         # the editors, the blend and the Real model one above the other were taller than a short screen)
-        if win.dock_calc in win.tabifiedDockWidgets(win.dock_blend):
-            win.splitDockWidget(win.dock_calc, win.dock_blend, Qt.Vertical)
-        for dock in [win.dock_editors, win.dock_plane] + self._lazy_docks():
-            win.tabifyDockWidget(win.dock_blend, dock)
-        win.dock_editors.raise_()
+        if win.dock("calc") in win.tabifiedDockWidgets(win.dock("blend")):
+            win.splitDockWidget(win.dock("calc"), win.dock("blend"), Qt.Orientation.Vertical)
+        for dock in [win.dock("editors"), win.dock("plane")] + self._lazy_docks():
+            win.tabifyDockWidget(win.dock("blend"), dock)
+        win.dock("editors").raise_()
         for dock in self._front():
             dock.raise_()
         self.hide_stale_tab_bars()
-        win.resizeDocks([win.dock_calc], [plan.calc], Qt.Horizontal)
+        win.resizeDocks([win.dock("calc")], [plan.calc], Qt.Orientation.Horizontal)
         # (the editors scroll: the table keeps its rows, up to almost half the height; twice: once at that
         # width the table knows whether a scroll bar takes a line of it)
         for _ in range(2):
-            win.layout().activate()
+            _activate(win)
             self._share_right_column(plan.height, plan.sizes.height.calc_share_under)
         win.panel_host.titles.fit_all()
 
@@ -186,8 +209,8 @@ class DockLayout:
         win = self._window
         w, _, sizes = self._size()
         if sizes.width.folded and (bool(self._front()) or self._editors_under_table(w, sizes, placed=False)):
-            return {win.dock_plane, win.dock_blend}
-        return set() if sizes.height.plane_under_editors else {win.dock_plane}
+            return {win.dock("plane"), win.dock("blend")}
+        return set() if sizes.height.plane_under_editors else {win.dock("plane")}
 
     def _lazy_docks(self) -> list[QDockWidget]:
         """The docks of the View menu's panels (tabs of the blend's place)."""
@@ -203,7 +226,7 @@ class DockLayout:
         column): the table goes under it, as wide as the column, and keeps no more than its rows — the
         panel took the column's whole height, larger than the heatmap."""
         win = self._window
-        calc = win.dock_calc
+        calc = win.dock("calc")
         if calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
             return
         # (a dock split from a tab group would only be tabbed again: out of the group, then back into
@@ -212,7 +235,7 @@ class DockLayout:
         win.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, calc, Qt.Orientation.Vertical)
         calc.show()
         dock.raise_()
-        win.layout().activate()
+        _activate(win)
         _, h, sizes = self._size()
         self._share_right_column(h, sizes.height.calc_share)
 
@@ -244,21 +267,21 @@ class DockLayout:
         its and the table's minimum sizes, nothing laid out."""
         win = self._window
         if placed:
-            win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
-            chrome = max(0, win.dock_calc.width() - win.calc.width())
+            _activate(win.dock("calc"))  # (before the first show: nothing inside a dock is placed yet)
+            chrome = max(0, win.dock("calc").width() - self._table().width())
         else:
-            chrome = max(0, win.dock_calc.minimumSizeHint().width() - win.calc.minimumSizeHint().width())
+            chrome = max(0, win.dock("calc").minimumSizeHint().width() - self._table().minimumSizeHint().width())
         # (no room kept for a vertical scroll bar where the rows fit the table's share of the height)
         _, h, sizes = self._size()
         height, wanted = self._table_height(h, sizes.height.calc_share)
-        return win.calc.content_width(through=through, scroll_bar=height < wanted) + chrome + 4
+        return self._table().content_width(through=through, scroll_bar=height < wanted) + chrome + 4
 
     def _editors_under_table(self, w: int, sizes: SizeClass, *, placed: bool = True) -> bool:
         """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
         table and the heatmap at its floor side by side."""
         win = self._window
         wc = sizes.width
-        least = max(win.dock_editors.minimumSizeHint().width(), int(w * wc.editors_least))
+        least = max(win.dock("editors").minimumSizeHint().width(), int(w * wc.editors_least))
         return least + self._table_width(placed=placed) + int(w * wc.heatmap_floor) + SEPARATORS > w
 
     def _column_widths(self, w: int, sizes: SizeClass) -> tuple[int, int]:
@@ -272,18 +295,18 @@ class DockLayout:
         one keeps its scrolling share).
         """
         win, wc = self._window, sizes.width
-        win.calc.set_compact(False)
+        self._table().set_compact(False)
         need = self._table_width()
         room = w - int(w * wc.heatmap_floor) - SEPARATORS
         if need > min(int(w * wc.calc_most), room - int(w * wc.editors_least)):
-            win.calc.set_compact(True)
+            self._table().set_compact(True)
             need = self._table_width()
         calc = max(int(w * wc.calc_least), min(int(w * wc.calc_most), need))
         editors = int(w * wc.editors_share)
         if editors + calc <= room:
             return editors, calc
         # (the editors' minimum before the first show is less than they keep once shown)
-        least = max(win.dock_editors.minimumSizeHint().width(), int(w * wc.editors_least))
+        least = max(win.dock("editors").minimumSizeHint().width(), int(w * wc.editors_least))
         if calc >= need and room - calc >= least:
             editors = room - calc
         elif wc.folded:
@@ -299,19 +322,19 @@ class DockLayout:
         # window's, each got its share of the difference taken off and the table scrolled both ways)
         bars = [b for b in (win.menuBar(), win.findChild(QStatusBar)) if b is not None and not b.isHidden()]
         area = h - sum(max(b.height(), b.sizeHint().height()) for b in bars if b.parentWidget() is win)
-        win.resizeDocks([win.dock_calc, win.dock_blend], [calc, max(1, area - calc)], Qt.Vertical)
+        win.resizeDocks([win.dock("calc"), win.dock("blend")], [calc, max(1, area - calc)], Qt.Orientation.Vertical)
 
     def _table_height(self, h: int, calc_share: float) -> tuple[int, int]:
         """The calculation dock's height in a window ``h`` tall when it may take ``calc_share`` of it,
         and the height its rows want."""
         win = self._window
         # (before the first show the dock's title bar is not placed yet: its minimum says how tall it is)
-        chrome = max(0, win.dock_calc.height() - win.calc.height(),
-                     win.dock_calc.minimumSizeHint().height() - win.calc.minimumSizeHint().height())
-        wanted = win.calc.content_height() + chrome + _SLACK
+        chrome = max(0, win.dock("calc").height() - self._table().height(),
+                     win.dock("calc").minimumSizeHint().height() - self._table().minimumSizeHint().height())
+        wanted = self._table().content_height() + chrome + _SLACK
         # (the docks under it keep their minimum: the Real model's, taller than the rest, grew the window
         # past the screen when the table took its rows)
-        under = [d for d in (win.dock_blend, *win.tabifiedDockWidgets(win.dock_blend)) if not d.isHidden()]
+        under = [d for d in (win.dock("blend"), *win.tabifiedDockWidgets(win.dock("blend"))) if not d.isHidden()]
         least = max((d.minimumSizeHint().height() for d in under), default=0) + SEPARATORS
         share = size_class(QSize(win.width(), h), win.font()).height.calc_least
         height = max(int(h * share), min(int(h * calc_share), wanted, h - least))
@@ -319,7 +342,7 @@ class DockLayout:
 
     def _whole_rows(self, height: int, wanted: int) -> int:
         """``height`` less the part of a row it would cut, where the table's rows do not all fit."""
-        table = self._window.calc
+        table = self._table()
         rows = table.calc_model.rowCount()
         row = table.rowHeight(0) if rows else 0
         if height >= wanted or row <= 0:
