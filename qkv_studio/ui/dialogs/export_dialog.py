@@ -563,8 +563,8 @@ class ExportDialog(QDialog):
             slide = self.composed_slide()
             if ink is not None:
                 slide = with_ink(slide, ink.strokes(self.options().stage))
-            return self.preview.slide_image(slide, self.devicePixelRatioF() or 1.0)
-        return self.preview.figure_image(self.scene, self.options(), self.natural_size(),
+            return self.preview.fit_slide(slide, self.devicePixelRatioF() or 1.0)
+        return self.preview.fit_figure(self.scene, self.options(), self.natural_size(),
                                          self.devicePixelRatioF() or 1.0)
 
     def refresh_preview(self) -> None:

@@ -2,7 +2,7 @@
 
 :class:`PreviewBox` is a part the dialog is composed of: the Preview box (the picture, a caption, the
 description and its *Copy description* button, its public attributes) and the picture drawn at the
-box's size (:meth:`~PreviewBox.figure_image`, :meth:`~PreviewBox.slide_image`).  The description is the
+box's size (:meth:`~PreviewBox.fit_figure`, :meth:`~PreviewBox.fit_slide`).  The description is the
 one every exported file carries (:func:`qkv_studio.export.figures.alt_text`), to paste where the figure
 goes.
 """
@@ -56,13 +56,13 @@ class PreviewBox:
         lay.addWidget(self.copy_alt_button, 0, Qt.AlignmentFlag.AlignRight)
         lay.addStretch(1)
 
-    def figure_image(self, scene: Scene, options: FigureOptions, natural: QSize, dpr: float) -> QImage:
+    def fit_figure(self, scene: Scene, options: FigureOptions, natural: QSize, dpr: float) -> QImage:
         """The figure of ``scene`` with ``options`` (its size at scale 1 ``natural``) fitted into the preview
         box, in device pixels (``dpr`` of them per logical pixel)."""
         width = fit_width(self.preview_label.contentsRect().size(), natural, dpr)
         return figure_image(scene, options, width)
 
-    def slide_image(self, slide: SlidePainter, dpr: float) -> QImage:
+    def fit_slide(self, slide: SlidePainter, dpr: float) -> QImage:
         """The composed slide scaled into the preview box, in device pixels (``dpr`` per logical pixel)."""
         w, h = slide.size
         width = fit_width(self.preview_label.contentsRect().size(), QSize(w, h), dpr)
