@@ -164,6 +164,7 @@ class ExportDialog(QDialog):
     def _build(self) -> None:
         self.form = f = ExportForm(self, can_compose_slides=self.can_compose_slides)
         self.preview = p = PreviewBox()
+        boxes, preview_box = f.boxes, p.box
         # (the parts' widgets under their own names: the tests and the reactions below set and read them)
         self.format_combo, self.picture_combo, self.ink_check = f.format_combo, f.picture_combo, f.ink_check
         self.path_edit, self.choose_button, self.path_note = f.path_edit, f.choose_button, f.path_note
@@ -185,7 +186,7 @@ class ExportDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         left = QVBoxLayout()
-        for box in f.boxes:
+        for box in boxes:
             left.addWidget(box)
         left.addStretch(1)
         # (the options and the preview scroll inside a dialog their screen cannot hold; Export and
@@ -194,10 +195,10 @@ class ExportDialog(QDialog):
         columns = QHBoxLayout(self.body)
         columns.setContentsMargins(0, 0, 0, 0)
         columns.addLayout(left, 1)
-        columns.addWidget(p.box, 0)
-        self.body_scroll = ScrollColumn(self.body)  # (not "scroll": QWidget.scroll is a method)
+        columns.addWidget(preview_box, 0)
+        self.options_area = ScrollColumn(self.body)
         outer = QVBoxLayout(self)
-        outer.addWidget(self.body_scroll, 1)
+        outer.addWidget(self.options_area, 1)
         outer.addWidget(self.buttons)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
@@ -261,7 +262,8 @@ class ExportDialog(QDialog):
 
     @property
     def is_animated(self) -> bool:
-        return self.format.kind == "animation"  # (a typed unknown ending leaves the format box as it was)
+        fmt = formats.get(self.suffix)  # (None: no format of the registry has it, e.g. one unregistered since)
+        return fmt is not None and fmt.kind == "animation"
 
     @property
     def can_compose_slides(self) -> bool:

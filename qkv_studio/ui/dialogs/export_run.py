@@ -17,6 +17,7 @@ from qkv_studio.core import Scene
 from qkv_studio.core.ink import Ink
 from qkv_studio.export.deck import deck_paths, export_all_stages
 from qkv_studio.export.files import export_file
+from qkv_studio.export.formats import ExportFormat
 from qkv_studio.export.timeline import MotionOptions
 from qkv_studio.render.figure import FigureOptions
 
@@ -33,6 +34,9 @@ class ExportRequest(Protocol):
 
     @property
     def scene(self) -> Scene: ...
+
+    @property
+    def format(self) -> ExportFormat: ...
 
     @property
     def all_stages(self) -> bool: ...
@@ -105,16 +109,16 @@ def do_export(dialog: ExportRequest) -> list[Path]:
     Raises ValueError (no path, an ending that is no format's, bad option) or OSError ("cannot write
     PATH: reason"); the exporters leave nothing partial behind.
     """
-    path = _base_path(dialog)
+    paths = targets(dialog)
     options, width = export_options_from_dialog(dialog)
     scene = dialog.scene
     if dialog.all_stages:
-        return export_all_stages(scene, path, width=width, options=options)
+        return export_all_stages(scene, _base_path(dialog), width=width, options=options)
     picture = dialog.picture
     motion = dialog.motion() if dialog.is_animated else None
     slide = dialog.composed_slide() if picture == "slide" else None
     ink = dialog.export_ink()  # (on the slide, or on each page: the stage's slide)
     compose = dialog.composed_slide if ink is not None and picture == "slides" else None
-    export_file(scene, path, width=width, options=options, picture=picture, motion=motion, slide=slide, ink=ink,
-                compose=compose)
-    return [path]
+    export_file(scene, paths[0], width=width, options=options, picture=picture, motion=motion, slide=slide,
+                ink=ink, compose=compose)
+    return paths

@@ -58,10 +58,10 @@ class Plan:
 
 
 def _activate(widget: QWidget) -> None:
-    """Lay out ``widget`` now (before the first show nothing inside it is placed yet)."""
-    layout = widget.layout()
-    if layout is not None:
-        layout.activate()
+    """Lay ``widget`` out now (its docks placed: what follows measures them)."""
+    lay = widget.layout()
+    if lay is not None:
+        lay.activate()
 
 
 class DockLayout:
