@@ -63,7 +63,9 @@ class PanelSpec:
     lazy: bool = True
     focus: str = ""
     on_show: Factory | None = None
-    short_title: str = ""  # the dock's tab title where the title's tabs do not fit their column
+    #: the dock's title where its whole title does not fit its tab bar or title bar (the one rule:
+    #: :mod:`qkv_studio.ui.window.tab_titles`); empty: the whole title always
+    short_title: str = ""
     deferred: bool = False
 
     def __post_init__(self) -> None:
@@ -103,18 +105,19 @@ PANELS: tuple[PanelSpec, ...] = (
     # (the plane and the blend are tabs behind the editors or the table in a small window: deferred)
     PanelSpec("plane", "Vector plane", f"{_WIRING}:plane", area="left", lazy=False, short_title="Plane",
               deferred=True),
-    PanelSpec("calc", "Calculation", f"{_WIRING}:calc", lazy=False),
+    PanelSpec("calc", "Calculation", f"{_WIRING}:calc", lazy=False, short_title="Calc."),
     PanelSpec("blend", "Blend", f"{_WIRING}:blend", lazy=False, deferred=True),
     # The lesson in depth, from the View menu: tabbed with the blend view, built when first shown.
-    PanelSpec("explorer", "√dₖ explorer", f"{_WIRING}:explorer", menu_text="√dₖ &explorer",
+    PanelSpec("explorer", "√dₖ explorer", f"{_WIRING}:explorer", menu_text="√dₖ &explorer", short_title="√dₖ",
               shortcut="Ctrl+Shift+D", tip="Why divide by √dₖ: watch the softmax saturate as dₖ grows",
               cli_name="explorer"),
     PanelSpec("heads", "Heads", f"{_WIRING}:heads", menu_text="&Heads (multi-head)", shortcut="Ctrl+Shift+H",
               cli_name="heads", on_show=f"{_WIRING}:heads_shown"),
     PanelSpec("model", "Real model", f"{_WIRING}:model", menu_text="&Real model…",
-              shortcut="Ctrl+Shift+M", tip="A real transformer's heads on any sentence, offline",
+              shortcut="Ctrl+Shift+M", tip="A real transformer's heads on any sentence, offline", short_title="Model",
               cli_name="model", focus="sentence"),
     PanelSpec("rope", "RoPE explorer", "qkv_studio.ui.lesson.rope_explorer:build", menu_text="R&oPE explorer",
+              short_title="RoPE",
               shortcut="Ctrl+Shift+O", tip="Rotary position embeddings: a score depends on the offset only",
               cli_name="rope"),
     # The lesson's "why three projections?": the scene with Q = K = V = X beside the learned projections.

@@ -8,11 +8,13 @@ The window calls three functions:
 
 The dialog only gathers options; the drawing and the atomic writing are :mod:`qkv_studio.export`'s, and
 the formats it offers (the format box, the *Picture* box, the file filters) are the registry
-:mod:`qkv_studio.export.formats`.  Its parts: the option form (:mod:`.export_form`), the preview and alt
-text (:mod:`.export_preview`), file names and settings (:mod:`.export_names`), running the export and
-asking before a file is replaced (:mod:`.export_run`), and the window's own actions
-(:mod:`.export_window`).  The file name and the format agree: a typed ending picks the format, a
-changed format changes only the name's ending, an ending no format has gets a message.  A failed export
+:mod:`qkv_studio.export.formats`.  It is composed of parts, each given what it uses: the option form
+(:class:`.export_form.ExportForm`) and the preview with its alt text
+(:class:`.export_preview.PreviewBox`); file names and settings are :mod:`.export_names`'s, running the
+export and asking before a file is replaced :mod:`.export_run`'s (it reads the dialog through
+:class:`.export_run.ExportRequest`), the window's own actions :mod:`.export_window`'s.  The file name
+and the format agree: a typed ending picks the format, a changed format changes only the name's ending,
+an ending no format has gets a message.  A failed export
 shows one line in a warning and leaves the dialog open with its options (nothing is lost, nothing
 partial is left on disk).  The last folder and the options are remembered in ``QSettings`` under
 ``export/…``; the stage, theme and colormap always start from the window's, so the figure first
@@ -34,9 +36,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QSettings, QSize, Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QImage, QPixmap
+from PySide6.QtGui import QGuiApplication, QImage, QPixmap, QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -56,6 +59,7 @@ from qkv_studio.export.figures import PT_PER_PX, alt_text
 from qkv_studio.export.slides import SLIDE_PT
 from qkv_studio.export.timeline import MotionOptions
 from qkv_studio.render.figure import FigureOptions, figure_size
+from qkv_studio.render.theme import get_theme
 from qkv_studio.ui.dialogs import export_form as form
 from qkv_studio.ui.dialogs import export_names as names
 from qkv_studio.ui.dialogs import export_preview as preview
@@ -68,6 +72,7 @@ from qkv_studio.ui.dialogs.export_form import (  # noqa: F401 - (the dialog's co
     MIN_SCALE,
     MIN_WIDTH,
     STAGE_LABELS,
+    ExportForm,
 )
 from qkv_studio.ui.dialogs.export_names import (  # noqa: F401
     K_ALL_STAGES,
@@ -84,7 +89,7 @@ from qkv_studio.ui.dialogs.export_names import (  # noqa: F401
     last_folder,
     number_filter,
 )
-from qkv_studio.ui.dialogs.export_preview import PREVIEW_DELAY_MS, PREVIEW_SIZE  # noqa: F401
+from qkv_studio.ui.dialogs.export_preview import PREVIEW_DELAY_MS, PREVIEW_SIZE, PreviewBox  # noqa: F401
 from qkv_studio.ui.dialogs.export_run import do_export, export_options_from_dialog  # noqa: F401
 from qkv_studio.ui.dialogs.export_window import (  # noqa: F401 - (what the window's actions call)
     copy_heatmap,
@@ -95,9 +100,25 @@ from qkv_studio.ui.dialogs.export_window import (  # noqa: F401 - (what the wind
     window_colormap,
     window_theme,
 )
+from qkv_studio.ui.widgets.indicators import indicator_sheet
 from qkv_studio.ui.widgets.job_progress import job_progress
+from qkv_studio.ui.widgets.scroll_column import ScrollColumn
+from qkv_studio.ui.widgets.size_classes import fit_dialog
+
+if TYPE_CHECKING:
+    from qkv_studio.export.slide import SlidePainter
 
 TITLE = "Export heatmap"
+
+
+class SlideComposing(Protocol):
+    """What the dialog uses of its slide composer (:class:`qkv_studio.ui.window.slide_picture.SlideComposer`):
+    the presentation slide of a scene and view for a screen of ``size``, and closing it."""
+
+    def compose(self, scene: Scene, view: View, *, size: tuple[int, int], theme: str = "light",
+                colormap: str | None = None) -> SlidePainter: ...
+
+    def close(self) -> None: ...
 
 
 class ExportDialog(QDialog):
@@ -106,11 +127,13 @@ class ExportDialog(QDialog):
     ``window`` is the main window (for its session, theme and colormap) and the dialog's parent.
     ``slide_composer`` makes the object that composes the presentation slide
     (:class:`qkv_studio.ui.window.slide_picture.SlideComposer`); made when first needed, closed with the
-    dialog.  The widgets are public attributes so tests (and the window) can set them directly.
+    dialog.  The widgets are public attributes so tests (and the window) can set them directly: those of
+    its parts, :attr:`form` (:class:`ExportForm`) and :attr:`preview` (:class:`PreviewBox`), under the
+    same names.
     """
 
     def __init__(self, window, parent: QWidget | None = None, *, settings: QSettings | None = None,
-                 use_settings: bool = True, slide_composer: Callable[[], object] | None = None) -> None:
+                 use_settings: bool = True, slide_composer: Callable[[], SlideComposing] | None = None) -> None:
         super().__init__(parent if parent is not None else window)
         self.window_ = window
         self.settings = settings if settings is not None else (names.settings_of(window) if use_settings else None)
@@ -118,11 +141,14 @@ class ExportDialog(QDialog):
         self.confirmed_path: Path | None = None  # a name the save dialog already asked to replace
         self._natural_cache: tuple[Scene, FigureOptions, QSize] | None = None
         self._composer_factory = slide_composer
-        self._composer = None
+        self._composer: SlideComposing | None = None
         self._composing = False  # (an export composes slide after slide: the preview waits meanwhile)
+        self._fitted = False  # (sized once, as it first shows: fit_dialog)
         self.setWindowTitle(TITLE)
         self._build()
-        form.load_defaults(self, window.session.stage, window_theme(window), window_colormap(window))
+        # (its check boxes and radio buttons visible in the window's theme: a dark palette hides Fusion's)
+        self.setStyleSheet(indicator_sheet(get_theme(window_theme(window))))
+        self.form.load_defaults(self.settings, window.session.stage, window_theme(window), window_colormap(window))
         self.ink_check.setChecked(bool(self.scene_ink()))  # (on when the scene has ink)
         self._fix_background()
         self._preview_timer = QTimer(self)
@@ -137,12 +163,26 @@ class ExportDialog(QDialog):
 
     # ---- construction ---------------------------------------------------------------------------
     def _build(self) -> None:
-        boxes = form.build_form(self)
-        preview_box = preview.build_preview(self)
+        self.form = f = ExportForm(self, can_compose_slides=self.can_compose_slides)
+        self.preview = p = PreviewBox()
+        boxes, preview_box = f.boxes, p.box
+        # (the parts' widgets under their own names: the tests and the reactions below set and read them)
+        self.format_combo, self.picture_combo, self.ink_check = f.format_combo, f.picture_combo, f.ink_check
+        self.path_edit, self.choose_button, self.path_note = f.path_edit, f.choose_button, f.path_note
+        self.all_stages_check, self.deck_label = f.all_stages_check, f.deck_label
+        self.animate_combo, self.fps_spin, self.hold_spin = f.animate_combo, f.fps_spin, f.hold_spin
+        self.motion_caption, self.motion_row = f.motion_caption, f.motion_row
+        self.width_radio, self.scale_radio, self.size_group = f.width_radio, f.scale_radio, f.size_group
+        self.width_spin, self.scale_spin, self.size_label = f.width_spin, f.scale_spin, f.size_label
+        self.stage_caption, self.stage_combo, self.theme_combo = f.stage_caption, f.stage_combo, f.theme_combo
+        self.colormap_combo, self.background_combo = f.colormap_combo, f.background_combo
+        self.include_box, self.include_checks = f.include_box, f.include_checks
+        self.preview_label, self.preview_caption = p.preview_label, p.preview_caption
+        self.alt_text_edit, self.copy_alt_button = p.alt_text_edit, p.copy_alt_button
         self.choose_button.clicked.connect(self.choose_file)
         self.copy_alt_button.clicked.connect(self.copy_alt_text)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Cancel)
-        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.AcceptRole)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
         self.export_button.setDefault(True)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -150,12 +190,25 @@ class ExportDialog(QDialog):
         for box in boxes:
             left.addWidget(box)
         left.addStretch(1)
-        columns = QHBoxLayout()
+        # (the options and the preview scroll inside a dialog their screen cannot hold; Export and
+        # Cancel stay in view under them)
+        self.body = QWidget()
+        columns = QHBoxLayout(self.body)
+        columns.setContentsMargins(0, 0, 0, 0)
         columns.addLayout(left, 1)
         columns.addWidget(preview_box, 0)
+        self.options_area = ScrollColumn(self.body)
         outer = QVBoxLayout(self)
-        outer.addLayout(columns)
+        outer.addWidget(self.options_area, 1)
         outer.addWidget(self.buttons)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        """Sized once, as it first shows: its options and preview whole where its screen holds them, else
+        as large as the screen's available geometry, scrolling inside (it never grows while in use)."""
+        if not self._fitted:
+            self._fitted = True
+            fit_dialog(self)
+        super().showEvent(event)
 
     def _connect(self) -> None:
         for combo in (self.stage_combo, self.theme_combo, self.colormap_combo, self.background_combo):
@@ -187,17 +240,17 @@ class ExportDialog(QDialog):
 
     @property
     def suffix(self) -> str:
-        return self.format_combo.currentData()
+        return self.form.suffix
 
     @property
     def format(self) -> formats.ExportFormat:
         """The registry's entry for the chosen format."""
-        return formats.get(self.suffix)
+        return self.form.format
 
     @property
     def picture(self) -> str:
         """What the file shows: ``figure``, ``slide`` or ``slides`` (:data:`formats.PICTURES`)."""
-        return self.picture_combo.currentData() or formats.pictures(self.format)[0]
+        return self.form.picture
 
     @property
     def is_vector(self) -> bool:
@@ -206,11 +259,12 @@ class ExportDialog(QDialog):
     @property
     def all_stages(self) -> bool:
         """One numbered file per stage (figures only: an animation or a deck holds every stage itself)."""
-        return self.all_stages_check.isChecked() and self.format.kind == "figure" and self.picture == "figure"
+        return self.form.all_stages
 
     @property
     def is_animated(self) -> bool:
-        return self.format is not None and self.format.kind == "animation"  # (None: a typed unknown ending)
+        fmt = formats.get(self.suffix)  # (None: no format of the registry has it, e.g. one unregistered since)
+        return fmt is not None and fmt.kind == "animation"
 
     @property
     def can_compose_slides(self) -> bool:
@@ -250,13 +304,15 @@ class ExportDialog(QDialog):
 
     def options(self) -> FigureOptions:
         """The figure options the widgets describe (validated)."""
+        # (INCLUDES names FigureOptions' bool fields; typed Any: mypy cannot match a dict's keys to fields)
+        includes: dict[str, Any] = {key: box.isChecked() for key, box in self.include_checks.items()}
         return FigureOptions(
             stage=self.stage_combo.currentData(),
             query=self.window_.session.query,
             theme=self.theme_combo.currentData(),
             colormap=self.colormap_combo.currentData(),
             background=self.background_combo.currentData(),
-            **{key: box.isChecked() for key, box in self.include_checks.items()},
+            **includes,
         ).validated()
 
     def natural_size(self) -> QSize:
@@ -298,16 +354,17 @@ class ExportDialog(QDialog):
         """Why the typed name cannot be exported ("" when it can): its ending is no format's."""
         return names.suffix_problem(self.path_edit.text(), names.figure_suffixes())
 
-    def composed_slide(self, stage: str | None = None):
+    def composed_slide(self, stage: str | None = None) -> SlidePainter:
         """The presentation slide of the options (a :class:`qkv_studio.export.slide.SlidePainter`), or of
         ``stage`` (a page per stage)."""
         if self._composer_factory is None:
             raise ValueError("the slide cannot be composed here: export it from the window's File menu")
-        if self._composer is None:
-            self._composer = self._composer_factory()
+        composer = self._composer
+        if composer is None:
+            composer = self._composer = self._composer_factory()
         opts = self.options()
         size = self.pixel_size()
-        return self._composer.compose(self.scene, View(opts.query, stage or opts.stage),
+        return composer.compose(self.scene, View(opts.query, stage or opts.stage),
                                       size=(size.width(), size.height()), theme=opts.theme, colormap=opts.colormap)
 
     def export_ink(self) -> Ink | None:
@@ -316,14 +373,14 @@ class ExportDialog(QDialog):
 
     # ---- reactions ------------------------------------------------------------------------------
     def _options_changed(self, *_: object) -> None:
-        form.fill_animations(self, self.generated)  # (a generated token, or another scene, changes the offer)
+        self.form.fill_animations(self.generated)  # (a generated token, or another scene, changes the offer)
         self._update_size_label()
         self._propose_path()
         self.schedule_preview()
 
     def _format_changed(self, *_: object) -> None:
         self._fix_background()
-        form.fill_pictures(self)
+        self.form.fill_pictures()
         self._sync_enabled()
         text = self.path_edit.text().strip()
         if self._path_chosen and text and names.typed_suffix(text) != self.suffix:
@@ -365,18 +422,17 @@ class ExportDialog(QDialog):
         if problem == self.path_note.text():
             return
         self.path_note.setText(problem)
-        self.path_note.setVisible(bool(problem))
-        if problem and self.isVisible():  # (an open dialog grows to hold the note's lines)
-            self.layout().activate()
-            self.resize(self.size().expandedTo(self.sizeHint()))
+        self.path_note.setVisible(bool(problem))  # (in the room kept for it: nothing under it moves)
 
     def _fix_background(self) -> None:
         """Transparent only for formats that keep it (PNG, SVG; a PDF page is opaque): else disabled."""
-        i = self.background_combo.findData("transparent")
-        item = self.background_combo.model().item(i)
         opaque = not self.format.transparent
-        item.setEnabled(not opaque)
-        item.setToolTip(f"{self.format.label} has no transparent background" if opaque else "")
+        model = self.background_combo.model()  # (a combo box's own model: a QStandardItemModel)
+        item = model.item(self.background_combo.findData("transparent")) \
+            if isinstance(model, QStandardItemModel) else None
+        if item is not None:
+            item.setEnabled(not opaque)
+            item.setToolTip(f"{self.format.label} has no transparent background" if opaque else "")
         if opaque and self.background_combo.currentData() == "transparent":
             form.select(self.background_combo, "white")
 
@@ -401,7 +457,7 @@ class ExportDialog(QDialog):
 
     def _sync_enabled(self) -> None:
         slide = self.picture == "slide"
-        form.fill_animations(self, self.generated)
+        self.form.fill_animations(self.generated)
 
         self._sync_ink()
         slide = self.composes_slide
@@ -510,8 +566,9 @@ class ExportDialog(QDialog):
             slide = self.composed_slide()
             if ink is not None:
                 slide = with_ink(slide, ink.strokes(self.options().stage))
-            return preview.slide_preview(self, slide)
-        return preview.figure_preview(self)
+            return self.preview.fit_slide(slide, self.devicePixelRatioF() or 1.0)
+        return self.preview.fit_figure(self.scene, self.options(), self.natural_size(),
+                                         self.devicePixelRatioF() or 1.0)
 
     def refresh_preview(self) -> None:
         self._preview_timer.stop()
@@ -562,9 +619,9 @@ class ExportDialog(QDialog):
     # ---- exporting ------------------------------------------------------------------------------
     def save_settings(self) -> None:
         """Remember the options (and, once something was written, the folder) for next time."""
-        form.save_settings(self)
+        self.form.save_settings(self.settings)
 
-    def export_to(self, path: str | os.PathLike | None = None) -> list[Path]:
+    def export_to(self, path: str | os.PathLike[str] | None = None) -> list[Path]:
         """Export to ``path`` (default: the path box; its ending picks the format); returns the files
         written.  It does not ask before replacing a file (the Export button does: :meth:`accept`).
 
@@ -599,7 +656,7 @@ class ExportDialog(QDialog):
 
     def accept(self) -> None:
         """Export: after asking (Qt's standard question) before an existing file is replaced."""
-        if not run.confirm_overwrite(self, TITLE):
+        if not run.confirm_overwrite(self, self, TITLE):
             return
         if self.export_to():
             super().accept()
@@ -612,7 +669,7 @@ class ExportDialog(QDialog):
 
 
 # ---- what the window calls ----------------------------------------------------------------------
-def export_heatmap(window, *, slide_composer: Callable[[], object] | None = None) -> ExportDialog:
+def export_heatmap(window, *, slide_composer: Callable[[], SlideComposing] | None = None) -> ExportDialog:
     """File → Export heatmap…: open the dialog (window-modal, not blocking) and return it."""
     existing = getattr(window, "_export_dialog", None)
     try:
@@ -624,7 +681,7 @@ def export_heatmap(window, *, slide_composer: Callable[[], object] | None = None
     except RuntimeError:  # the C++ side was deleted
         pass
     dlg = ExportDialog(window, slide_composer=slide_composer)
-    dlg.setAttribute(Qt.WA_DeleteOnClose, True)
+    dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
     window._export_dialog = dlg
     dlg.open()
     return dlg

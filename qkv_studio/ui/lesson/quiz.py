@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+from qkv_studio.ui.widgets.rich_label import keep_together
+from qkv_studio.ui.widgets.size_classes import fit_dialog, text_size
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,8 @@ class QuestionBox(QGroupBox):
         super().__init__(parent)
         self.question = question
         self.first_choice: int | None = None
-        self.prompt = QLabel(f"<b>{number}. {question.prompt}</b>")
+        # (broken into lines by the captions' rule: no short word alone on a line, no "√dₖ" on its own)
+        self.prompt = QLabel(keep_together(f"<b>{number}. {question.prompt}</b>"))
         self.prompt.setWordWrap(True)
         self.prompt.setTextFormat(Qt.TextFormat.RichText)
         self.group = QButtonGroup(self)
@@ -180,7 +183,7 @@ class QuestionBox(QGroupBox):
         for i, opt in enumerate(question.options):
             rb = QRadioButton()
             rb.setAccessibleName(opt.text)
-            label = _ClickLabel(f"{chr(ord('a') + i)}) {opt.text}")
+            label = _ClickLabel(keep_together(f"{chr(ord('a') + i)}) {opt.text}"))
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.RichText)
             label.clicked.connect(rb.click)
@@ -300,11 +303,23 @@ class QuizDialog(FollowsAppearance, QDialog):
         lay.addWidget(buttons)
         self._write_recall()
         self._update_score()
-        self.resize(760, 720)
+        self._fitted = False  # (sized once, as it first shows: fit_dialog)
         # (styled as built, like the panels: its feedback colours and its fonts, at scale 1)
         self._restyle_theme(self._theme)
         self._restyle_scale(self._font_scale)
         self.bind_appearance(appearance)
+
+    #: The room the quiz asks for, in its text: a question's answers on a line each, the three questions
+    #: and the recall card with little scrolling (its screen may give it less: it scrolls inside).
+    ROOM_CHARS, ROOM_LINES = 95, 42
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Sized once, as it first shows, inside its screen's available geometry (Close and Start again in
+        view); it keeps that size while in use."""
+        if not self._fitted:
+            self._fitted = True
+            fit_dialog(self, text_size(self.font(), self.ROOM_CHARS, self.ROOM_LINES))
+        super().showEvent(event)
 
     # ---- public API -------------------------------------------------------------------------------
     def score(self) -> int:

@@ -16,6 +16,8 @@ Standalone: no Session needed.  Public API: ``set_positions(m, n)``, ``set_toget
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -37,6 +39,7 @@ from qkv_studio.core import rope
 from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+from qkv_studio.ui.widgets.indicators import style_indicators
 
 DIM = 8
 MAX_POSITION = 512
@@ -102,6 +105,7 @@ class RopeExplorer(FollowsAppearance, QWidget):
         self.pairs_plot.setYRange(-np.pi, np.pi)
         self._bars = pg.BarGraphItem(x=np.arange(DIM // 2), height=np.zeros(DIM // 2), width=0.6)
         self.pairs_plot.addItem(self._bars)
+        self.pairs_plot.getViewBox().sigResized.connect(self._fit_theta_ticks)
 
         row = QHBoxLayout()
         row.addWidget(self.m_box)
@@ -221,9 +225,28 @@ class RopeExplorer(FollowsAppearance, QWidget):
         self._marker.setData([n - m], [s], size=size, brush=pg.mkBrush(t.highlight), pen=pg.mkPen(t.text))
         theta, angles = self.pair_bars()
         self._bars.setOpts(height=angles, brush=pg.mkBrush(t.key_color), pen=pg.mkPen(t.text))
-        ticks = [(i, f"{th:.2g}") for i, th in enumerate(theta)]
-        self.pairs_plot.getAxis("bottom").setTicks([ticks])
+        self._fit_theta_ticks()
         self.changed.emit()
+
+    def theta_ticks(self) -> list[str]:
+        """The θ labels under the bars: each pair's where they all fit side by side, else every second (or
+        third…) one — never two labels run together ("0.010.001")."""
+        theta, _ = self.pair_bars()
+        texts = [f"{th:.2g}" for th in theta]
+        fm = QFontMetricsF(self.pairs_plot.getAxis("bottom").style.get("tickFont") or self.font())
+        vb = self.pairs_plot.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        slot = vb.width() / max(x1 - x0, 1e-9)  # (px between two bars)
+        widest = max(fm.horizontalAdvance(x + "  ") for x in texts)
+        step = max(1, math.ceil(widest / max(slot, 1.0)))
+        return [x if i % step == 0 else "" for i, x in enumerate(texts)]
+
+    def _fit_theta_ticks(self, *_: object) -> None:
+        ticks = list(enumerate(self.theta_ticks()))
+        axis = self.pairs_plot.getAxis("bottom")
+        if getattr(self, "_ticks", None) != ticks:  # (the bars' plot resized, or new θ)
+            self._ticks = ticks
+            axis.setTicks([ticks])
 
     def _restyle_theme(self, theme: Theme) -> None:
         self._theme = theme
@@ -234,6 +257,7 @@ class RopeExplorer(FollowsAppearance, QWidget):
                 axis.setPen(pg.mkPen(theme.text))
                 axis.setTextPen(pg.mkPen(theme.text))
         self.title.setText(f'<b style="color:{theme.text}">RoPE: a score depends on the offset n − m only</b>')
+        style_indicators((self.together_box,), theme)
         self._redraw()
 
     def changeEvent(self, event) -> None:  # noqa: N802 - the window's zoom (projector) changes the font

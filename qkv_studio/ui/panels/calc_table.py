@@ -36,6 +36,9 @@ APPEARS = {key: stage for key, _, stage in table_columns()}
 # Vectors show their first components only: at dₖ = 32 four of them pushed the scores and weights (what
 # the table is for) out of view; the editors hold every component.
 VECTOR_LIMIT = 2
+#: The columns that hold vectors: where the table cannot show them whole they are left out (the editors
+#: and the token's tooltip hold them), never cut at the table's edge ("[−4.12, 0.64, … (").
+VECTOR_COLUMNS = frozenset(("key", "value", "weighted"))
 FIT_DELAY_MS = 250  # columns refit this long after the last edit
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
@@ -181,6 +184,8 @@ class CalcModel(QAbstractTableModel):
             return None
         if role == _ALIGNMENT:
             return _ALIGN_LEFT if self._columns[index.column()] == "token" else _ALIGN_RIGHT
+        if role == _TOOLTIP:
+            return self._tool_tip(index.row(), self._columns[index.column()])
         j = index.row()
         total = j == self._rows
         if role == _FONT and (total or (j == self._best() and STAGES.index(self._session.stage) >= 1)):
@@ -188,6 +193,15 @@ class CalcModel(QAbstractTableModel):
         if role == _BACKGROUND and total:
             return self.total_brush
         return None
+
+    def _tool_tip(self, row: int, col: str) -> str | None:
+        """A token's key and value (every component), where the table leaves their columns out or cuts them
+        to their first components."""
+        if col != "token" or row >= self._rows:
+            return None
+        shown = self._session.shown
+        most = 16  # (components: a 64-wide vector's tooltip would fill the screen)
+        return f"k = {fmt_vector(shown.k[row], limit=most)}\nv = {fmt_vector(shown.v[row], limit=most)}"
 
     def text(self, row: int, column: int) -> str:
         """The text of a cell, formatted once until the numbers change (what DisplayRole returns)."""
@@ -333,6 +347,8 @@ class CalcTable(FollowsAppearance, QTableView):
         self._content: tuple = (0, 0, ())  # (the columns' width to the last stage, the rows, the
         # headings' forms) at the last fit
         self._compact = False  # (see set_compact)
+        self._whole_only = False  # (see set_whole_columns_only)
+        self._left_out: frozenset[str] = frozenset()  # the vector columns left out for want of width
         self.calc_model = CalcModel(session, self)
         self.setModel(self.calc_model)
         self._delegate = CalcDelegate(self.calc_model, self)
@@ -468,14 +484,51 @@ class CalcTable(FollowsAppearance, QTableView):
 
     def _show_columns(self) -> None:
         """Hide the columns the stage does not show yet, and fit the others."""
-        shown = self.calc_model.shown_columns()
-        for c, name in enumerate(self.calc_model.columns()):
-            hidden = name not in shown
-            if self.isColumnHidden(c) != hidden:
-                self.setColumnHidden(c, hidden)
+        self._hide_columns()
         self.fit_columns()
         self.updateGeometries()
         self.viewport().update()
+
+    def _hide_columns(self) -> None:
+        shown = self.calc_model.shown_columns()
+        for c, name in enumerate(self.calc_model.columns()):
+            hidden = name not in shown or name in self._left_out
+            if self.isColumnHidden(c) != hidden:
+                self.setColumnHidden(c, hidden)
+
+    def set_whole_columns_only(self, on: bool) -> None:
+        """Show a vector column only where the table's width shows it whole (the normal window's docked
+        table): else it is left out — the numbers stay, the vectors are in the editors and the token's
+        tooltip — rather than cut at the table's edge."""
+        if bool(on) != self._whole_only:
+            self._whole_only = bool(on)
+            self._leave_out_vectors()
+
+    def left_out(self) -> frozenset[str]:
+        """The vector columns left out for want of width (see :meth:`set_whole_columns_only`)."""
+        return self._left_out
+
+    def _leave_out_vectors(self) -> None:
+        """The vector columns (last first) that the shown columns' width at the table's width leaves out."""
+        left_out: set[str] = set()
+        if self._whole_only:
+            shown = [n for n in self.calc_model.shown_columns() if n in self._fitted]
+            room = self.viewport().width()
+            total = sum(self._fitted[n] for n in shown)
+            for name in reversed(shown):
+                if total <= room:
+                    break
+                if name in VECTOR_COLUMNS:
+                    left_out.add(name)
+                    total -= self._fitted[name]
+        if frozenset(left_out) != self._left_out:
+            self._left_out = frozenset(left_out)
+            self._hide_columns()
+            model = self.calc_model
+            tip = ("" if not left_out else
+                   "Left out for want of width (hover a token for its vectors): "
+                   + ", ".join(HEADERS[n] for n in model.columns() if n in left_out))
+            self.horizontalHeader().setToolTip(tip)
 
     def fit_columns(self, *, even_hidden: bool = False) -> None:
         """Size the columns to their contents now (a hidden table does it when shown, unless
@@ -541,6 +594,7 @@ class CalcTable(FollowsAppearance, QTableView):
         # keeps the rows where they are (the bar coming and going moved them and re-laid out the dock).
         model.set_heading_forms(forms)
         self._all_columns_width = total
+        self._leave_out_vectors()
         self._choose_scroll_bar()
         content = (total, rows, tuple(sorted(forms.items())))
         if content != self._content:
@@ -587,7 +641,12 @@ class CalcTable(FollowsAppearance, QTableView):
             self.fit_columns(even_hidden=True)
 
     def _choose_scroll_bar(self) -> None:
-        wide = self._all_columns_width > self.viewport().width()  # (every column to the last stage shown)
+        need = self._all_columns_width
+        if self._whole_only:  # (the vector columns are left out rather than scrolled to)
+            last = STAGES.index(self._last_stage)
+            need = sum(w for n, w in self._fitted.items()
+                       if n not in VECTOR_COLUMNS and STAGES.index(APPEARS[n]) <= last)
+        wide = need > self.viewport().width()  # (every column to the last stage shown)
         policy = Qt.ScrollBarPolicy.ScrollBarAlwaysOn if wide else Qt.ScrollBarPolicy.ScrollBarAsNeeded
         if self.horizontalScrollBarPolicy() != policy:
             self.setHorizontalScrollBarPolicy(policy)
@@ -596,6 +655,7 @@ class CalcTable(FollowsAppearance, QTableView):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
+            self._leave_out_vectors()  # (a vector column whole where the new width holds it)
             self._choose_scroll_bar()  # (a dock made wide enough for the last stage needs no bar)
 
     def _follow_scroll_range(self, follow: bool) -> None:

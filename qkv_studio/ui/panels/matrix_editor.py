@@ -301,19 +301,22 @@ class MatrixModel(QAbstractTableModel):
         # The row names (the query's in bold) are the editor's to repaint: see MatrixEditor._on_query.
 
 
+_LEAST_COLUMN = 48  # (px: a column of short numbers is still wide enough to click into)
+
+
 class MatrixTable(QTableView):
     """The table view: nudging keys and wheel, block paste."""
 
     def __init__(self, model: MatrixModel, parent=None) -> None:
         super().__init__(parent)
         self.setModel(model)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.ContiguousSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
-                             | QAbstractItemView.EditTrigger.AnyKeyPressed)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.horizontalHeader().setMinimumSectionSize(48)
-        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setSelectionMode(QAbstractItemView.ContiguousSelection)
+        self.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
+                             | QAbstractItemView.AnyKeyPressed)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.horizontalHeader().setMinimumSectionSize(_LEAST_COLUMN)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setWordWrap(False)
 
     def model(self) -> MatrixModel:  # type: ignore[override]
@@ -460,6 +463,11 @@ class MatrixEditor(FollowsAppearance, QWidget):
                        self.table.horizontalHeader().geometriesChanged):
             signal.connect(self._fit.start)
         self.table.installEventFilter(self)
+        # (a column never narrower than its numbers: "0.1…" for dₖ = 8 in a narrow column; the table
+        # scrolls sideways instead)
+        self.model.modelReset.connect(self.fit_columns)
+        self.model.layoutChanged.connect(self.fit_columns)
+        self.model.dataChanged.connect(self._widen_columns)
         session.scene_changed.connect(self._sync)
         session.head_changed.connect(self._sync)
         session.query_changed.connect(self._on_query)
@@ -468,6 +476,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         self._fit_row_names()
         self._sync()
         style_table(self.table, scale=self._drawn_scale)  # (the rows as built: the default look's)
+        self.fit_columns()
         self.bind_appearance(appearance)
 
     # ---- look (see FollowsAppearance; text and cells follow the palette and font) ------------------
@@ -476,6 +485,35 @@ class MatrixEditor(FollowsAppearance, QWidget):
 
     def _restyle_scale(self, f: float) -> None:
         style_table(self.table, scale=f)
+        self.fit_columns()
+
+    # ---- columns as wide as their numbers -----------------------------------------------------------
+    def _number_width(self, values: np.ndarray) -> int:
+        """The least column width that shows each of ``values`` whole, as the cells write them."""
+        fm = QFontMetrics(self.table.font())
+        widest = max((fm.horizontalAdvance(fmt(float(x))) for x in np.ravel(values)), default=0)
+        margin = self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1
+        return widest + 2 * margin + 4
+
+    def fit_columns(self, *_: object) -> None:
+        """Every column at least as wide as the widest number of the matrix (the table scrolls sideways
+        where they do not all fit); the columns share the rest of the width."""
+        header = self.table.horizontalHeader()
+        matrix = self.model._current_matrix()  # (None: the scene has no such matrix, a projection's)
+        least = max(_LEAST_COLUMN, self._number_width(matrix if matrix is not None else np.zeros(0)))
+        if header.minimumSectionSize() != least:
+            header.setMinimumSectionSize(least)
+
+    def _widen_columns(self, top_left: QModelIndex, bottom_right: QModelIndex, *_: object) -> None:
+        """An edit: the columns widen for a wider number (they narrow again at the next scene)."""
+        matrix = self.model._current_matrix()
+        if not top_left.isValid() or matrix is None:
+            return
+        cells = matrix[top_left.row():bottom_right.row() + 1, top_left.column():bottom_right.column() + 1]
+        header = self.table.horizontalHeader()
+        need = self._number_width(cells)
+        if need > header.minimumSectionSize():
+            header.setMinimumSectionSize(need)
 
     def _on_query(self, row: int) -> None:
         """Embolden the new query's row name by repainting two row names.  Telling the header its
@@ -578,6 +616,8 @@ class MatrixEditor(FollowsAppearance, QWidget):
         self._fit.start()
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.table and event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.fit_columns()  # (the numbers in the new font: their columns as wide)
         if obj is self.table and event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange,
                                                   QEvent.Type.Resize, QEvent.Type.Show):
             self._fit.start()  # (a new font or width may bring a header or a scroll bar of another size)

@@ -121,6 +121,7 @@ class TokensPanel(QWidget):
         self.up_button.clicked.connect(lambda: self._move(-1))
         self.down_button.clicked.connect(lambda: self._move(+1))
         self.model.rejected.connect(self._show)
+        self._most_rows = 6
         for signal in (self.model.modelReset, self.model.rowsInserted, self.model.rowsRemoved):
             signal.connect(self._fit_height)
         self._fit_height()
@@ -131,9 +132,16 @@ class TokensPanel(QWidget):
         session.scene_changed.connect(self.message.hide)
         self._select_query(session.query)
 
+    def set_most_rows(self, rows: int) -> None:
+        """The list shows every token up to ``rows`` of them, then scrolls (the window's layout says how
+        many from its size class: fewer in a window a few lines high, so the editors under it show rows)."""
+        self._most_rows = max(1, rows)
+        self._fit_height()
+
     def _fit_height(self, *_: object) -> None:
-        """Room for every token of a short scene (up to 6 rows): none half-hidden behind a scroll bar."""
-        rows = min(max(self.model.rowCount(), 1), 6)
+        """Room for every token of a short scene (up to :meth:`set_most_rows`): none half-hidden behind a
+        scroll bar."""
+        rows = min(max(self.model.rowCount(), 1), self._most_rows)
         row_h = self.view.sizeHintForRow(0) if self.model.rowCount() else -1
         if row_h <= 0:
             row_h = self.view.fontMetrics().height() + 4

@@ -7,6 +7,9 @@ five layouts of the same paragraph per edit, ~1 ms each on a projector-sized fon
 keeps one QTextDocument laid out at the label's own width for painting and for the height at that width,
 and measures other widths on a copy, so an edit costs one parse and one layout.
 
+Its text breaks by one rule (:func:`keep_together`): a short formula fragment — "(q·k = 4)" — stays on
+one line, and a paragraph never ends with one short word alone on its last line.
+
 It stays a QLabel (style sheets such as ``QLabel#caption { font-size: … }`` and the palette apply, and
 ``text()``/``setText()`` work as usual), drawing its text itself, top-left, with the label's foreground
 colour as the default.
@@ -15,11 +18,66 @@ colour as the default.
 from __future__ import annotations
 
 import math
+import re
 from collections import OrderedDict
 
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QFontMetrics, QPainter, QPalette, QPixmap, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
+
+NBSP = "\u00a0"
+_TAG = re.compile(r"(<[^>]*>)")
+#: a parenthesis or a vector with up to this many characters stays on one line ("(q·k = 4)", "[1, 2]"; a longer one,
+#: glued whole, would leave a line short or take one more)
+FRAGMENT_CHARS = 16
+#: the last word of a paragraph goes to its line with the one before when it is this short
+WIDOW_CHARS = 12
+_PAREN = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")  # (a parenthesis, or a vector's brackets)
+_PARAGRAPH_END = re.compile(r"(<br\s*/?>|</p>|</li>|$)", re.IGNORECASE)
+
+
+def _in_text(html: str, change) -> str:
+    """``change`` applied to the text between ``html``'s tags (the tags as they are)."""
+    return "".join(part if part.startswith("<") else change(part) for part in _TAG.split(html))
+
+
+def _visible(html: str) -> str:
+    return "".join(part for part in _TAG.split(html) if not part.startswith("<"))
+
+
+def _join_fragment(match: re.Match) -> str:
+    inner = match.group(0)
+    if len(_visible(inner)) > FRAGMENT_CHARS:
+        return inner
+    return _in_text(inner, lambda t: t.replace(" ", NBSP))
+
+
+def _no_widow(paragraph: str) -> str:
+    """The last space of ``paragraph``'s text a no-break space when the word after it is short and the
+    paragraph has more than three words."""
+    words = [w for w in _visible(paragraph).split(" ") if w.strip()]  # (a no-break space joins)
+    if len(words) <= 3 or len(words[-1]) > WIDOW_CHARS:
+        return paragraph
+    parts = _TAG.split(paragraph)
+    for i in range(len(parts) - 1, -1, -1):
+        part = parts[i]
+        if part.startswith("<"):
+            continue
+        j = part.rstrip().rfind(" ")
+        if j >= 0:
+            parts[i] = part[:j] + NBSP + part[j + 1:]
+            return "".join(parts)
+    return paragraph
+
+
+def keep_together(html: str) -> str:
+    """The rule by which a caption's text breaks into lines: no break inside a short parenthesis ("(q·k ="
+    / "4)." read as two halves of nothing), and no short word alone on a paragraph's last line (it takes
+    the word before it along: the paragraph keeps its number of lines).  Tags are left as they are; only
+    spaces become no-break spaces."""
+    html = _PAREN.sub(_join_fragment, html)
+    pieces = _PARAGRAPH_END.split(html)
+    return "".join(_no_widow(p) if i % 2 == 0 else p for i, p in enumerate(pieces))
 
 
 class RichLabel(QLabel):
@@ -75,7 +133,7 @@ class RichLabel(QLabel):
             else:
                 doc = self._new_document()
             doc.setTextWidth(-1)
-            doc.setHtml(text)
+            doc.setHtml(keep_together(text))
         self._text = text
         self._doc = doc
         self._scratch = None
@@ -84,6 +142,20 @@ class RichLabel(QLabel):
             self._heights, self._hint = {}, None
         self.updateGeometry()
         self.update()
+
+    def shown_lines(self) -> list[str]:
+        """The text of each line as the label shows it at its width (no-break spaces as spaces)."""
+        self._doc.setTextWidth(max(1, self.contentsRect().width()))
+        lines = []
+        block = self._doc.begin()
+        while block.isValid():
+            layout, text = block.layout(), block.text()
+            for i in range(layout.lineCount()):
+                line = layout.lineAt(i)
+                lines.append(text[line.textStart():line.textStart() + line.textLength()]
+                             .replace(NBSP, " ").replace("\u2028", "").strip())
+            block = block.next()
+        return lines
 
     def clear(self) -> None:
         self.setText("")

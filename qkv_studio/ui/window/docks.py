@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
 
 from qkv_studio.ui import registry
 from qkv_studio.ui.registry import PanelSpec
+from qkv_studio.ui.window.tab_titles import TabTitles
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -31,6 +32,7 @@ class PanelHost:
         self._specs = {spec.name: spec for spec in registry.panels()}
         self._built: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
+        self.titles = TabTitles(window, self.docks, self._specs)  # (tabs shortened by one rule)
 
     # ---- construction -----------------------------------------------------------------------------
     def build_docks(self) -> None:
@@ -93,30 +95,43 @@ class PanelHost:
     def arrange(self, *, show: bool = False) -> None:
         """Every dock in its place as built: the core docks stacked in their columns (``show``: shown,
         docked — View → Reset layout), the lazy ones hidden tabs of the right column."""
-        w = self._window
-        core = [s for s in self._specs.values() if s.docked and not s.lazy]
-        for spec in self._specs.values():
-            if spec.docked and (show or not spec.lazy):
-                dock = self.docks[spec.name]
-                dock.setFloating(False)
-                w.addDockWidget(_AREAS[spec.area], dock)  # (moved there, out of any tab group)
-                if show and not spec.lazy:
-                    dock.show()
+        core, lazy = self._docked(lazy=False), self._docked(lazy=True)
+        for spec in core:
+            self._dock_in_area(spec, show=show)
+        for spec in lazy if show else ():
+            self._dock_in_area(spec, show=False)
         # Split first, tabify after: splitting the blend away from its tab group would leave the View-menu
         # panels in a strip of their own under it instead of tabbed with it.
         for area in _AREAS:
-            column = [self.docks[s.name] for s in core if s.area == area]
-            for upper, lower in zip(column, column[1:], strict=False):
-                w.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
-        right = [self.docks[s.name] for s in core if s.area == "right"]
-        for spec in self._specs.values():
-            if spec.docked and spec.lazy:
-                dock = self.docks[spec.name]
-                if right:
-                    w.tabifyDockWidget(right[-1], dock)
-                dock.hide()
-        if right:
-            right[-1].raise_()
+            self._stack([self.docks[s.name] for s in core if s.area == area])
+        right = [self.docks[s.name] for s in core if s.area == "right"][-1:]
+        for spec in lazy:
+            self._hide_behind(self.docks[spec.name], right[0] if right else None)
+        for dock in right:
+            dock.raise_()
+
+    def _docked(self, *, lazy: bool) -> list[PanelSpec]:
+        """The docked panels' specs, the lazy ones or the core ones."""
+        return [s for s in self._specs.values() if s.docked and s.lazy == lazy]
+
+    def _stack(self, column: list[QDockWidget]) -> None:
+        """The docks of ``column`` one above the other, in order."""
+        for upper, lower in zip(column, column[1:], strict=False):
+            self._window.splitDockWidget(upper, lower, Qt.Vertical)
+
+    def _dock_in_area(self, spec: PanelSpec, *, show: bool) -> None:
+        """``spec``'s dock docked in its area, out of any tab group (and shown)."""
+        dock = self.docks[spec.name]
+        dock.setFloating(False)
+        self._window.addDockWidget(_AREAS[spec.area], dock)
+        if show:
+            dock.show()
+
+    def _hide_behind(self, dock: QDockWidget, host: QDockWidget | None) -> None:
+        """A lazy panel's dock: a hidden tab of ``host`` (the right column's last core dock)."""
+        if host is not None:
+            self._window.tabifyDockWidget(host, dock)
+        dock.hide()
 
     def _add_dock(self, spec: PanelSpec, widget: QWidget) -> QDockWidget:
         w = self._window
@@ -127,18 +142,8 @@ class PanelHost:
         dock.setFeatures(feature.DockWidgetMovable | feature.DockWidgetFloatable | feature.DockWidgetClosable)
         w.addDockWidget(_AREAS[spec.area], dock)
         self.docks[spec.name] = dock
+        self.titles.watch(dock)
         return dock
-
-    def set_short_titles(self, names: set[str]) -> None:
-        """The docks ``names`` by their short titles (tabs of a column too narrow for the long ones), the
-        others by their own; the View menu's entries keep the long ones."""
-        for name, dock in self.docks.items():
-            spec = self._specs[name]
-            title = spec.short_title if name in names and spec.short_title else spec.title
-            if dock.windowTitle() != title:
-                dock.setWindowTitle(title)
-                dock.toggleViewAction().setText(spec.title)  # (Qt gives it the dock's title)
-                dock.setToolTip(spec.title if title != spec.title else "")
 
     # ---- lookup -----------------------------------------------------------------------------------
     def specs(self) -> tuple[PanelSpec, ...]:
@@ -207,6 +212,8 @@ class PanelHost:
         dock.raise_()
         if spec.lazy and not shown and w.isVisible():
             w.presentation.make_room_for(dock)  # (in a narrow window: not the whole column's height)
+        w.layout().activate()
+        self.titles.fit_all()  # (the group it joined: its tabs' titles)
         if spec.on_show is not None:
             registry.resolve(spec.on_show)(w)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence
@@ -51,7 +51,7 @@ _SHORTCUT_OVERRIDE = int(QEvent.Type.ShortcutOverride.value)
 
 
 def _pick_query(window: MainWindow, key: int) -> None:
-    index = int(key) - int(Qt.Key_1)
+    index = int(key) - int(Qt.Key.Key_1)
     if index < window.session.scene.n:
         window.session.set_query(index)
 
@@ -77,11 +77,27 @@ class LectureKey:
     run: Callable[[MainWindow, int], object]
 
 
+@runtime_checkable
+class _TokenStepper(Protocol):
+    """What the lecture keys use of the Real model panel (:mod:`qkv_studio.ui.lesson.model`, not imported
+    here: it is built only when opened): asking a language model for its next token."""
+
+    def can_step_token(self) -> bool: ...
+
+    def start_next_token(self) -> bool: ...
+
+
+def _token_stepper(window: MainWindow) -> _TokenStepper | None:
+    """The Real model panel if it has been built, else None."""
+    panel = window.built_panel("model")
+    return panel if isinstance(panel, _TokenStepper) else None
+
+
 def _next(window: MainWindow, key: int) -> None:
     """Next stage; the clicker's PageDown at the last stage of a presentation, while a language model's
     head is shown, asks the model for the next token (Real model → Next token)."""
-    if key == Qt.Key_PageDown and window.presentation.on and not window.can_step(+1):
-        panel = window.built_panel("model")
+    if key == Qt.Key.Key_PageDown and window.presentation.on and not window.can_step(+1):
+        panel = _token_stepper(window)
         if panel is not None and panel.can_step_token():
             panel.start_next_token()
             return
@@ -91,38 +107,67 @@ def _next(window: MainWindow, key: int) -> None:
 def _next_token(window: MainWindow, key: int) -> bool:
     """N: a language model's next token (Real model → Next token) at whatever stage is shown — on the
     heatmap's slides the hall sees the new query's row appear."""
-    panel = window.built_panel("model")
+    panel = _token_stepper(window)
     if panel is None or not panel.can_step_token():
         return False
     panel.start_next_token()
     return True
 
 
+def _back(window: MainWindow, key: int) -> None:
+    window.back_step()
+
+
+def _first_or_last(window: MainWindow, key: int) -> None:
+    window.session.set_stage(STAGES[0] if key == Qt.Key.Key_Home else STAGES[-1])
+
+
+def _move_query(window: MainWindow, key: int) -> None:
+    window.session.move_query(-1 if key == Qt.Key.Key_Up else +1)
+
+
+def _toggle_plane(window: MainWindow, key: int) -> None:
+    window.toggle_plane()
+
+
+def _next_cell(window: MainWindow, key: int) -> None:
+    _step_cell(window)
+
+
+def _blank(window: MainWindow, key: int) -> None:
+    window.blank_overlay.toggle()
+
+
+def _shortcuts(window: MainWindow, key: int) -> None:
+    window.show_shortcuts()
+
+
 LECTURE_KEYS: tuple[LectureKey, ...] = (
-    LectureKey((Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space), "→  PageDown  Space",
+    LectureKey((Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Space), "→  PageDown  Space",
                "next stage (then the next scene of a deck; PageDown at the last: a language model's next "
                "token)", _next),
-    LectureKey((Qt.Key_Left, Qt.Key_PageUp), "←  PageUp", "previous stage", lambda w, _: w.back_step()),
-    LectureKey((Qt.Key_Home, Qt.Key_End), "Home / End", "first / last stage",
-               lambda w, k: w.session.set_stage(STAGES[0] if k == Qt.Key_Home else STAGES[-1])),
-    LectureKey((Qt.Key_Up, Qt.Key_Down), "↑ / ↓", "previous / next query token",
-               lambda w, k: w.session.move_query(-1 if k == Qt.Key_Up else +1)),
-    LectureKey(tuple(Qt.Key(int(Qt.Key_1) + i) for i in range(9)), "1 – 9", "pick the query token", _pick_query),
-    LectureKey((Qt.Key_P,), "P", "vector plane on / off (presentation)", lambda w, _: w.toggle_plane()),
-    LectureKey((Qt.Key_N,), "N", "a language model's next token (Real model → Next token)", _next_token),
-    LectureKey((Qt.Key_K,), "K / Shift+K", "next / previous cell of Q·Kᵀ, worked out row · column",
-               lambda w, _: _step_cell(w)),
-    LectureKey((Qt.Key_B, Qt.Key_Period), "B  or  .", "black screen (any key or click brings the picture back)",
-               lambda w, _: w.blank_overlay.toggle()),
-    LectureKey((Qt.Key_Question,), "?", "this list (any key closes it)", lambda w, _: w.show_shortcuts()),
+    LectureKey((Qt.Key.Key_Left, Qt.Key.Key_PageUp), "←  PageUp", "previous stage", _back),
+    LectureKey((Qt.Key.Key_Home, Qt.Key.Key_End), "Home / End", "first / last stage",
+               _first_or_last),
+    LectureKey((Qt.Key.Key_Up, Qt.Key.Key_Down), "↑ / ↓", "previous / next query token",
+               _move_query),
+    LectureKey(tuple(Qt.Key(int(Qt.Key.Key_1) + i) for i in range(9)), "1 – 9", "pick the query token", _pick_query),
+    LectureKey((Qt.Key.Key_P,), "P", "vector plane on / off (presentation)", _toggle_plane),
+    LectureKey((Qt.Key.Key_N,), "N", "a language model's next token (Real model → Next token)", _next_token),
+    LectureKey((Qt.Key.Key_K,), "K / Shift+K", "next / previous cell of Q·Kᵀ, worked out row · column",
+               _next_cell),
+    LectureKey((Qt.Key.Key_B, Qt.Key.Key_Period), "B  or  .", "black screen (any key or click brings the picture back)",
+               _blank),
+    LectureKey((Qt.Key.Key_Question,), "?", "this list (any key closes it)", _shortcuts),
 )
 """Every lecture key and what it does (a new row is a new key, in the shortcut list too)."""
 
 #: Lecture keys a table keeps for itself: they move between its rows.
-TABLE_KEYS = frozenset((int(Qt.Key_Up), int(Qt.Key_Down)))
-_CLICKER = frozenset((int(Qt.Key_PageDown), int(Qt.Key_PageUp)))
-_MODIFIER_KEYS = frozenset(int(k) for k in (Qt.Key_Shift, Qt.Key_Control, Qt.Key_Alt, Qt.Key_Meta, Qt.Key_AltGr,
-                                            Qt.Key_CapsLock, Qt.Key_NumLock, Qt.Key_unknown))
+TABLE_KEYS = frozenset((int(Qt.Key.Key_Up), int(Qt.Key.Key_Down)))
+_CLICKER = frozenset((int(Qt.Key.Key_PageDown), int(Qt.Key.Key_PageUp)))
+_MODIFIER_KEYS = frozenset(int(k) for k in (Qt.Key.Key_Shift, Qt.Key.Key_Control, Qt.Key.Key_Alt, Qt.Key.Key_Meta,
+                                            Qt.Key.Key_AltGr, Qt.Key.Key_CapsLock, Qt.Key.Key_NumLock,
+                                            Qt.Key.Key_unknown))
 _BY_KEY = {int(key): row for row in LECTURE_KEYS for key in row.keys}
 _TEXT_FIELDS = (QLineEdit, QTextEdit, QPlainTextEdit)
 _OWN_KEYS = (*_TEXT_FIELDS, QAbstractSpinBox, QAbstractSlider, QComboBox)
@@ -139,10 +184,10 @@ def handle_lecture_key(window: MainWindow, key: int, text: str = "") -> bool:
         return True  # (L, I, D, E, C, U, T, R, X and the ink's 1–4: presentation mode only)
     row = _BY_KEY.get(int(key))
     if row is None and text == "?":
-        row = _BY_KEY[int(Qt.Key_Question)]  # (a layout whose "?" has a key code of its own)
+        row = _BY_KEY[int(Qt.Key.Key_Question)]  # (a layout whose "?" has a key code of its own)
     if row is None:
         return False
-    if int(key) == int(Qt.Key_K):  # (Shift+K steps back: the key's text says whether Shift was held)
+    if int(key) == int(Qt.Key.Key_K):  # (Shift+K steps back: the key's text says whether Shift was held)
         _step_cell(window, back=text == "K")
         return True
     row.run(window, int(key))
@@ -214,27 +259,43 @@ class KeyRouter(QObject):
         if not self._ours(focus):
             return False
         if _covered(self._window):
-            # Any key takes the cover away and does nothing else: no shortcut (Esc, F5, Ctrl+Z) either.
-            if kind == _SHORTCUT_OVERRIDE:
-                event.accept()
-            else:
-                _uncover(self._window)
-            return True
+            return self._uncover(kind, event)
         if cell_editor(focus):
-            if kind == _SHORTCUT_OVERRIDE and key == int(Qt.Key_Escape):
-                event.accept()  # the editor's Esc (it closes the editor) before presentation's Esc
-                return True
+            return self._in_cell_editor(kind, key, event)
+        held = event.modifiers()
+        if kind == _SHORTCUT_OVERRIDE or held & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+                                                 | Qt.KeyboardModifier.MetaModifier):
             return False
-        if kind == _SHORTCUT_OVERRIDE or event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
-            return False
-        if isinstance(focus, _OWN_KEYS) and (key not in _CLICKER or isinstance(focus, _TEXT_FIELDS)):
-            return False
-        if key in TABLE_KEYS and isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable):
+        if _keeps_key(focus, key):
             return False
         text = event.text()
-        if event.modifiers() & Qt.ShiftModifier and text.islower():
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and text.islower():
             text = text.upper()  # (Shift+K's text is "K" from a keyboard; a synthetic event may say "k")
         return self._window.handle_lecture_key(key, text)
+
+    def _uncover(self, kind: int, event) -> bool:
+        """Any key takes the cover away and does nothing else: no shortcut (Esc, F5, Ctrl+Z) either."""
+        if kind == _SHORTCUT_OVERRIDE:
+            event.accept()
+        else:
+            _uncover(self._window)
+        return True
+
+    @staticmethod
+    def _in_cell_editor(kind: int, key: int, event) -> bool:
+        """An open cell editor gets every key; its Esc (it closes the editor) comes before presentation's."""
+        if kind == _SHORTCUT_OVERRIDE and key == int(Qt.Key.Key_Escape):
+            event.accept()
+            return True
+        return False
+
+
+def _keeps_key(focus: QWidget | None, key: int) -> bool:
+    """Whether the focused widget keeps ``key`` for itself: a text field every key, a spin box, slider or
+    combo box all but the clicker's PageUp/PageDown, a table (not the calculation's) ↑ and ↓."""
+    if isinstance(focus, _OWN_KEYS) and (key not in _CLICKER or isinstance(focus, _TEXT_FIELDS)):
+        return True
+    return key in TABLE_KEYS and isinstance(focus, QAbstractItemView) and not isinstance(focus, CalcTable)
 
 
 # ---- the shortcut list (F1 or ?) -------------------------------------------------------------------------

@@ -92,7 +92,9 @@ def plane(window: MainWindow) -> QWidget:
 def calc(window: MainWindow) -> QWidget:
     from qkv_studio.ui.panels.calc_table import CalcTable
 
-    return CalcTable(window.session, appearance=window.appearance)
+    table = CalcTable(window.session, appearance=window.appearance)
+    table.set_whole_columns_only(True)  # (in its dock: a vector column whole or left out, never cut)
+    return table
 
 
 def blend(window: MainWindow) -> QWidget:

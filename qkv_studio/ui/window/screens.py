@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QScreen
+from PySide6.QtGui import QScreen, QWindow
 from PySide6.QtWidgets import QApplication
 
 from qkv_studio.state.appearance import screen_scale_for
@@ -41,7 +41,7 @@ class ScreenFit:
 
     def __init__(self, window: MainWindow) -> None:
         self._window = window
-        self._connected = None
+        self._connected: QWindow | None = None
         self._shown = False
         self.placed = False  # the window's first geometry was chosen here (not asked for before it showed)
 

@@ -67,3 +67,30 @@ def test_the_window_offers_it_in_the_view_menu(show_window, lesson_scene):
     window.acts.rope.trigger()
     assert window.docks.rope.isVisible() and isinstance(window.panel("rope"), RopeExplorer)
     assert window.acts.rope.shortcut().toString() == "Ctrl+Shift+O"
+
+
+@pytest.mark.parametrize("size", [(520, 260), (400, 240), (300, 700), (900, 300)])
+def test_the_theta_labels_never_run_together(qtbot, size):
+    """In a docked tab at 1280×720 the bars' labels read "0.010.001": each label is whole, clear of its
+    neighbours (a narrow plot labels every second pair), the first one always shown."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QFontMetricsF
+
+    w = RopeExplorer()
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(20)
+    axis = w.pairs_plot.getAxis("bottom")
+    vb = w.pairs_plot.getViewBox()
+    fm = QFontMetricsF(axis.style.get("tickFont") or w.font())
+    shown = [(x, text) for x, text in axis._tickLevels[0] if text]  # (the labels the axis draws)
+    assert shown and shown[0][0] == 0
+    spans = []
+    for x, text in shown:
+        centre = vb.mapViewToScene(QPointF(x, 0)).x()
+        half = fm.horizontalAdvance(text) / 2
+        spans.append((centre - half, centre + half))
+    for (_, right), (left, _) in zip(spans, spans[1:], strict=False):
+        assert right + fm.horizontalAdvance(" ") <= left, (size, shown, spans)

@@ -228,3 +228,35 @@ def test_a_short_column_titles_the_editors_on_one_line_so_every_row_shows(qtbot,
     qtbot.waitUntil(lambda: "what each token is looking for" in q.title.text(), timeout=2000)
     for name in "QKV":
         qtbot.waitUntil(lambda t=window.editors[name].table: _rows_shown_whole(t), timeout=2000)
+
+
+@pytest.mark.parametrize("edit", [None, -123.456, "font"])
+def test_every_number_is_whole_in_a_narrow_editor(qtbot, edit):
+    """dₖ = 8 in a 1024×768 window's editor column: the cells read "0.1…"; the columns keep the width of
+    their numbers and the table scrolls sideways."""
+    from PySide6.QtGui import QFontMetrics
+
+    from qkv_studio.core import load_preset
+
+    s = Session(load_preset("long"))
+    w = MatrixEditor(s, "Q")
+    qtbot.addWidget(w)
+    w.resize(330, 300)
+    w.show()
+    qtbot.waitExposed(w)
+    if edit == "font":  # (the window's fonts arrive after the editor is built)
+        font = w.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        w.setFont(font)
+    elif edit is not None:
+        s.set_value("Q", 0, 3, edit)
+        s.flush()
+    table = w.table
+    fm = QFontMetrics(table.font())
+    cut = []
+    for r in range(3):
+        for c in range(table.model().columnCount()):
+            text = table.model().index(r, c).data()
+            if fm.horizontalAdvance(text) > table.columnWidth(c) - 6:
+                cut.append((r, c, text, table.columnWidth(c)))
+    assert not cut, cut

@@ -215,3 +215,29 @@ def test_presentation_at_the_largest_zoom_stays_within_the_scale(qtbot, show_win
     assert window.heatmap._font_scale == MAX_SCALE
     window.set_presentation(False)
     assert window.appearance.font_scale == 4.0 and window.heatmap._font_scale == 4.0
+
+
+@pytest.mark.parametrize("where", ["plane", "export"])
+@pytest.mark.parametrize("theme", ["dark", "projector"])
+def test_check_boxes_show_their_box_on_every_theme(qtbot, show_window, lesson_scene, theme, where):
+    """In the Dark theme the plane's "show values v" had no visible box (Qt's Fusion draws it a shade
+    darker than the window, on the base colour: dark on dark); so had the Export dialog's."""
+    window = show_window(lesson_scene, (1600, 950))
+    window.apply_theme(theme)
+    qtbot.wait(30)
+    if where == "plane":
+        box = window.panels.plane.values_box
+    else:
+        from qkv_studio.ui.dialogs.export_dialog import ExportDialog
+
+        dialog = ExportDialog(window, use_settings=False)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        box = dialog.all_stages_check
+    image = box.grab().toImage()
+    # the box: the first column of the check box whose pixels stand out from the panel's colour
+    ground = QColor(THEMES[theme].panel)
+    contrast = max(abs(image.pixelColor(x, y).lightnessF() - ground.lightnessF())
+                   for x in range(min(image.width(), box.fontMetrics().height() + 4))
+                   for y in range(image.height()))
+    assert contrast >= 0.4, (theme, contrast)

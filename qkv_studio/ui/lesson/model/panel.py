@@ -132,6 +132,7 @@ class ModelPanel(FollowsAppearance, QWidget):
         self.sentence.setPlaceholderText("Type a sentence and press Enter")
         self.sentence.setClearButtonEnabled(True)
         self.sentence.setMaxLength(4000)
+        self.sentence.setCursorPosition(0)  # (a sentence the panel sets reads from its start, not its end)
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Split the sentence into the model's tokens and compute all layers (Enter)")
         self.next_button = QPushButton("Next token")
@@ -492,11 +493,13 @@ class ModelPanel(FollowsAppearance, QWidget):
             if not self.sentence.isReadOnly():
                 self._typed = self.sentence.text()
             self.sentence.setText(fixed)
+            self.sentence.setCursorPosition(0)
             self.sentence.setReadOnly(True)
             self.sentence.setToolTip("The tokens of the file (fixed by it): press Run to show its heads")
         elif self.sentence.isReadOnly():
             self.sentence.setReadOnly(False)
             self.sentence.setText(self._typed)
+            self.sentence.setCursorPosition(0)
             self.sentence.setToolTip("")
 
     def _set_ranges(self) -> None:

@@ -88,6 +88,7 @@ class PanelJobs:
             return False
         if text is not None and text != sentence.text():
             sentence.setText(text)
+            sentence.setCursorPosition(0)  # (read from its start)
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             if self._state.run is None:

@@ -35,6 +35,7 @@ from qkv_studio.ui.panels.plane.vectors import PlaneVectors
 from qkv_studio.ui.panels.plane.view_range import PlaneRange
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
+from qkv_studio.ui.widgets.indicators import style_indicators
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
 from qkv_studio.ui.widgets.rich_label import RichLabel
@@ -192,7 +193,7 @@ class VectorPlane(FollowsAppearance, QWidget):
     def _apply_palette(self, theme: Theme) -> None:
         self._theme = theme
         self._take_theme_colours(theme)
-        self.values_box.setStyleSheet(f"color: {theme.text}")
+        style_indicators((self.values_box, self.pca_box), theme)  # (a box that shows on a dark theme)
         self.fit_button.setStyleSheet(f"color: {theme.text}")
         self.plot_widget.setBackground(theme.background)
 

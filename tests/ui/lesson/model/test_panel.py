@@ -282,3 +282,12 @@ def test_a_model_that_is_not_installed_leaves_the_picker_usable(qtbot, session, 
     assert panel.set_model("toy") and panel.available and not panel.install_label.isVisible()
     assert panel.run_button.isEnabled() and panel.run_text("one two")
     assert session.scene.title == "Toy layer 0 head 0"
+
+
+def test_a_sentence_longer_than_its_field_reads_from_its_start(qtbot, session):
+    """In a narrow column the field showed "e cat sat on the" (its end, where the cursor was left)."""
+    panel = shown(qtbot, ModelPanel(session), size=(330, 700))
+    field = panel.sentence
+    assert field.fontMetrics().horizontalAdvance(field.text()) > field.width()  # (longer than its field)
+    assert field.cursorPosition() == 0
+    assert field.cursorRect().left() < field.fontMetrics().averageCharWidth() * 2  # (scrolled to its start)
