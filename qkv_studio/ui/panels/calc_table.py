@@ -40,6 +40,7 @@ _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
 _FONT = int(Qt.ItemDataRole.FontRole.value)
 _BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole.value)
 _ALIGN_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 
@@ -141,7 +142,7 @@ class CalcModel(QAbstractTableModel):
         name = self._columns[section]
         if role == _DISPLAY:
             return heading(name, self._forms.get(name, "line"))
-        if role == _TOOLTIP:  # (the whole heading, also where the column shows its symbol alone)
+        if role in (_TOOLTIP, _ACCESSIBLE):  # (the whole heading, also where the column shows its symbol alone)
             return HEADERS[name]
         return None
 
