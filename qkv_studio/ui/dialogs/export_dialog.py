@@ -163,9 +163,9 @@ class ExportDialog(QDialog):
         columns.setContentsMargins(0, 0, 0, 0)
         columns.addLayout(left, 1)
         columns.addWidget(preview_box, 0)
-        self.scroll = ScrollColumn(self.body)
+        self.options_area = ScrollColumn(self.body)
         outer = QVBoxLayout(self)
-        outer.addWidget(self.scroll, 1)
+        outer.addWidget(self.options_area, 1)
         outer.addWidget(self.buttons)
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name

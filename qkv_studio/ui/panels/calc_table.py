@@ -197,7 +197,8 @@ class CalcModel(QAbstractTableModel):
             return None
         shown = self._session.shown
         most = 16  # (components: a 64-wide vector's tooltip would fill the screen)
-        return f"k = {fmt_vector(shown.k[row], limit=most)}\nv = {fmt_vector(shown.v[row], limit=most)}"
+        k, v = shown.matrix("K")[row], shown.matrix("V")[row]
+        return f"k = {fmt_vector(k, limit=most)}\nv = {fmt_vector(v, limit=most)}"
 
     def text(self, row: int, column: int) -> str:
         """The text of a cell, formatted once until the numbers change (what DisplayRole returns)."""

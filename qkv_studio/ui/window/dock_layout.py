@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QStatusBar, QTabBar
+from PySide6.QtWidgets import QDockWidget, QStatusBar, QTabBar, QWidget
 
 from qkv_studio.core import STAGES
 from qkv_studio.ui.widgets.size_classes import SizeClass, size_class
@@ -53,6 +53,13 @@ class Plan:
     sizes: SizeClass
     width: int
     height: int
+
+
+def _activate(widget: QWidget) -> None:
+    """Lay ``widget`` out now (its docks placed: what follows measures them)."""
+    lay = widget.layout()
+    if lay is not None:
+        lay.activate()
 
 
 class DockLayout:
@@ -107,7 +114,7 @@ class DockLayout:
                             [int(plan.height * share), int(plan.height * (1 - share))], Qt.Vertical)
         if plan.split:
             self._share_right_column(plan.height, plan.sizes.height.calc_share)
-        win.layout().activate()
+        _activate(win)
         win.panel_host.titles.fit_all()
 
     def _plane_as_tab(self, plan: Plan) -> None:
@@ -158,7 +165,7 @@ class DockLayout:
         # (the editors scroll: the table keeps its rows, up to almost half the height; twice: once at that
         # width the table knows whether a scroll bar takes a line of it)
         for _ in range(2):
-            win.layout().activate()
+            _activate(win)
             self._share_right_column(plan.height, plan.sizes.height.calc_share_under)
         win.panel_host.titles.fit_all()
 
@@ -212,7 +219,7 @@ class DockLayout:
         win.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, calc, Qt.Orientation.Vertical)
         calc.show()
         dock.raise_()
-        win.layout().activate()
+        _activate(win)
         _, h, sizes = self._size()
         self._share_right_column(h, sizes.height.calc_share)
 
