@@ -9,7 +9,10 @@ factory is a lazy ``"module:attribute"`` path, imported only when the panel is f
 
     PanelSpec("probe", "Probe", "qkv_studio.ui.lesson.probe:build",
               menu_text="&Probe", shortcut="Ctrl+Shift+R", cli_name="probe",
-              tip="What the probe shows")
+              tip="What the probe shows", short_title="Probe")
+
+(``short_title``: what its tab shows where the whole titles of its tab group do not fit — the one rule
+of :mod:`qkv_studio.ui.window.tab_titles`; the whole title stays its tooltip and accessible name.)
 
 The factory is called with the main window (it reads ``window.session`` and wires whatever else it
 needs) and returns the panel widget (a ``QDialog`` for ``kind="dialog"``).  The window then offers

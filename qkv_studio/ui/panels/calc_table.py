@@ -45,6 +45,7 @@ _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
 _FONT = int(Qt.ItemDataRole.FontRole.value)
 _BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+_ACCESSIBLE = int(Qt.ItemDataRole.AccessibleTextRole.value)
 _ALIGN_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _ALIGN_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 
@@ -146,7 +147,7 @@ class CalcModel(QAbstractTableModel):
         name = self._columns[section]
         if role == _DISPLAY:
             return heading(name, self._forms.get(name, "line"))
-        if role == _TOOLTIP:  # (the whole heading, also where the column shows its symbol alone)
+        if role in (_TOOLTIP, _ACCESSIBLE):  # (the whole heading, also where the column shows its symbol alone)
             return HEADERS[name]
         return None
 
@@ -201,7 +202,8 @@ class CalcModel(QAbstractTableModel):
             return None
         shown = self._session.shown
         most = 16  # (components: a 64-wide vector's tooltip would fill the screen)
-        return f"k = {fmt_vector(shown.k[row], limit=most)}\nv = {fmt_vector(shown.v[row], limit=most)}"
+        k, v = shown.matrix("K")[row], shown.matrix("V")[row]
+        return f"k = {fmt_vector(k, limit=most)}\nv = {fmt_vector(v, limit=most)}"
 
     def text(self, row: int, column: int) -> str:
         """The text of a cell, formatted once until the numbers change (what DisplayRole returns)."""

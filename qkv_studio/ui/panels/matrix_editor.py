@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QKeySequence,
     QPalette,
     QTextDocument,
+    QTextDocumentFragment,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -560,6 +561,9 @@ class MatrixEditor(FollowsAppearance, QWidget):
         tip = f"{title}: {hint}" if self._short_title else ""
         if self.title.toolTip() != tip:
             self.title.setToolTip(tip)
+        whole = QTextDocumentFragment.fromHtml(f"{title}: {hint}").toPlainText()
+        if self.title.accessibleName() != whole:  # (the whole title, whichever form shows)
+            self.title.setAccessibleName(whole)
 
     def _fit_title(self) -> None:
         """The long title where it fits beside the shape and the buttons in two lines with no word cut

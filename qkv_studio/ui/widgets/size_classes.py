@@ -94,9 +94,8 @@ WIDTHS: tuple[WidthClass, ...] = (
 
 #: The height classes, shortest first.  57 lines: the token list and three editors with every row (~37
 #: lines) and a vector plane that can be read (~18 lines) one above the other.  Under 36 lines (a
-#: HiDPI laptop at 200 %: ~27 lines) the token list keeps 2 rows and the table
-#: under less of the height, so the first editor shows rows
-#: without scrolling.
+#: HiDPI laptop at 200 %: ~27 lines) the token list keeps 2 rows and the table above the editors 40 % of
+#: the height, so the first editor shows whole rows without scrolling.
 HEIGHTS: tuple[HeightClass, ...] = (
     HeightClass("cramped", 0, plane_under_editors=False, token_rows=2, calc_share_under=0.4),
     HeightClass("short", 36, plane_under_editors=False),

@@ -212,7 +212,9 @@ class PanelHost:
         dock.raise_()
         if spec.lazy and not shown and w.isVisible():
             w.presentation.make_room_for(dock)  # (in a narrow window: not the whole column's height)
-        w.layout().activate()
+        lay = w.layout()
+        if lay is not None:
+            lay.activate()
         self.titles.fit_all()  # (the group it joined: its tabs' titles)
         if spec.on_show is not None:
             registry.resolve(spec.on_show)(w)

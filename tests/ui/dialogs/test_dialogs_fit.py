@@ -83,7 +83,8 @@ results[-1]["sizes"] = sorted(sizes)
 print(json.dumps(results))
 """
 
-SCREENS = [(1024, 768, 1), (1280, 720, 1), (1366, 768, 1), (1920, 1080, 1), (1920, 1080, 2)]
+SCREENS = [(1024, 768, 1), (1280, 720, 1), (1280, 800, 1), (1366, 768, 1), (1920, 1080, 1), (1920, 1080, 1.5),
+           (1920, 1080, 2), (2560, 1440, 1.5), (3840, 2160, 2)]
 
 
 def run_dialogs(tmp_path: Path, width: int, height: int, dpr: float, out_dir: str = "") -> list[dict]:

@@ -260,3 +260,13 @@ def test_every_number_is_whole_in_a_narrow_editor(qtbot, edit):
             if fm.horizontalAdvance(text) > table.columnWidth(c) - 6:
                 cut.append((r, c, text, table.columnWidth(c)))
     assert not cut, cut
+
+
+def test_a_short_title_keeps_the_whole_one_in_its_tooltip_and_accessible_name(qtbot, session):
+    w = MatrixEditor(session, "Q")
+    qtbot.addWidget(w)
+    w.resize(200, 300)  # (too narrow for "Query Q  what each token is looking for")
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.title.accessibleName() == "Query Q: what each token is looking for"
+    assert "looking for" not in w.title.text() and "looking for" in w.title.toolTip()

@@ -65,3 +65,14 @@ def test_the_tables_vector_columns_show_whole_or_not_at_all(qtbot, show_window):
             assert {"key", "value"} <= table.left_out()
             tip = table.calc_model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
             assert tip.startswith("k = [") and "v = [" in tip
+
+
+def test_a_shortened_table_heading_keeps_the_whole_one_for_hover_and_screen_readers(qtbot, show_window, lesson_scene):
+    from qkv_studio.ui.panels.calc_table import HEADERS
+
+    window = show_window(lesson_scene, (1016, 728))
+    window.layout_docks()
+    model = window.calc.calc_model
+    for c, name in enumerate(model.columns()):
+        for role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
+            assert model.headerData(c, Qt.Orientation.Horizontal, role) == HEADERS[name]
