@@ -297,6 +297,12 @@ class Autosave(QObject):
     later write succeeds: :func:`~qkv_studio.reliability.attach` keeps it on the status bar until then.
     """
 
+    # Kept with it by the window's side (reliability.window.attach): what watches the window's close and
+    # the disk, and the status bar's label of a failed write.
+    close_watcher: QObject | None = None
+    disk_watch: QObject | None = None
+    failure_label: QObject | None = None
+
     failure_changed = Signal(str)
     _job_done = Signal()  # emitted on the writer thread; delivered (queued) on the window's thread
 
@@ -587,7 +593,8 @@ def pending_recovery(folder: str | os.PathLike | None = None) -> Recovered | Non
                                f"left at {entry.scene_file}."))
             continue
         meta = entry.read_meta()
-        path = meta.get("path") if isinstance(meta.get("path"), str) else ""
+        given = meta.get("path")
+        path = given if isinstance(given, str) else ""
         saved = meta.get("saved")
         saved_at = float(saved) if isinstance(saved, (int, float)) and not isinstance(saved, bool) \
             else _mtime(entry.scene_file)

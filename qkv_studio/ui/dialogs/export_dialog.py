@@ -53,8 +53,9 @@ from PySide6.QtWidgets import (
 
 from qkv_studio.core import STAGES, Scene, View, progress
 from qkv_studio.core.ink import EMPTY_INK, Ink
+from qkv_studio.core.stages import DECK_STAGES
 from qkv_studio.export import formats
-from qkv_studio.export.deck import DECK_STAGES, deck_paths
+from qkv_studio.export.deck import deck_paths
 from qkv_studio.export.figures import PT_PER_PX, alt_text
 from qkv_studio.export.slides import SLIDE_PT
 from qkv_studio.export.timeline import MotionOptions
@@ -237,6 +238,16 @@ class ExportDialog(QDialog):
     @property
     def scene(self) -> Scene:
         return self.window_.session.shown  # (of a scene split into heads, the head the views show)
+
+    @property
+    def whole_scene(self) -> Scene:
+        """The window's whole scene (every head of it), not only the head the views show."""
+        return self.window_.session.scene
+
+    @property
+    def head(self) -> int:
+        """The head the window's views show."""
+        return self.window_.session.head
 
     @property
     def suffix(self) -> str:

@@ -36,6 +36,14 @@ class ExportRequest(Protocol):
     def scene(self) -> Scene: ...
 
     @property
+    def whole_scene(self) -> Scene:
+        """The window's whole scene (every head of it), not only the head the views show."""
+
+    @property
+    def head(self) -> int:
+        """The head the window's views show."""
+
+    @property
     def format(self) -> ExportFormat: ...
 
     @property
@@ -115,8 +123,7 @@ def do_export(dialog: ExportRequest) -> list[Path]:
         from qkv_studio.export.page import export_page
 
         opened = dialog.options()  # (the dialog's stage and query: where the page opens)
-        s = dialog.window_.session
-        export_page([(s.scene, View(opened.query, opened.stage, s.head))], paths[0])
+        export_page([(dialog.whole_scene, View(opened.query, opened.stage, dialog.head))], paths[0])
         return paths
     options, width = export_options_from_dialog(dialog)
     scene = dialog.scene

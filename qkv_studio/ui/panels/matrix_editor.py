@@ -311,13 +311,13 @@ class MatrixTable(QTableView):
     def __init__(self, model: MatrixModel, parent=None) -> None:
         super().__init__(parent)
         self.setModel(model)
-        self.setSelectionMode(QAbstractItemView.ContiguousSelection)
-        self.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
-                             | QAbstractItemView.AnyKeyPressed)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ContiguousSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+                             | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.horizontalHeader().setMinimumSectionSize(_LEAST_COLUMN)
-        self.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setWordWrap(False)
 
     def model(self) -> MatrixModel:  # type: ignore[override]

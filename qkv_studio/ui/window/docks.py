@@ -117,7 +117,7 @@ class PanelHost:
     def _stack(self, column: list[QDockWidget]) -> None:
         """The docks of ``column`` one above the other, in order."""
         for upper, lower in zip(column, column[1:], strict=False):
-            self._window.splitDockWidget(upper, lower, Qt.Vertical)
+            self._window.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
 
     def _dock_in_area(self, spec: PanelSpec, *, show: bool) -> None:
         """``spec``'s dock docked in its area, out of any tab group (and shown)."""

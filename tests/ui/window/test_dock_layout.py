@@ -72,7 +72,7 @@ def test_a_shortened_table_heading_keeps_the_whole_one_for_hover_and_screen_read
 
     window = show_window(lesson_scene, (1016, 728))
     window.layout_docks()
-    model = window.calc.calc_model
+    model = window.panels.calc.calc_model
     for c, name in enumerate(model.columns()):
         for role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
             assert model.headerData(c, Qt.Orientation.Horizontal, role) == HEADERS[name]
