@@ -36,6 +36,22 @@ def _accent_of(theme: Theme) -> str:
     return theme.highlight if theme.name == "light" else theme.accent
 
 
+def stage_button_sheet(theme: Theme, point_size: float) -> str:
+    """The stage buttons' sheet: the current stage's button in the colour the formula marks it with
+    (Fusion's checked button is a shade of grey the back of a hall cannot tell from the others)."""
+    t = theme
+    # (a button with a sheet takes the application's font, not the window's: the size goes in it)
+    size = f"font-size: {point_size:.1f}pt;"
+    if t.name == "light":
+        return (f"QPushButton {{ {size} }}"
+                f"QPushButton:checked {{ background: {t.highlight}; color: #ffffff; "
+                f"border: 1px solid {t.highlight}; border-radius: 3px; padding: 3px 2px; }}")
+    return (f"QPushButton {{ {size} border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 3px; "
+            f"background: {t.panel}; color: {t.text}; }}"
+            f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
+            f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")
+
+
 class StageStepper(FollowsAppearance, QWidget):
     """Back / Next buttons, the five stages as a segmented control, the caption and the formula; the
     formula marks the current stage's piece in the accent of the Appearance it is bound to."""
@@ -276,4 +292,4 @@ class StageStepper(FollowsAppearance, QWidget):
         return text
 
 
-__all__ = ["StageStepper", "STAGE_TITLES", "full_formula_html"]
+__all__ = ["StageStepper", "STAGE_TITLES", "full_formula_html", "stage_button_sheet"]

@@ -113,7 +113,7 @@ LECTURE_KEYS: tuple[LectureKey, ...] = (
     LectureKey((Qt.Key_K,), "K / Shift+K", "next / previous cell of Q·Kᵀ, worked out row · column",
                lambda w, _: _step_cell(w)),
     LectureKey((Qt.Key_B, Qt.Key_Period), "B  or  .", "black screen (any key or click brings the picture back)",
-               lambda w, _: w.blank_overlay.toggle()),
+               lambda w, _: w.presentation.blank_overlay().toggle()),
     LectureKey((Qt.Key_Question,), "?", "this list (any key closes it)", lambda w, _: w.show_shortcuts()),
 )
 """Every lecture key and what it does (a new row is a new key, in the shortcut list too)."""
@@ -194,6 +194,8 @@ class KeyRouter(QObject):
         if isinstance(focus, (QMenuBar, QMenu)):
             return False  # the menu bar's keyboard navigation (Alt, then arrows)
         w: QWidget | None = focus
+        if self._window.presentation.owns(focus):
+            return True  # (the slide: a window of its own while presenting)
         while w is not None:
             if w is self._window:
                 return True
@@ -205,7 +207,8 @@ class KeyRouter(QObject):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
         # Every event of the application passes here (hundreds per edit): compare plain ints first.
         kind = int(event.type().value)
-        if (kind != _KEY_PRESS and kind != _SHORTCUT_OVERRIDE) or not self._window.isActiveWindow():
+        if (kind != _KEY_PRESS and kind != _SHORTCUT_OVERRIDE) or not (
+                self._window.isActiveWindow() or self._window.presentation.slide_active()):
             return False
         key = int(event.key())
         if key in _MODIFIER_KEYS:

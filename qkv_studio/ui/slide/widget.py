@@ -1,0 +1,219 @@
+"""The slide: the stage bar, formula and caption over the stage's main view, a side view where the
+layout rule (:mod:`.policy`) lets it stand, the P hint where it left the side view out, the black screen
+and the ink.
+
+The slide lays itself out whenever its size, its stage's main view, its text size or the table's
+numbers change — at once, in that call: nothing waits on a timer.  It can be shown full screen (F5:
+:class:`~qkv_studio.ui.window.presentation.Presentation`), painted offscreen (the exports' slide), or
+copied by the presenter console.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget
+
+from qkv_studio.core.stages import stage_spec
+from qkv_studio.state.ink import InkBook
+from qkv_studio.state.session import Session
+from qkv_studio.ui.panels.stage_stepper import StageStepper, stage_button_sheet
+from qkv_studio.ui.slide import measure
+from qkv_studio.ui.slide.look import SlideLook
+from qkv_studio.ui.slide.policy import Need, Placement, place
+from qkv_studio.ui.slide.views import SlideViews
+from qkv_studio.ui.widgets.ink_overlay import InkOverlay
+from qkv_studio.ui.widgets.overlays import BlankOverlay
+from qkv_studio.ui.widgets.table_style import BASE_POINT_SIZE
+
+#: The caption's and formulas' text on a slide, as a multiple of the slide's body text.
+CAPTION_FACTOR = 1.15
+#: The side view each main view can have (None: none); ``True``: shown by default where legible.
+SIDE_VIEWS: dict[str, tuple[str, bool]] = {"heatmap": ("calc", True), "plane": ("calc", False),
+                                           "blend": ("calc", False)}
+#: The P hint's words for a side view the rule left out.
+HINTS = {"calc": "P — show the calculation table"}
+
+
+class _Body(QWidget):
+    """The room under the stage bar: the slide places its views in it whenever it is resized."""
+
+    def __init__(self, slide: SlideWidget) -> None:
+        super().__init__(slide)
+        self._slide = slide
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._slide.place_views()
+
+
+class SlideWidget(QWidget):
+    """A presentation slide bound to ``session`` and drawn in ``look`` (see the module's docstring).
+
+    ``placed()`` fires after the views were placed (the presenter console copies the slide).
+    ``book`` (the presenter's ink) gives the slide its ink layer.
+    """
+
+    placed = Signal()
+
+    def __init__(self, session: Session, look: SlideLook, *, book: InkBook | None = None,
+                 parent: QWidget | None = None, flags: Qt.WindowType = Qt.WindowType.Widget) -> None:
+        super().__init__(parent, flags)
+        self.session = session
+        self.look = look
+        self.setAutoFillBackground(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.stepper = StageStepper(session, appearance=look)
+        self.body = _Body(self)
+        self.views = SlideViews(session, look, self.body)
+        self.hint = QPushButton(self.body)
+        self.hint.setFlat(True)
+        self.hint.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.hint.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.hint.clicked.connect(self.toggle_side)
+        self.hint.hide()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.stepper)
+        lay.addWidget(self.body, 1)
+        self.blank = BlankOverlay(self)
+        self.ink = InkOverlay(self, book, appearance=look) if book is not None else None
+        self.key_handler: Callable[[int, str], bool] | None = None
+        self.placement: Placement | None = None
+        self.main_name = ""
+        self.side_name: str | None = None
+        self._flip = False  # P pressed: the side view's default turned over
+        self._placing = False
+        self._follows_table = False
+        session.stage_changed.connect(self._on_stage)
+        look.scale_changed.connect(self.restyle)
+        look.theme_changed.connect(self.restyle)
+        self.restyle()
+
+    # ---- fonts -------------------------------------------------------------------------------------
+    def body_font(self) -> QFont:
+        font = QFont(QApplication.font())
+        font.setPointSizeF(BASE_POINT_SIZE * self.look.scale)
+        return font
+
+    def caption_font(self) -> QFont:
+        """The caption's text: the slide's reading size, which every legible size is measured in."""
+        font = self.body_font()
+        font.setPointSizeF(font.pointSizeF() * CAPTION_FACTOR)
+        return font
+
+    def restyle(self, *_: object) -> None:
+        """The slide's fonts and the stage buttons' sheets for its scale and theme; placed again."""
+        body, big = self.body_font(), self.caption_font()
+        self.setFont(body)
+        for view in self.views.all().values():
+            view.setFont(body)
+        for label in (self.stepper.caption, self.stepper.formula, self.stepper.stage_formula):
+            label.setFont(big)
+        self.hint.setFont(body)
+        sheet = stage_button_sheet(self.look.theme, body.pointSizeF())
+        for button in self.stepper.findChildren(QPushButton):
+            if button.styleSheet() != sheet:
+                button.setStyleSheet(sheet)
+        self.stepper.hold_height()
+        if self.stepper.isVisible():
+            self.stepper.fit_bar()
+        self.place_views()
+
+    # ---- the views ---------------------------------------------------------------------------------
+    def _on_stage(self, *_: object) -> None:
+        if stage_spec(self.session.stage).slide_view != self.main_name:
+            self.place_views()
+
+    def _on_table(self) -> None:
+        # (the table's numbers need another width or more rows: placed again by the same rule)
+        if not self._placing:
+            self.place_views()
+
+    def toggle_side(self) -> None:
+        """P: the side view in where it was left out (or not shown on this stage), out where it stood."""
+        self._flip = not self._flip
+        self.place_views()
+
+    def side_shown(self) -> bool:
+        """Whether a side view stands beside or under the main view now."""
+        return self.placement is not None and self.placement.side is not None
+
+    def needs(self) -> tuple[Need, Need | None]:
+        """The main and the side view's legible sizes in the caption's text (:mod:`.measure`)."""
+        font = self.caption_font()
+        if self.main_name == "heatmap":
+            main = measure.heatmap_need(self.session, font)
+        else:
+            main = measure.lines_need(font, measure.PLANE_LINES if self.main_name == "plane" else measure.BLEND_LINES)
+        side = None
+        if self.side_name == "calc":
+            table = self.views.get("calc")
+            if not self._follows_table:
+                self._follows_table = True
+                table.content_changed.connect(self._on_table)
+            side = measure.table_need(table, font)
+        return main, side
+
+    def place_views(self) -> None:
+        """The stage's main view and its side view placed in the body by the rule (:func:`.policy.place`)."""
+        if self._placing:
+            return
+        self._placing = True
+        try:
+            self._place()
+        finally:
+            self._placing = False
+        self.placed.emit()
+
+    def _place(self) -> None:
+        self.main_name = stage_spec(self.session.stage).slide_view
+        self.side_name, default = SIDE_VIEWS.get(self.main_name, (None, False))
+        main_need, side_need = self.needs()
+        wanted = default and not self._flip
+        asked = self._flip and not default
+        if default and self._flip and self.placement is not None and self.placement.left_out:
+            asked = True
+        gap = int(QFontMetricsF(self.caption_font()).height() / 2)
+        room = self.body.size()
+        self.placement = place(room.width(), room.height(), main_need, side_need, wanted=wanted or asked,
+                               asked=asked, gap=gap)
+        main = self.views.get(self.main_name)
+        side = self.views.get(self.side_name) if self.placement.side is not None and self.side_name else None
+        for view in self.views.all().values():
+            if view is not main and view is not side:
+                view.hide()
+        main.setGeometry(*self.placement.main)
+        main.show()
+        if side is not None:
+            side.setGeometry(*self.placement.side)
+            side.show()
+        self._place_hint()
+
+    def _place_hint(self) -> None:
+        """The visible way to bring a left-out side view in: the P hint, at the body's bottom right."""
+        text = HINTS.get(self.side_name or "", "") if self.placement is not None and self.placement.left_out else ""
+        self.hint.setVisible(bool(text))
+        if text:
+            self.hint.setText(text)
+            self.hint.setToolTip("Press P (or click) to show it beside the main view; P again hides it")
+            size = self.hint.sizeHint()
+            self.hint.setGeometry(self.body.width() - size.width(), self.body.height() - size.height(),
+                                  size.width(), size.height())
+            self.hint.raise_()
+
+    # ---- keys --------------------------------------------------------------------------------------
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        # (the window's key router takes the lecture keys first; this is for a slide shown without it)
+        handler = self.key_handler
+        if handler is not None and handler(int(event.key()), event.text()):
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def covers(self) -> tuple[QWidget, ...]:
+        """What covers the slide: the black screen."""
+        return (self.blank,)
