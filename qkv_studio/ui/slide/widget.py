@@ -11,6 +11,7 @@ copied by the presenter console.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
@@ -25,7 +26,7 @@ from qkv_studio.ui.slide.look import SlideLook
 from qkv_studio.ui.slide.policy import Need, Placement, place
 from qkv_studio.ui.slide.views import SlideViews
 from qkv_studio.ui.widgets.ink_overlay import InkOverlay
-from qkv_studio.ui.widgets.overlays import BlankOverlay
+from qkv_studio.ui.widgets.overlays import BlankOverlay, ShortcutsOverlay
 from qkv_studio.ui.widgets.table_style import BASE_POINT_SIZE
 
 #: The caption's and formulas' text on a slide, as a multiple of the slide's body text.
@@ -80,6 +81,7 @@ class SlideWidget(QWidget):
         lay.addWidget(self.stepper)
         lay.addWidget(self.body, 1)
         self.blank = BlankOverlay(self)
+        self._shortcuts: ShortcutsOverlay | None = None
         self.ink = InkOverlay(self, book, appearance=look) if book is not None else None
         self.key_handler: Callable[[int, str], bool] | None = None
         self.placement: Placement | None = None
@@ -181,6 +183,9 @@ class SlideWidget(QWidget):
         room = self.body.size()
         self.placement = place(room.width(), room.height(), main_need, side_need, wanted=wanted or asked,
                                asked=asked, gap=gap)
+        if self.placement.left_out:  # (the P hint's line under the main view: it covers nothing)
+            x, y, w, h = self.placement.main
+            self.placement = replace(self.placement, main=(x, y, w, max(0, h - self.hint.sizeHint().height())))
         main = self.views.get(self.main_name)
         side = self.views.get(self.side_name) if self.placement.side is not None and self.side_name else None
         for view in self.views.all().values():
@@ -214,6 +219,12 @@ class SlideWidget(QWidget):
             return
         super().keyPressEvent(event)
 
+    def shortcuts_overlay(self) -> ShortcutsOverlay:
+        """The shortcut list on the slide (F1 or ?), built the first time it is asked for."""
+        if self._shortcuts is None:
+            self._shortcuts = ShortcutsOverlay(self, appearance=self.look)
+        return self._shortcuts
+
     def covers(self) -> tuple[QWidget, ...]:
-        """What covers the slide: the black screen."""
-        return (self.blank,)
+        """What can cover the slide, bottom first: the black screen, the shortcut list once built."""
+        return (self.blank,) if self._shortcuts is None else (self.blank, self._shortcuts)

@@ -101,8 +101,8 @@ class LayoutBarrier(QWidget):
     def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
         h = self._child.heightForWidth(width)
         if self._grow_only:
-            if not _dragging():
-                self._tallest.clear()  # (exactly its text's height: no drag to keep still for)
+            if not _dragging():  # (exactly its text's height; a drag starting now keeps this one)
+                self._tallest = {width: h}
                 return h
             h = max(h, self._tallest.get(width, -1))
             if len(self._tallest) > 64:
@@ -141,7 +141,7 @@ class LayoutBarrier(QWidget):
                 self.updateGeometry()  # the rare case: the parents must make room
             self._place()
             if self._grow_only and self._child.hasHeightForWidth():
-                self._keeps = self._child.heightForWidth(self.width()) < self.height()
+                self._keeps = _dragging() and self._child.heightForWidth(self.width()) < self.height()
                 if self._keeps:
                     _release_watch().wait(self)  # (the drag's release gives the room back)
         return super().event(event)

@@ -218,11 +218,13 @@ class MainWindow(QMainWindow):
         return own + self.presentation.covers()
 
     def show_shortcuts(self) -> None:
-        """The shortcut list (F1 or ?), made from the actions and lecture keys the window has now."""
-        self.shortcuts_overlay.set_rows(shortcut_rows(self))
-        if not self.shortcuts_overlay.isVisible():
-            self.shortcuts_overlay.toggle()
-        self.shortcuts_overlay.setFocus()
+        """The shortcut list (F1 or ?), made from the actions and lecture keys the window has now (on the
+        slide while presenting)."""
+        overlay = self.presentation.slide.shortcuts_overlay() if self.presentation.on else self.shortcuts_overlay
+        overlay.set_rows(shortcut_rows(self))
+        if not overlay.isVisible():
+            overlay.toggle()
+        overlay.setFocus()
 
     # ---- theme, colormap, zoom, presentation -----------------------------------------------------
     def apply_theme(self, name: str) -> None:

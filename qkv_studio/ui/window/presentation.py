@@ -122,8 +122,7 @@ class Presentation:
             slide.setGeometry(w.geometry())
             self.refit(w.size(), screen)
             slide.show()
-        slide.raise_()
-        slide.activateWindow()
+        slide.activateWindow()  # (a window shown last is on top: no raise, which some platforms refuse)
         slide.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def refit(self, size: QSize | None = None, screen: QScreen | None = None) -> None:
