@@ -96,3 +96,29 @@ def test_a_step_between_the_score_stages_moves_nothing(qtbot):
         # (the heatmap's height follows the stage's caption above it; its width and the table stay)
         places.append((slide.views.get("heatmap").width(), slide.views.get("calc").geometry().getRect()))
     assert len(set(places)) == 1
+
+
+def _model_like() -> Scene:
+    """Six tokens of a language model's head (names with the "␣" of a leading space), 64-number vectors."""
+    rng = np.random.default_rng(5)
+    tokens = ["The", " cat", " sat", " on", " the", " cat"]
+    q, k, v = (rng.normal(scale=0.05, size=(6, 64)) for _ in range(3))
+    return Scene.from_arrays(q, k, v, tokens)
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 720), (960, 540)], ids=["1024x768", "1280x720", "960x540"])
+def test_the_blend_slide_writes_every_bar_name_whole(qtbot, size):
+    """A real model's blend slide: every bar's name whole ("␣ca…" before, in the column beside the
+    writer), and the names' row as tall as their text (their lower half was cut at the slide's edge)."""
+    slide = _slide(qtbot, _model_like(), size, "output")
+    blend = slide.views.get("blend")
+    assert blend.isVisible() and slide.main_name == "blend"
+    axis = blend.bars_plot.getAxis("bottom")
+    ticks = blend._ticks
+    assert ticks is not None
+    names = [text.strip() for _, text in ticks[0]]
+    assert len(names) == 6 and not any("…" in n for n in names), names
+    font = axis.style["tickFont"]
+    assert axis.height() >= QFontMetricsF(font).height()
+    bottom = blend.bars_plot.mapTo(slide, blend.bars_plot.rect().bottomLeft()).y()
+    assert bottom < slide.height()  # (the plot, its names included, inside the slide)
