@@ -15,11 +15,12 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from qkv_studio.core.stages import stage_spec
 from qkv_studio.state.ink import InkBook
 from qkv_studio.state.session import Session
+from qkv_studio.ui.lesson.model.next_token import NextTokenBars
 from qkv_studio.ui.panels.stage_stepper import StageStepper, stage_button_sheet
 from qkv_studio.ui.slide import measure
 from qkv_studio.ui.slide.look import SlideLook
@@ -36,6 +37,10 @@ SIDE_VIEWS: dict[str, tuple[str, bool]] = {"heatmap": ("calc", True), "plane": (
                                            "blend": ("calc", False)}
 #: The P hint's words for a side view the rule left out.
 HINTS = {"calc": "P — show the calculation table"}
+#: The writer's column (a language model writing the next token, on the last stage's slide): its bars
+#: are this many lines of the caption's text wide beside the widest token and its percentage.
+WRITER_BAR_LINES = 4
+WRITER_TITLE = "Next token — PageDown writes it"
 
 
 class _Body(QWidget):
@@ -84,10 +89,18 @@ class SlideWidget(QWidget):
         self._shortcuts: ShortcutsOverlay | None = None
         self.ink = InkOverlay(self, book, appearance=look) if book is not None else None
         self.key_handler: Callable[[int, str], bool] | None = None
+        # A language model writing: its next tokens beside the last stage's main view (see set_writer)
+        self.writer_source: Callable[[], list[tuple[str, float]]] | None = None
+        self.writer_title = QLabel(WRITER_TITLE, self.body)
+        self.writer = NextTokenBars(self.body)
+        self.writer.bind_appearance(look)
+        self.writer_title.hide()
+        self.writer.hide()
         self.placement: Placement | None = None
         self.main_name = ""
         self.side_name: str | None = None
-        self._flip = False  # P pressed: the side view's default turned over
+        self._side_default = False  # (the stage's side view is shown by default where legible)
+        self._forced: bool | None = None  # P: the side view in (True) or out (False); None: the rule's
         self._placing = False
         self._follows_table = False
         session.stage_changed.connect(self._on_stage)
@@ -116,6 +129,8 @@ class SlideWidget(QWidget):
         for label in (self.stepper.caption, self.stepper.formula, self.stepper.stage_formula):
             label.setFont(big)
         self.hint.setFont(body)
+        self.writer.setFont(big)
+        self.writer_title.setFont(body)
         sheet = stage_button_sheet(self.look.theme, body.pointSizeF())
         for button in self.stepper.findChildren(QPushButton):
             if button.styleSheet() != sheet:
@@ -136,9 +151,16 @@ class SlideWidget(QWidget):
             self.place_views()
 
     def toggle_side(self) -> None:
-        """P: the side view in where it was left out (or not shown on this stage), out where it stood."""
-        self._flip = not self._flip
+        """P: the side view in where it was left out (or not shown on this stage), out where it stood;
+        the choice holds for the following slides until the slide is hidden (:meth:`reset_side`)."""
+        self._forced = not self.side_shown()
         self.place_views()
+
+    def reset_side(self) -> None:
+        """The side views as the rule places them again (presentation left)."""
+        if self._forced is not None:
+            self._forced = None
+            self.place_views()
 
     def side_shown(self) -> bool:
         """Whether a side view stands beside or under the main view now."""
@@ -175,15 +197,14 @@ class SlideWidget(QWidget):
         self.main_name = stage_spec(self.session.stage).slide_view
         self.side_name, default = SIDE_VIEWS.get(self.main_name, (None, False))
         main_need, side_need = self.needs()
-        wanted = default and not self._flip
-        asked = self._flip and not default
-        if default and self._flip and self.placement is not None and self.placement.left_out:
-            asked = True
+        self._side_default = default
+        wanted, asked = self._side_wishes(default)
         gap = int(QFontMetricsF(self.caption_font()).height() / 2)
         room = self.body.size()
-        self.placement = place(room.width(), room.height(), main_need, side_need, wanted=wanted or asked,
+        aside = self._place_writer(gap)
+        self.placement = place(room.width() - aside, room.height(), main_need, side_need, wanted=wanted or asked,
                                asked=asked, gap=gap)
-        if self.placement.left_out:  # (the P hint's line under the main view: it covers nothing)
+        if self.placement.side is None and self._side_default:  # (the P hint's line: it covers nothing)
             x, y, w, h = self.placement.main
             self.placement = replace(self.placement, main=(x, y, w, max(0, h - self.hint.sizeHint().height())))
         main = self.views.get(self.main_name)
@@ -198,9 +219,41 @@ class SlideWidget(QWidget):
             side.show()
         self._place_hint()
 
+    def _side_wishes(self, default: bool) -> tuple[bool, bool]:
+        """(wanted, asked): the rule's default (shown where legible) unless P asked for the side view
+        (shown, where it must scroll too) or took it out."""
+        if self._forced is None:
+            return default, False
+        return self._forced, self._forced
+
+    def _place_writer(self, gap: int) -> int:
+        """The writer's column on the right (a language model's next tokens, where the clicker's PageDown
+        writes one), as wide as its longest token, its bars and its percentages in the caption's text;
+        returns the width it takes (0 without one)."""
+        choices = self.writer_source() if self.writer_source is not None else []
+        self.writer.setVisible(bool(choices))
+        self.writer_title.setVisible(bool(choices))
+        if not choices:
+            return 0
+        self.writer.set_choices(choices)
+        fm = QFontMetricsF(self.caption_font())
+        width = int(max(fm.horizontalAdvance(piece) for piece, _ in choices) + fm.horizontalAdvance("100.0 %")
+                    + WRITER_BAR_LINES * fm.height() + 16)
+        width = max(width, self.writer_title.sizeHint().width())
+        x = self.body.width() - width
+        title_h = self.writer_title.sizeHint().height()
+        self.writer_title.setGeometry(x, 0, width, title_h)
+        self.writer.setGeometry(x, title_h, width, self.writer.sizeHint().height())
+        return width + gap
+
+    def refresh_writer(self) -> None:
+        """The writer's choices changed (a token written, another model): placed again."""
+        self.place_views()
+
     def _place_hint(self) -> None:
         """The visible way to bring a left-out side view in: the P hint, at the body's bottom right."""
-        text = HINTS.get(self.side_name or "", "") if self.placement is not None and self.placement.left_out else ""
+        out = self.placement is not None and self.placement.side is None and self._side_default
+        text = HINTS.get(self.side_name or "", "") if out else ""
         self.hint.setVisible(bool(text))
         if text:
             self.hint.setText(text)

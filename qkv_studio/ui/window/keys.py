@@ -204,11 +204,14 @@ class KeyRouter(QObject):
             w = w.parentWidget()
         return False
 
+    def _active(self) -> bool:
+        """Whether the window is the active one, or the slide it presents (a window of its own)."""
+        return self._window.isActiveWindow() or self._window.presentation.slide_active()
+
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
         # Every event of the application passes here (hundreds per edit): compare plain ints first.
         kind = int(event.type().value)
-        if (kind != _KEY_PRESS and kind != _SHORTCUT_OVERRIDE) or not (
-                self._window.isActiveWindow() or self._window.presentation.slide_active()):
+        if (kind != _KEY_PRESS and kind != _SHORTCUT_OVERRIDE) or not self._active():
             return False
         key = int(event.key())
         if key in _MODIFIER_KEYS:

@@ -36,6 +36,7 @@ class Presentation:
         self._fullscreen = False
         self._slide: SlideWidget | None = None
         self._look: SlideLook | None = None
+        self._follows_writer = False  # (the model panel's changes followed, once it is built)
         window.session.stage_changed.connect(self._on_stage)
 
     # ---- the slide -----------------------------------------------------------------------------------
@@ -49,6 +50,7 @@ class Presentation:
             slide.setWindowTitle(f"{w.windowTitle()} — presentation")
             slide.stepper.set_navigator(w.next_step, w.back_step, w.can_step)
             slide.key_handler = w.handle_lecture_key
+            slide.writer_source = self._writer_choices
             for act in (w.act_leave, w.act_presentation, w.act_zoom_in, w.act_zoom_out, w.act_zoom_reset,
                         w.act_undo, w.act_redo):
                 slide.addAction(act)  # (their shortcuts work on the slide: it is a window of its own)
@@ -96,10 +98,12 @@ class Presentation:
         slide = self.slide
         if on:
             self._fullscreen = fullscreen
+            self._follow_writer()
             self.show_on(screen)
         else:
             slide.blank.hide()
             slide.hide()
+            slide.reset_side()
             if w.isVisible():
                 w.activateWindow()
             w.stepper.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -166,6 +170,25 @@ class Presentation:
     def _on_stage(self, *_: object) -> None:
         if not self.on:
             self.docks.bring_forward(stage_spec(self._window.session.stage).slide_view)
+
+    # ---- a language model writing: its next tokens on the slide where PageDown writes one -----------------
+    def _writer_choices(self) -> list[tuple[str, float]]:
+        """The next tokens the slide shows beside the last stage's view: the Real model panel's, when it
+        was opened on a model that writes one (a causal model) and the clicker's PageDown writes it here
+        (the lecture's last step); else none."""
+        w = self._window
+        panel = w.built_panel("model")
+        dock = w.panel_host.docks.get("model")
+        if panel is None or dock is None or dock.isHidden() or w.can_step(+1) or not panel.state.can_generate:
+            return []
+        return panel.state.next_tokens(3) if panel.available else []
+
+    def _follow_writer(self) -> None:
+        """The slide follows the model panel once it is built: a token written, another model chosen."""
+        panel = self._window.built_panel("model")
+        if panel is not None and not self._follows_writer:
+            self._follows_writer = True
+            panel.state.add_listener(lambda *_: self.on and self.slide.refresh_writer())
 
     # ---- the normal window's layout ----------------------------------------------------------------------
     def first_show(self, restored_state: bool) -> None:

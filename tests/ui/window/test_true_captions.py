@@ -5,10 +5,10 @@ import re
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
 
 from qkv_studio.core import Scene, View, list_presets, read_session, write_session
 from qkv_studio.render.theme import THEMES
+from qkv_studio.ui.update_policy import settle
 from qkv_studio.ui.widgets.formatting import fmt_fixed
 from tests.views import LESSON_VIEW
 
@@ -21,8 +21,7 @@ def _pick_scene(stage="weights") -> Scene:
 
 def _settle(qtbot, window):
     window.session.flush()
-    qtbot.wait(40)  # (the caption and the blend follow at the next frame)
-    QApplication.processEvents()
+    settle(window)  # (the caption and the blend follow at the next frame: run now, no waiting)
 
 
 # ---- item 5: a pick is not called a blend; blends are rounded as the cells show them -------------------
@@ -76,8 +75,7 @@ def test_labels_of_coinciding_and_close_arrows_do_not_overprint(qtbot, show_wind
         return [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:] if a.intersects(b)]
 
     # (the docks settle into their sizes over the first frames; the plane redraws its labels for each)
-    qtbot.waitUntil(lambda: not overlapping(), timeout=2000)
-    qtbot.wait(100)
+    settle(window)
     assert overlapping() == [], plane.label_texts()
 
 

@@ -335,31 +335,41 @@ class Presenter(QObject):
         o = self.overlay
         if o.mode == "ink" and int(Qt.Key_1) <= key <= int(Qt.Key_4):
             o.set_colour(key - int(Qt.Key_1) + 1)
-        elif key == int(Qt.Key_L):
-            o.toggle_mode("laser")
-        elif key in (int(Qt.Key_I), int(Qt.Key_D)):
-            o.toggle_mode("ink")
-        elif key == int(Qt.Key_E):
-            o.toggle_mode("erase")
-        elif key == int(Qt.Key_C):
-            self.book.clear()
-        elif key == int(Qt.Key_U):
-            shifted = text == "U" or bool(QGuiApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
-            self.book.redo() if shifted else self.book.undo()
-        elif key == int(Qt.Key_T):
-            self.stopwatch.toggle()
-        elif key == int(Qt.Key_R):
-            self.stopwatch.reset()
-        elif key == int(Qt.Key_X):
-            if not self.swap() and len(self.screens()) > 1:
-                self._hide_banner()
-                self._place_again()  # (the offered screen: present on it)
         else:
-            return False
+            run = self._key_actions().get(int(key))
+            if run is None:
+                return False
+            run(text)
         if self.overlay.mode != "off":
             self._raise_overlay()
         self.refresh_console()
         return True
+
+    def _key_actions(self) -> dict[int, Callable[[str], object]]:
+        """What each presenter key does (given the key's text), by key code (:data:`PRESENTER_KEYS`)."""
+        o, book, watch = self.overlay, self.book, self.stopwatch
+        return {
+            int(Qt.Key_L): lambda _: o.toggle_mode("laser"),
+            int(Qt.Key_I): lambda _: o.toggle_mode("ink"),
+            int(Qt.Key_D): lambda _: o.toggle_mode("ink"),
+            int(Qt.Key_E): lambda _: o.toggle_mode("erase"),
+            int(Qt.Key_C): lambda _: book.clear(),
+            int(Qt.Key_U): self._undo_ink,
+            int(Qt.Key_T): lambda _: watch.toggle(),
+            int(Qt.Key_R): lambda _: watch.reset(),
+            int(Qt.Key_X): lambda _: self._swap_key(),
+        }
+
+    def _undo_ink(self, text: str) -> None:
+        """U undoes the stage's last stroke, Shift+U redoes it."""
+        shifted = text == "U" or bool(QGuiApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
+        self.book.redo() if shifted else self.book.undo()
+
+    def _swap_key(self) -> None:
+        """X: the slide and the console swap screens, or the offered new screen is presented on."""
+        if not self.swap() and len(self.screens()) > 1:
+            self._hide_banner()
+            self._place_again()
 
     def console_key(self, event) -> bool:
         """A key pressed in the console: the lecture's, as if pressed on the slide."""
