@@ -22,6 +22,10 @@ the console's copy        ``Presenter`` grabs the slide 80 ms after a   one grab
                           change, and once after a morph                ink and the laser never need a grab
 ========================  ============================================  ====================================
 
+Held, not deferred: the slide's stage bar keeps the tallest height its captions have needed at its width
+and text size (``StageStepper.hold_height(keep_tallest=True)``), so the views below do not move between
+steps; a new size or text size measures it anew — no timer gives the room back.
+
 What is *not* deferred any more: presentation mode shows a slide of its own
 (:mod:`qkv_studio.ui.slide`), so the main window is never re-docked and nothing is restored on a
 timer; a :class:`~qkv_studio.ui.widgets.layout_barrier.LayoutBarrier` keeps the room its text needed

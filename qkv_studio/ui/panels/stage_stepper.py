@@ -60,6 +60,8 @@ class StageStepper(FollowsAppearance, QWidget):
         super().__init__(parent)
         self._session = session
         self._hold = False  # (a slide's: at least as tall as the text needs, see hold_height)
+        self._keep_tallest = False
+        self._tallest_for: tuple | None = None
         self._accent = _accent_of(self._drawn_theme)
         self.back_button = QPushButton("◀ Back")
         self.next_button = QPushButton("Next ▶")
@@ -232,12 +234,16 @@ class StageStepper(FollowsAppearance, QWidget):
             self._bar.addWidget(self.next_button, 1, n - half, 1, half)
 
     # ---- a slide's stage bar: as tall as its text ------------------------------------------------------
-    def hold_height(self) -> None:
+    def hold_height(self, *, keep_tallest: bool = False) -> None:
         """Keep the stepper at least as tall as its bar, formulas and caption need at its width, and follow
         them when they need more or less (a slide: the main view below takes the rest, so the stepper's
         layout alone cannot make room for a caption that gained a line — a step's caption comes a frame
-        after the slide is composed, and was cut by its last line)."""
+        after the slide is composed, and was cut by its last line).  ``keep_tallest``: never less than the
+        tallest its texts have needed at this width and text size (a slide's views below do not move
+        between steps; a new width or text size measures it anew)."""
         self._hold = True
+        self._keep_tallest = keep_tallest
+        self._tallest_for = None
         self._fit_height()
 
     def release_height(self) -> None:
@@ -248,6 +254,11 @@ class StageStepper(FollowsAppearance, QWidget):
     def _fit_height(self) -> None:
         if self._hold and self.hasHeightForWidth():
             need = max(0, self.heightForWidth(self.width()))
+            if self._keep_tallest:
+                key = (self.width(), self.caption.font().toString(), self.font().toString())
+                if key == self._tallest_for:
+                    need = max(need, self.minimumHeight())
+                self._tallest_for = key
             if need != self.minimumHeight():
                 self.setMinimumHeight(need)
 

@@ -103,6 +103,7 @@ class SlideWidget(QWidget):
         self._forced: bool | None = None  # P: the side view in (True) or out (False); None: the rule's
         self._placing = False
         self._follows_table = False
+        self._heatmap_need: tuple[tuple, Need] | None = None  # (what it was measured for, the need)
         session.stage_changed.connect(self._on_stage)
         look.scale_changed.connect(self.restyle)
         look.theme_changed.connect(self.restyle)
@@ -135,7 +136,7 @@ class SlideWidget(QWidget):
         for button in self.stepper.findChildren(QPushButton):
             if button.styleSheet() != sheet:
                 button.setStyleSheet(sheet)
-        self.stepper.hold_height()
+        self.stepper.hold_height(keep_tallest=True)  # (the views below keep their place between steps)
         if self.stepper.isVisible():
             self.stepper.fit_bar()
         self.place_views()
@@ -170,7 +171,11 @@ class SlideWidget(QWidget):
         """The main and the side view's legible sizes in the caption's text (:mod:`.measure`)."""
         font = self.caption_font()
         if self.main_name == "heatmap":
-            main = measure.heatmap_need(self.session, font)
+            # (measured once per result and text size: a step between the score stages changes neither)
+            key = (id(self.session.result), self.session.head, font.toString())
+            if self._heatmap_need is None or self._heatmap_need[0] != key:
+                self._heatmap_need = (key, measure.heatmap_need(self.session, font))
+            main = self._heatmap_need[1]
         else:
             main = measure.lines_need(font, measure.PLANE_LINES if self.main_name == "plane" else measure.BLEND_LINES)
         side = None

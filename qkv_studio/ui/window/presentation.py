@@ -100,7 +100,11 @@ class Presentation:
             self._fullscreen = fullscreen
             self._follow_writer()
             self.show_on(screen)
+            # (the window under a full-screen slide or console is not seen: it does not paint each step
+            # twice; its geometry and state are untouched, and it paints once at Esc)
+            w.setUpdatesEnabled(not fullscreen)
         else:
+            w.setUpdatesEnabled(True)
             slide.blank.hide()
             slide.hide()
             slide.reset_side()
