@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
@@ -21,6 +22,7 @@ from qkv_studio.core.stages import stage_spec
 from qkv_studio.state.ink import InkBook
 from qkv_studio.state.session import Session
 from qkv_studio.ui.lesson.model.next_token import NextTokenBars
+from qkv_studio.ui.panels.calc_table import CalcTable
 from qkv_studio.ui.panels.stage_stepper import StageStepper, stage_button_sheet
 from qkv_studio.ui.slide import measure
 from qkv_studio.ui.slide.look import SlideLook
@@ -103,7 +105,7 @@ class SlideWidget(QWidget):
         self._forced: bool | None = None  # P: the side view in (True) or out (False); None: the rule's
         self._placing = False
         self._follows_table = False
-        self._heatmap_need: tuple[tuple, Need] | None = None  # (what it was measured for, the need)
+        self._heatmap_need: tuple[object, tuple, Need] | None = None  # (the result and text it was for, the need)
         session.stage_changed.connect(self._on_stage)
         look.scale_changed.connect(self.restyle)
         look.theme_changed.connect(self.restyle)
@@ -167,20 +169,22 @@ class SlideWidget(QWidget):
         """Whether a side view stands beside or under the main view now."""
         return self.placement is not None and self.placement.side is not None
 
-    def needs(self) -> tuple[Need, Need | None]:
-        """The main and the side view's legible sizes in the caption's text (:mod:`.measure`)."""
+    def needs(self, *, with_side: bool = True) -> tuple[Need, Need | None]:
+        """The main and (``with_side``: it may be shown) the side view's legible sizes in the caption's
+        text (:mod:`.measure`)."""
         font = self.caption_font()
         if self.main_name == "heatmap":
             # (measured once per result and text size: a step between the score stages changes neither)
-            key = (id(self.session.result), self.session.head, font.toString())
-            if self._heatmap_need is None or self._heatmap_need[0] != key:
-                self._heatmap_need = (key, measure.heatmap_need(self.session, font))
-            main = self._heatmap_need[1]
+            result, key = self.session.result, (self.session.head, font.toString())
+            known = self._heatmap_need
+            if known is None or known[0] is not result or known[1] != key:
+                self._heatmap_need = known = (result, key, measure.heatmap_need(self.session, font))
+            main = known[2]
         else:
             main = measure.lines_need(font, measure.PLANE_LINES if self.main_name == "plane" else measure.BLEND_LINES)
-        side = None
-        if self.side_name == "calc":
-            table = self.views.get("calc")
+        side: Need | None = None
+        if with_side and self.side_name == "calc":
+            table = cast(CalcTable, self.views.get("calc"))
             if not self._follows_table:
                 self._follows_table = True
                 table.content_changed.connect(self._on_table)
@@ -201,9 +205,9 @@ class SlideWidget(QWidget):
     def _place(self) -> None:
         self.main_name = stage_spec(self.session.stage).slide_view
         self.side_name, default = SIDE_VIEWS.get(self.main_name, (None, False))
-        main_need, side_need = self.needs()
         self._side_default = default
         wanted, asked = self._side_wishes(default)
+        main_need, side_need = self.needs(with_side=wanted or asked)
         gap = int(QFontMetricsF(self.caption_font()).height() / 2)
         room = self.body.size()
         aside = self._place_writer(gap)
@@ -213,14 +217,15 @@ class SlideWidget(QWidget):
             x, y, w, h = self.placement.main
             self.placement = replace(self.placement, main=(x, y, w, max(0, h - self.hint.sizeHint().height())))
         main = self.views.get(self.main_name)
-        side = self.views.get(self.side_name) if self.placement.side is not None and self.side_name else None
+        side_rect = self.placement.side
+        side = self.views.get(self.side_name) if side_rect is not None and self.side_name else None
         for view in self.views.all().values():
             if view is not main and view is not side:
                 view.hide()
         main.setGeometry(*self.placement.main)
         main.show()
-        if side is not None:
-            side.setGeometry(*self.placement.side)
+        if side is not None and side_rect is not None:
+            side.setGeometry(*side_rect)
             side.show()
         self._place_hint()
 

@@ -40,7 +40,9 @@ class _ReleaseWatch(QObject):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
         if event.type() == QEvent.Type.MouseButtonRelease and self.waiting:
             barriers, self.waiting = list(self.waiting), weakref.WeakSet()
-            QApplication.instance().removeEventFilter(self)
+            app = QApplication.instance()
+            if app is not None:
+                app.removeEventFilter(self)
             self.installed = False
             for barrier in barriers:
                 barrier.give_back()

@@ -10,7 +10,7 @@ layout_docks` (again by View → Reset layout) is the normal window's default la
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QScreen
@@ -22,6 +22,7 @@ from qkv_studio.ui.widgets.view_caches import fit_pixmap_cache
 from qkv_studio.ui.window.dock_layout import DockLayout
 
 if TYPE_CHECKING:
+    from qkv_studio.ui.lesson.model import ModelPanel
     from qkv_studio.ui.window.main_window import MainWindow
 
 
@@ -136,6 +137,7 @@ class Presentation:
     def refit(self, size: QSize | None = None, screen: QScreen | None = None) -> None:
         """The slide's text scale for its size (and the window's zoom); its plots' caches for its screen."""
         slide, look = self.slide, self._look
+        assert look is not None  # (made with the slide)
         size = size or self.slide_size()
         screen = screen or slide.screen() or self._window.screen()
         dpr = float(screen.devicePixelRatio()) if screen is not None else 1.0
@@ -181,7 +183,7 @@ class Presentation:
         was opened on a model that writes one (a causal model) and the clicker's PageDown writes it here
         (the lecture's last step); else none."""
         w = self._window
-        panel = w.built_panel("model")
+        panel = cast("ModelPanel | None", w.built_panel("model"))
         dock = w.panel_host.docks.get("model")
         if panel is None or dock is None or dock.isHidden() or w.can_step(+1) or not panel.state.can_generate:
             return []
@@ -189,10 +191,14 @@ class Presentation:
 
     def _follow_writer(self) -> None:
         """The slide follows the model panel once it is built: a token written, another model chosen."""
-        panel = self._window.built_panel("model")
+        panel = cast("ModelPanel | None", self._window.built_panel("model"))
         if panel is not None and not self._follows_writer:
             self._follows_writer = True
-            panel.state.add_listener(lambda *_: self.on and self.slide.refresh_writer())
+            panel.state.add_listener(self._writer_changed)
+
+    def _writer_changed(self, *_: object) -> None:
+        if self.on:
+            self.slide.refresh_writer()
 
     # ---- the normal window's layout ----------------------------------------------------------------------
     def first_show(self, restored_state: bool) -> None:

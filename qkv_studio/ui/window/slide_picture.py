@@ -19,12 +19,16 @@ Public API::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QWidget
 
 from qkv_studio.core import Scene, View
+
+if TYPE_CHECKING:
+    from qkv_studio.ui.slide import SlideWidget
 
 
 @dataclass
@@ -42,7 +46,7 @@ class SlideComposer:
     """One offscreen slide with a Session of its own, made on the first :meth:`compose` and reused."""
 
     def __init__(self) -> None:
-        self._slide = None
+        self._slide: SlideWidget | None = None
 
     def compose(self, scene: Scene, view: View, *, size: tuple[int, int], theme: str = "light",
                 colormap: str | None = None) -> ComposedSlide:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QImage, QPainter, QScreen
@@ -37,6 +37,7 @@ from qkv_studio.ui.widgets.ink_overlay import InkOverlay
 if TYPE_CHECKING:
     from qkv_studio.ui.slide import SlideWidget
     from qkv_studio.ui.window.main_window import MainWindow
+    from qkv_studio.ui.window.presenter.console import PresenterConsole
     from qkv_studio.ui.window.presenter.placement import Placement
 
 #: The presenter's keys as the shortcut list writes them (keys, what they do); presentation mode only.
@@ -62,7 +63,7 @@ class Presenter(QObject):
         s = window.session
         self.book = InkBook(s, self)
         self.stopwatch = Stopwatch(clock)
-        self.console = None  # (built when first needed)
+        self.console: PresenterConsole | None = None  # (built when first needed)
         self.placement: Placement | None = None
         self.chosen_screen = ""  # View → Presentation screen ("" automatic)
         self.swapped = False
@@ -76,7 +77,7 @@ class Presenter(QObject):
         self._morph_timer.timeout.connect(self.grab_slide)
         self._following = False
         self.book.changed.connect(self._ink_changed)
-        app = QGuiApplication.instance()
+        app = cast(QGuiApplication, QGuiApplication.instance())
         app.screenAdded.connect(self.on_screen_added)
         app.screenRemoved.connect(self.on_screen_removed)
         if s.path:  # (a file opened from the command line: its notes and ink)
@@ -139,10 +140,10 @@ class Presenter(QObject):
 
         placement = place(self.screens(), QGuiApplication.primaryScreen(), self.chosen_screen, self.swapped)
         two = fullscreen and placement is not None and placement.console is not None
-        if two:
+        if two and placement is not None:
             self.placement = placement
-            w.presentation.set(True, fullscreen=True, screen=placement.audience)
-            self._show_console(placement.console)
+            w.presentation.set(True, fullscreen=True, screen=cast(QScreen, placement.audience))
+            self._show_console(cast(QScreen, placement.console))
         elif self.rehearse and fullscreen:
             self.placement = None
             self._rehearse_layout()
@@ -279,9 +280,9 @@ class Presenter(QObject):
             return
         self.placement = placement
         if w.presentation.slide.isFullScreen() or placement.console is not None:
-            w.presentation.show_on(placement.audience)
+            w.presentation.show_on(cast(QScreen, placement.audience))
         if placement.console is not None:
-            self._show_console(placement.console)
+            self._show_console(cast(QScreen, placement.console))
         else:
             self._hide_console()
         self._raise_overlay()
@@ -315,7 +316,7 @@ class Presenter(QObject):
                                        "border-radius: 6px; font-size: 15pt;")
         self._banner.setText(text)
         self._banner.adjustSize()
-        self._banner.move(20, max(0, self._banner.parentWidget().height() - self._banner.height() - 20))
+        self._banner.move(20, max(0, self._window.presentation.slide.height() - self._banner.height() - 20))
         self._banner.show()
         self._banner.raise_()
         QTimer.singleShot(12000, self._hide_banner)
@@ -333,8 +334,8 @@ class Presenter(QObject):
         if not self.is_presenting():
             return False
         o = self.overlay
-        if o.mode == "ink" and int(Qt.Key_1) <= key <= int(Qt.Key_4):
-            o.set_colour(key - int(Qt.Key_1) + 1)
+        if o.mode == "ink" and int(Qt.Key.Key_1) <= key <= int(Qt.Key.Key_4):
+            o.set_colour(key - int(Qt.Key.Key_1) + 1)
         else:
             run = self._key_actions().get(int(key))
             if run is None:
@@ -349,15 +350,15 @@ class Presenter(QObject):
         """What each presenter key does (given the key's text), by key code (:data:`PRESENTER_KEYS`)."""
         o, book, watch = self.overlay, self.book, self.stopwatch
         return {
-            int(Qt.Key_L): lambda _: o.toggle_mode("laser"),
-            int(Qt.Key_I): lambda _: o.toggle_mode("ink"),
-            int(Qt.Key_D): lambda _: o.toggle_mode("ink"),
-            int(Qt.Key_E): lambda _: o.toggle_mode("erase"),
-            int(Qt.Key_C): lambda _: book.clear(),
-            int(Qt.Key_U): self._undo_ink,
-            int(Qt.Key_T): lambda _: watch.toggle(),
-            int(Qt.Key_R): lambda _: watch.reset(),
-            int(Qt.Key_X): lambda _: self._swap_key(),
+            int(Qt.Key.Key_L): lambda _: o.toggle_mode("laser"),
+            int(Qt.Key.Key_I): lambda _: o.toggle_mode("ink"),
+            int(Qt.Key.Key_D): lambda _: o.toggle_mode("ink"),
+            int(Qt.Key.Key_E): lambda _: o.toggle_mode("erase"),
+            int(Qt.Key.Key_C): lambda _: book.clear(),
+            int(Qt.Key.Key_U): self._undo_ink,
+            int(Qt.Key.Key_T): lambda _: watch.toggle(),
+            int(Qt.Key.Key_R): lambda _: watch.reset(),
+            int(Qt.Key.Key_X): lambda _: self._swap_key(),
         }
 
     def _undo_ink(self, text: str) -> None:
@@ -373,7 +374,8 @@ class Presenter(QObject):
 
     def console_key(self, event) -> bool:
         """A key pressed in the console: the lecture's, as if pressed on the slide."""
-        if event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
+        mods = Qt.KeyboardModifier
+        if event.modifiers() & (mods.ControlModifier | mods.AltModifier | mods.MetaModifier):
             return False
         return self._window.handle_lecture_key(int(event.key()), event.text())
 
@@ -401,12 +403,12 @@ class Presenter(QObject):
             self.refresh_console()
 
     def _ink_changed(self) -> None:
-        if self.console_shown():
+        if self.console is not None and self.console_shown():
             self.console.mirror.update()
             self.console.refresh_status()
 
     def _pointer_moved(self) -> None:
-        if self.console_shown():
+        if self.console is not None and self.console_shown():
             self.console.mirror.update()
 
     def settle_pending(self) -> bool:
