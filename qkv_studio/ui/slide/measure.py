@@ -70,7 +70,12 @@ def table_need(table: CalcTable, font: QFont) -> Need:
     last = heatmap_stages()[-1]
     table.set_last_stage(last)
     table.fit_columns(even_hidden=True)
-    return Need(table.content_width(through=last, scroll_bar=False) + 2, table.content_height() + 2)
+    # (every row and the heading, as the header lays it out for the columns shown; no scroll bar: the
+    # slide gives the table this room or leaves it out)
+    header = table.horizontalHeader()
+    rows = sum(table.rowHeight(r) for r in range(table.calc_model.rowCount()))
+    height = header.sizeHint().height() + rows + 2 * table.frameWidth()
+    return Need(table.content_width(through=last, scroll_bar=False) + 2, height + 2)
 
 
 def lines_need(font: QFont, lines: tuple[int, int]) -> Need:

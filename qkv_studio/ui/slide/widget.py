@@ -16,7 +16,7 @@ from typing import cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from qkv_studio.core.stages import stage_spec
 from qkv_studio.state.ink import InkBook
@@ -148,9 +148,10 @@ class SlideWidget(QWidget):
         if stage_spec(self.session.stage).slide_view != self.main_name:
             self.place_views()
 
-    def _on_table(self) -> None:
-        # (the table's numbers need another width or more rows: placed again by the same rule)
-        if not self._placing:
+    def _on_table(self, *_: object) -> None:
+        # (the table's numbers need another width or more rows, or it shows another stage's columns — a
+        # heading that breaks onto two lines makes it a line taller: placed again by the same rule)
+        if not self._placing and self.side_shown():
             self.place_views()
 
     def toggle_side(self) -> None:
@@ -185,9 +186,10 @@ class SlideWidget(QWidget):
         side: Need | None = None
         if with_side and self.side_name == "calc":
             table = cast(CalcTable, self.views.get("calc"))
-            if not self._follows_table:
+            if not self._follows_table:  # (connected after the table's own: it has shown its columns)
                 self._follows_table = True
                 table.content_changed.connect(self._on_table)
+                table.calc_model.shown_changed.connect(self._on_table)
             side = measure.table_need(table, font)
         return main, side
 
@@ -225,6 +227,12 @@ class SlideWidget(QWidget):
         main.setGeometry(*self.placement.main)
         main.show()
         if side is not None and side_rect is not None:
+            # (placed whole by the rule: no scroll bar, whose coming and going re-measured the columns;
+            # asked for with P where it does not fit: it scrolls)
+            policy = Qt.ScrollBarPolicy.ScrollBarAsNeeded if self.placement.where == "asked" \
+                else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+            if isinstance(side, QAbstractScrollArea):
+                side.setVerticalScrollBarPolicy(policy)
             side.setGeometry(*side_rect)
             side.show()
         self._place_hint()
