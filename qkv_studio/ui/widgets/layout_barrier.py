@@ -14,6 +14,7 @@ import weakref
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QWidget
+from shiboken6 import isValid
 
 
 def _dragging() -> bool:
@@ -45,7 +46,8 @@ class _ReleaseWatch(QObject):
                 app.removeEventFilter(self)
             self.installed = False
             for barrier in barriers:
-                barrier.give_back()
+                if isValid(barrier):  # (a barrier deleted since it waited is left alone)
+                    barrier.give_back()
         return False
 
 
@@ -171,7 +173,7 @@ class LayoutBarrier(QWidget):
         return True
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
-        if obj is self._child:
+        if obj is getattr(self, "_child", None):  # (none yet while the barrier is being made)
             kind = event.type()
             if kind in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
                 self._tallest.clear()  # a new size of text starts afresh

@@ -309,7 +309,7 @@ def test_the_shortcut_list_is_opaque(qtbot, window, theme):
     window.session.set_stage("scores")  # the window under the list changes…
     window.session.set_query(0)
     window.dock_editors.hide()
-    qtbot.wait(50)
+    settle(window)
     assert picture() == first  # …and nothing of it shows through
     background = QColor(window.appearance.theme.background).rgb()
     assert first.pixelColor(5, first.height() - 5).rgb() == background

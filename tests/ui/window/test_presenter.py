@@ -205,7 +205,8 @@ def test_the_console_follows_the_lecture_and_its_keys_drive_it(qtbot, window, tm
     assert c.elapsed.text().startswith("0:00")
     assert "Stage 1 of 5" in c.status.text()
     # the console's copy of the slide is the slide
-    qtbot.waitUntil(lambda: not c.mirror.picture().isNull(), timeout=2000)
+    settle(window)  # (the console's grab of the slide, taken now)
+    assert not c.mirror.picture().isNull()
     assert c.mirror.picture().size() == window.presentation.slide.grab().toImage().size()
     qtbot.keyClick(c, Qt.Key_Escape)
     assert not window.is_presentation() and not c.isVisible()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from qkv_studio.state.appearance import screen_scale_for
+from qkv_studio.ui.update_policy import settle
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -582,7 +583,7 @@ def test_a_narrow_window_puts_the_editors_under_the_whole_table(qtbot, show_wind
 
     window = show_window(lesson_scene, (1016, 728), view=LESSON_VIEW)
     window.layout_docks()
-    qtbot.wait(50)
+    settle(window)
     table = window.calc
     assert window.dock_blend in window.tabifiedDockWidgets(window.dock_editors)
     assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_editors)
@@ -609,7 +610,7 @@ def test_a_folded_column_shows_the_whole_table_above_the_blend_not_a_box_of_empt
 
     w = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
     w.layout_docks()
-    qtbot.wait(50)
+    settle(w)
     assert w.dock_calc.isVisible() and w.dock_blend.isVisible()
     assert w.dock_blend not in w.tabifiedDockWidgets(w.dock_calc)
     assert w.dock_calc.height() <= w.calc.content_height() + 80  # its rows, a title bar and a scroll bar's room

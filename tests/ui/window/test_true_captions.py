@@ -37,7 +37,7 @@ def test_a_pick_is_called_a_pick_and_the_blend_reads_as_the_cells(qtbot, show_wi
     text = window.stepper.caption.text()
     assert "= [1.00, 0.00]" in text and "e−" not in text and "e-" not in text
     assert "Every token contributes" not in text and "v<sub>cat</sub> alone" in text
-    qtbot.waitUntil(lambda: "[1.00, 0.00]" in window.blend.title.text(), timeout=2000)
+    assert "[1.00, 0.00]" in window.blend.title.text()
     blend = window.blend.title.text()
     assert "almost a pick" in blend and "every token contributes" not in blend and "e-" not in blend
     cell = window.calc.calc_model.index(3, window.calc.calc_model.columns().index("weighted")).data()
@@ -66,7 +66,7 @@ def test_labels_of_coinciding_and_close_arrows_do_not_overprint(qtbot, show_wind
     window = show_window(scene)
     window.show_panel(window.dock_plane)  # (at the window's 1600×950 a tab behind the blend)
     plane = window.plane
-    qtbot.waitUntil(lambda: any("k b" in t for t in plane.label_texts()), timeout=2000)
+    settle(window)
     texts = plane.label_texts()
     assert any("k b = k c" in t and "k a" in t for t in texts), texts  # one label, not three on top of each other
 
