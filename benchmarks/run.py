@@ -188,7 +188,7 @@ def bench_edit(n: int, reps: int, warmup: int) -> tuple[float, float]:
     table and the Q editor have repainted; and the follow-up frame (see FollowUp)."""
     app, window = open_window(n)
     s = window.session
-    watch = PaintWatch([window.heatmap.graphics.viewport(), window.calc.viewport(),
+    watch = PaintWatch([window.heatmap.graphics.viewport(), window.panels.calc.viewport(),
                         window.editors["Q"].table.viewport()])
 
     def edit(i: int) -> None:
@@ -215,10 +215,10 @@ def bench_drag(n: int, reps: int, warmup: int) -> tuple[float, float]:
     from PySide6.QtWidgets import QApplication
 
     app, window = open_window(n)
-    window.dock_plane.show()
-    window.dock_plane.raise_()
+    window.docks.plane.show()
+    window.docks.plane.raise_()
     app.processEvents()
-    plane = window.plane
+    plane = window.panels.plane
     vp = plane.plot_widget.viewport()
     watch = PaintWatch([vp, window.heatmap.graphics.viewport()])
     start = plane.head_viewport_pos("Q", window.session.query)
@@ -254,7 +254,7 @@ def bench_drag(n: int, reps: int, warmup: int) -> tuple[float, float]:
     ms = median_ms(step, reps, warmup, between=between)
     QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, points[0])
     app.processEvents()
-    if window.plane._drag is not None or window.session.undo_stack.count() != before:
+    if window.panels.plane._drag is not None or window.session.undo_stack.count() != before:
         raise RuntimeError("the drag benchmark did not drive one continuous drag of the query's head")
     watch.close()
     close_window(app, window)
@@ -291,7 +291,7 @@ def bench_query(n: int, reps: int, warmup: int) -> tuple[float, float]:
     """A different query token selected, until the heatmap, table and editors have repainted."""
     app, window = open_window(n)
     s = window.session
-    watch = PaintWatch([window.heatmap.graphics.viewport(), window.calc.viewport(),
+    watch = PaintWatch([window.heatmap.graphics.viewport(), window.panels.calc.viewport(),
                         window.editors["Q"].table.viewport()])
 
     def change(i: int) -> None:

@@ -62,7 +62,7 @@ def run_gui(scene: Scene, path: str = "", *, presentation: bool = False, deck: s
     window = MainWindow(scene, path, view=view)
     reliability.attach(window)
     if model is not None:
-        window.show_panel(window.dock_model)
+        window.show_panel(window.docks.model)
         _show_model_head(window, scene, view or View(), *model)
     if recovered is not None:
         reliability.restore(window, recovered)
@@ -103,13 +103,13 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
         panels.append("model")
     specs = [registry.by_cli_name(p) for p in panels]  # (ValueError, one line, for an unknown name)
     window = MainWindow(scene, "", use_settings=False, view=view)
-    window.setAttribute(Qt.WA_DontShowOnScreen, True)
+    window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     if theme:
         window.apply_theme(theme)
     window.resize(*size)
     window.show()
     if model is not None:  # (open before the slides, as the app opens it: they keep it where it writes)
-        window.show_panel(window.dock_model)
+        window.show_panel(window.docks.model)
     if presentation:
         window.set_presentation(True, fullscreen=False)
     if cell is not None:  # the query's cell of that key, worked out term by term (Q·Kᵀ cell by cell)
@@ -143,7 +143,7 @@ def _side_by_side(window, docks: list) -> None:
 
     if not docks:
         return
-    places = (window.dock_calc, window.dock_editors)
+    places = (window.docks.calc, window.docks.editors)
     for dock, place in zip(docks[1:], places, strict=False):
         # (out of its tab group first: Qt 6.12 leaves a dock tabified twice in the first group, off-screen)
         window.removeDockWidget(dock)
@@ -152,12 +152,12 @@ def _side_by_side(window, docks: list) -> None:
         dock.raise_()
     docks[0].raise_()
     if len(docks) > 1:  # one panel keeps the column the window gives it, as on screen
-        window.resizeDocks([docks[0]], [int(max(window.width(), 800) * 0.45)], Qt.Horizontal)
+        window.resizeDocks([docks[0]], [int(max(window.width(), 800) * 0.45)], Qt.Orientation.Horizontal)
 
 
 def _show_model_head(window, scene: Scene, view: View, name: str, text: str, layer: int, head: int,
                      generate: int = 0) -> None:
-    panel = window.model_panel
+    panel = window.panels.model
     if not panel.set_model(name) or not panel.run_text(text):
         raise ValueError(f"the model panel could not show layer {layer} head {head}: {panel.status.text()}")
     for step in range(generate):  # Next token, as the panel's button appends it (greedy, the KV cache)
@@ -179,7 +179,7 @@ def _open_dialog(window, name: str) -> None:
     from PySide6.QtCore import Qt
 
     dialog = window.panel(name)  # (built, not yet shown)
-    dialog.setAttribute(Qt.WA_DontShowOnScreen, True)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     window.show_panel(name)
     dialog.resize(min(max(dialog.width(), int(window.width() * 0.5)), int(window.width() * 0.9)),
                   int(window.height() * 0.9))
@@ -211,7 +211,7 @@ def grab_window(window):
         painter.setPen(pal.windowText().color())
         painter.setFont(dialog.font())
         painter.drawText(QRect(x + bar // 3, y - bar, w - bar // 3, bar),
-                         int(Qt.AlignLeft | Qt.AlignVCenter), dialog.windowTitle())
+                         int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), dialog.windowTitle())
         painter.drawImage(x, y, shot)
         painter.setPen(QPen(pal.windowText().color(), 2))
         painter.drawRect(frame)
@@ -227,7 +227,7 @@ def presenter_image(window, size: tuple[int, int]):
 
     app = ensure_qapp()
     console = window.presenter.build_console()
-    console.setAttribute(Qt.WA_DontShowOnScreen, True)
+    console.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     console.resize(*size)
     console.show()
     settle(window)

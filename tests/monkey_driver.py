@@ -446,9 +446,9 @@ class MonkeyDriver:
         w = self.window
         choice = self.rng.random()
         if choice < 0.35:
-            w.act_next.trigger()
+            w.acts.next.trigger()
         elif choice < 0.7:
-            w.act_back.trigger()
+            w.acts.back.trigger()
         else:
             stage = self.rng.choice(STAGES)
             w.stage_actions[stage].trigger()
@@ -469,14 +469,14 @@ class MonkeyDriver:
             return self.remove_token()
         n = self.scene.n
         if self.rng.random() < 0.5:
-            self.window.act_add_token.trigger()
+            self.window.acts.add_token.trigger()
         else:
             self.window.tokens_panel.add_button.click()
         self.expect(self.scene.n == n + 1, "adding a token did not add one")
 
     def remove_token(self) -> None:
         n = self.scene.n
-        self.window.act_remove_token.trigger()
+        self.window.acts.remove_token.trigger()
         if n == 1:
             self.expect(self.scene.n == 1, "the last token was removed")
             panel = self.window.tokens_panel
@@ -562,7 +562,7 @@ class MonkeyDriver:
 
     def toggle_causal(self) -> None:
         was = isinstance(self.scene.mask, str) and self.scene.mask == "causal"
-        self.window.act_causal.trigger()
+        self.window.acts.causal.trigger()
         now = isinstance(self.scene.mask, str) and self.scene.mask == "causal"
         self.expect(now != was, "the causal action did not switch the mask")
 
@@ -583,7 +583,7 @@ class MonkeyDriver:
 
     def toggle_scale(self) -> None:
         was = self.scene.scale
-        self.window.act_scale.trigger()
+        self.window.acts.scale.trigger()
         self.expect(self.scene.scale != was, "÷√dₖ did not switch")
 
     def switch_mode(self) -> None:
@@ -615,13 +615,13 @@ class MonkeyDriver:
     def undo(self) -> None:
         stack = self.session.undo_stack
         index = stack.index()
-        self.window.act_undo.trigger()
+        self.window.acts.undo.trigger()
         self.expect(stack.index() == max(index - 1, 0), "undo did not step back")
 
     def redo(self) -> None:
         stack = self.session.undo_stack
         index = stack.index()
-        self.window.act_redo.trigger()
+        self.window.acts.redo.trigger()
         self.expect(stack.index() == min(index + 1, stack.count()), "redo did not step forward")
 
     def undo_redo_keys(self) -> None:
@@ -751,7 +751,7 @@ class MonkeyDriver:
             self.expect(shown == fmt(float(m[i, j])), f"{name}[{i},{j}] shows {shown!r}, value {m[i, j]!r}")
             header = model.headerData(i, Qt.Vertical)
             self.expect(header == scene.token_label(i), f"{name} row {i} is labelled {header!r}")
-        calc = w.calc.calc_model
+        calc = w.panels.calc.calc_model
         self.expect(calc.rowCount() == n + 1, f"calculation table has {calc.rowCount()} rows for {n} tokens")
         if "weight" in calc.columns():
             col = calc.columns().index("weight")
@@ -763,9 +763,9 @@ class MonkeyDriver:
         j = self.rng.randrange(n)
         self.expect(tokens.index(j).data() == f"{j + 1}. {scene.token_label(j)}", "token list text")
         self.expect(w.isWindowModified() == s.modified, "the title's modified mark disagrees")
-        self.expect(w.act_causal.isChecked() == (isinstance(scene.mask, str) and scene.mask == "causal"),
+        self.expect(w.acts.causal.isChecked() == (isinstance(scene.mask, str) and scene.mask == "causal"),
                     "the causal action's check mark disagrees")
-        self.expect(w.act_scale.isChecked() == scene.scale, "the ÷√dₖ action's check mark disagrees")
+        self.expect(w.acts.scale.isChecked() == scene.scale, "the ÷√dₖ action's check mark disagrees")
         self.expect(w.stage_actions[s.stage].isChecked(), "the stage menu disagrees")
 
     def check_undo_all(self) -> None:

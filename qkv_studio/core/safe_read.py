@@ -53,7 +53,7 @@ def _size_text(cap: int) -> str:
     return f"{mb:g} MB" if mb >= 1 else f"{cap // 1024} KB"
 
 
-def check_path_text(path: str | os.PathLike) -> str | None:
+def check_path_text(path: str | os.PathLike[str]) -> str | None:
     """Why ``path`` cannot name a file at all (a NUL byte, a character that cannot be encoded), or None."""
     text = os.fspath(path)
     if isinstance(text, bytes):
@@ -85,7 +85,7 @@ def _os_problem(exc: OSError) -> str:
     return f"cannot be read ({exc.strerror or exc})"
 
 
-def _open_fd(path: str | os.PathLike, flags: int) -> int:
+def _open_fd(path: str | os.PathLike[str], flags: int) -> int:
     return os.open(path, flags)
 
 
@@ -93,7 +93,7 @@ def _read_chunk(fd: int, size: int) -> bytes:
     return os.read(fd, size)
 
 
-def read_regular(path: str | os.PathLike, cap: int, *, what: str = "file") -> bytes:
+def read_regular(path: str | os.PathLike[str], cap: int, *, what: str = "file") -> bytes:
     """The bytes of ``path`` if it is a regular file of at most ``cap`` bytes; else :class:`UnreadableFile`.
 
     ``what`` names the kind of file in the too-large message ("session file", "deck file" …).
@@ -138,7 +138,7 @@ def read_regular(path: str | os.PathLike, cap: int, *, what: str = "file") -> by
         os.close(fd)
 
 
-def is_regular_or_missing(path: str | os.PathLike) -> bool:
+def is_regular_or_missing(path: str | os.PathLike[str]) -> bool:
     """True when ``path`` does not exist or is a regular file (``lstat``: a symlink is judged itself)."""
     try:
         st = os.lstat(path)

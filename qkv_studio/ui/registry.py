@@ -13,7 +13,7 @@ factory is a lazy ``"module:attribute"`` path, imported only when the panel is f
 
 The factory is called with the main window (it reads ``window.session`` and wires whatever else it
 needs) and returns the panel widget (a ``QDialog`` for ``kind="dialog"``).  The window then offers
-``window.panel("probe")``, ``window.dock_probe`` and ``window.act_probe``, a View-menu entry, and
+``window.panel("probe")``, ``window.docks.probe`` and ``window.acts.probe``, a View-menu entry, and
 ``qkv-studio screenshot --panel probe``.  A panel built lazily is given the window's theme, colour map
 and font scale (``set_theme``/``set_colormap``/``set_font_scale``) when it is built.
 """
@@ -33,9 +33,9 @@ Factory = str | Callable[[Any], Any]
 class PanelSpec:
     """One panel of the window.
 
-    ``name`` is the registry key: the dock is ``window.dock_<name>`` (its object name too, so saved
-    layouts find it) and the action that opens it ``window.act_<name>``; ``window.panel(name)`` is the
-    panel.  A core dock's widget is also ``window.<attribute>`` (default: ``name``).  ``lazy`` panels
+    ``name`` is the registry key: the dock is ``window.docks.<name>`` (its object name is ``dock_<name>``,
+    so saved layouts find it), the action that opens it ``window.acts.<name>`` and the panel
+    ``window.panels.<name>`` (declare its type in :class:`qkv_studio.ui.window.parts.Panels`).  ``lazy`` panels
     are built the first time their dock shows or they are asked for (start-up does not wait for them);
     the others (the core docks) are built with the window and their View-menu entry is the dock's own
     show/hide toggle — except ``deferred`` core docks: those are built as the window first shows when
@@ -61,7 +61,6 @@ class PanelSpec:
     cli_name: str | None = None
     kind: Literal["dock", "dialog", "centre"] = "dock"
     lazy: bool = True
-    attribute: str = ""
     focus: str = ""
     on_show: Factory | None = None
     short_title: str = ""  # the dock's tab title where the title's tabs do not fit their column
@@ -74,11 +73,6 @@ class PanelSpec:
             raise ValueError(f"panel {self.name!r}: a {self.kind} panel is built when first opened (lazy)")
         if self.deferred and (self.lazy or self.kind != "dock"):
             raise ValueError(f"panel {self.name!r}: only a core dock is deferred (lazy ones are built when shown)")
-
-    @property
-    def attr(self) -> str:
-        """The window attribute that holds the built panel."""
-        return self.attribute or self.name
 
     @property
     def docked(self) -> bool:
@@ -105,7 +99,7 @@ PANELS: tuple[PanelSpec, ...] = (
     # The core docks, built with the window: the tokens list and the Q, K, V (and X, W) editors share
     # the left column's first dock; the vector plane below; the calculation and the blend on the right.
     PanelSpec("editors", "Tokens and vectors", f"{_WIRING}:editors", area="left", lazy=False,
-              attribute="editor_splitter", short_title="Editors"),
+              short_title="Editors"),
     # (the plane and the blend are tabs behind the editors or the table in a small window: deferred)
     PanelSpec("plane", "Vector plane", f"{_WIRING}:plane", area="left", lazy=False, short_title="Plane",
               deferred=True),

@@ -169,7 +169,7 @@ def test_cli_screenshot_opens_the_file_in_the_model_panel(qapp, tmp_path, monkey
 
     def spy(scene, **kw):
         window = real(scene, **kw)
-        panel = window.model_panel
+        panel = window.panels.model
         seen.update(model=panel.model.name, layer=panel.layer, head=panel.head, showing=panel.showing_model_head(),
                     readonly=panel.sentence.isReadOnly(), text=panel.sentence.text())
         return window
@@ -244,12 +244,12 @@ def test_run_gui_shows_the_model_head_in_the_panel(qtbot, tmp_path, monkeypatch)
     monkeypatch.setattr("qkv_studio.reliability.offer_recovery", lambda parent: None)
     monkeypatch.setattr("qkv_studio.reliability.install_excepthook", lambda: None)  # (pytest keeps its own)
     monkeypatch.setattr(QApplication, "exec", lambda self=None: opened.append(
-        next(w for w in QApplication.topLevelWidgets() if getattr(w, "model_panel", None) is not None
+        next(w for w in QApplication.topLevelWidgets() if getattr(w, "panels", None) is not None
              and w.isVisible())) or 0)
     assert app.run_gui(model.run().head_scene(0, 0), "", model=(model.name, model.text, 0, 0)) == 0
     window = opened[0]
     qtbot.addWidget(window)
-    panel = window.model_panel
+    panel = window.panels.model
     assert panel.model.name == model.name and panel.run is not None and panel.showing_model_head()
     assert panel.select(1, 1) and window.session.scene.title == "cap layer 1 head 1"
     window.session.undo_stack.setClean()

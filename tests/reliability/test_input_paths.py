@@ -169,7 +169,7 @@ def test_right_to_left_and_emoji_names_are_taken_and_drawn(qtbot, window, name):
     QApplication.processEvents()
     assert window.tokens_panel.model.index(0).data() == f"1. {name}"
     assert window.editors["K"].model.headerData(0, Qt.Vertical) == name
-    calc = window.calc.calc_model
+    calc = window.panels.calc.calc_model
     assert calc.index(0, calc.columns().index("token")).data() == name
     assert name in window.heatmap._labels
     window.grab()  # every panel paints it
@@ -185,10 +185,10 @@ def test_right_to_left_and_emoji_names_are_taken_and_drawn(qtbot, window, name):
 def test_removing_the_last_token_is_refused(qtbot, window):
     s = window.session
     for _ in range(3):
-        window.act_remove_token.trigger()
+        window.acts.remove_token.trigger()
     assert s.scene.n == 1
     before = s.scene
-    window.act_remove_token.trigger()
+    window.acts.remove_token.trigger()
     assert s.scene.same_as(before)
     assert "last token cannot be removed" in status(window)
     assert "last token" in window.tokens_panel.message.text()
@@ -211,7 +211,7 @@ def test_going_past_1024_tokens_or_widths_is_refused(qtbot):
     scene = Scene.create([f"t{i}" for i in range(n)], q=np.zeros((n, 1)), k=np.zeros((n, 1)), v=np.zeros((n, 1)))
     w = MainWindow(scene, use_settings=False)
     qtbot.addWidget(w)
-    w.act_add_token.trigger()
+    w.acts.add_token.trigger()
     assert w.session.scene.n == 1024 and "at most 1024 tokens" in status(w)
     assert "1024" in w.tokens_panel.message.text()
     wide = Scene.create(["a"], q=np.zeros((1, 1024)), k=np.zeros((1, 1024)), v=np.zeros((1, 1024)))

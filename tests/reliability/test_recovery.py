@@ -73,7 +73,7 @@ def test_restore_on_top_of_the_original_file_is_one_undo_step(qtbot, window, fol
     s = window.session
     assert s.scene.same_as(scene) and s.modified and s.path == str(path)
     assert (s.query, s.stage) == (0, "scores")  # the recovered view, not the file's
-    assert "Restore unsaved work" in window.act_undo.text()
+    assert "Restore unsaved work" in window.acts.undo.text()
     s.undo_stack.undo()
     assert s.scene.k[1, 1] == load_preset("lesson").k[1, 1] and not s.modified
 

@@ -65,7 +65,7 @@ def source_hash(name: str, path: Path, *, root: Path | None = None, rehash: bool
             known = json.loads(memo.read_text(encoding="utf-8"))
             if {k: known.get(k) for k in stamp} == stamp and isinstance(known.get("sha256"), str) \
                     and len(known["sha256"]) == 64:
-                return known["sha256"]
+                return str(known["sha256"])
         except (OSError, ValueError, AttributeError):
             pass
     digest = file_hash(path)

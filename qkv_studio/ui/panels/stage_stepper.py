@@ -8,13 +8,16 @@ stage registry (:mod:`qkv_studio.core.stages`); this widget only lays it out.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QButtonGroup, QGridLayout, QPushButton, QSizePolicy, QStyle, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGE_TITLES, STAGES
-from qkv_studio.core.captions import description_note, head_note
+from qkv_studio.core.captions import head_note
 from qkv_studio.core.cellwise import cell_text
+from qkv_studio.core.presets import description_note
 from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
@@ -23,6 +26,9 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
+
+if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
 
 
 def full_formula_html(stage: str, accent: str) -> str:
@@ -73,7 +79,7 @@ class StageStepper(FollowsAppearance, QWidget):
         for i, stage in enumerate(STAGES):
             b = QPushButton(stage_spec(stage).button)
             b.setCheckable(True)
-            b.setFocusPolicy(Qt.NoFocus)
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             self.group.addButton(b, i)
             self.stage_buttons[stage] = b
         # The stage bar: one row of whole labels; where they have no room, the short ones (◀ ▶ and
@@ -83,17 +89,17 @@ class StageStepper(FollowsAppearance, QWidget):
         self.bar_form: tuple[bool, int] = (False, 0)  # (short labels, rows); 0 rows: not placed yet
         self._next_long = "Next ▶"
         for b in (self.back_button, self.next_button, *self.stage_buttons.values()):
-            b.setFocusPolicy(Qt.NoFocus)
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             b.setMinimumWidth(30)
-            b.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+            b.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.caption = RichLabel()
         self.caption.setWordWrap(True)
-        self.caption.setTextFormat(Qt.RichText)
-        self.caption.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.formula = RichLabel()
-        self.formula.setTextFormat(Qt.RichText)
+        self.formula.setTextFormat(Qt.TextFormat.RichText)
         self.stage_formula = RichLabel()
-        self.stage_formula.setTextFormat(Qt.RichText)
+        self.stage_formula.setTextFormat(Qt.TextFormat.RichText)
         self.caption.setObjectName("caption")
         for label in (self.formula, self.stage_formula):
             label.setObjectName("formula")
@@ -202,7 +208,10 @@ class StageStepper(FollowsAppearance, QWidget):
     def fit_bar(self) -> None:
         """The bar's form for the stepper's width and font: whole labels in one row, else the short
         ones, else two rows (the stages above, Back and Next below)."""
-        m = self.layout().contentsMargins()
+        lay = self.layout()
+        if lay is None:  # (a font set while the stepper is still being built)
+            return
+        m = lay.contentsMargins()
         width = self.width() - m.left() - m.right()
         if width <= 0:
             return
@@ -294,10 +303,13 @@ class StageStepper(FollowsAppearance, QWidget):
         """Plain words for the current stage, with the selected query's own numbers (of the selected head,
         for a scene split into heads)."""
         session = self._session
+        # the Session's LiveResult reads as an AttentionResult (state/session.py); core's
+        # functions are typed for the dataclass
+        result = cast("AttentionResult", session.result)
         text = head_note(session.scene, session.head) + stage_spec(session.stage).caption(
-            session.shown, session.result, session.query)
+            session.shown, result, session.query)
         if session.cell_key is not None:  # Q·Kᵀ cell by cell: the selected cell's row · column
-            cell = cell_text(session.shown, session.result, session.query, session.cell_key, session.stage)
+            cell = cell_text(session.shown, result, session.query, session.cell_key, session.stage)
             if cell:
                 text += "<br>" + cell
         return text

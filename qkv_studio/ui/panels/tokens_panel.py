@@ -49,8 +49,8 @@ class TokensModel(QAbstractListModel):
     def flags(self, index):
         return _FLAGS
 
-    def setData(self, index, value, role=Qt.EditRole) -> bool:  # noqa: N802
-        if role != Qt.EditRole or not index.isValid():
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
             return False
         name = str(value)
         reasons: list[str] = []
@@ -89,11 +89,15 @@ class TokensPanel(QWidget):
         self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
         mark_query_selection(self.view)  # (the query is pink everywhere else: the heatmap, the editors)
-        self.view.setEditTriggers(QListView.DoubleClicked | QListView.EditKeyPressed)
-        self.add_button = QToolButton(text="+ token")
-        self.remove_button = QToolButton(text="− token")
-        self.up_button = QToolButton(text="▲")
-        self.down_button = QToolButton(text="▼")
+        self.view.setEditTriggers(QListView.EditTrigger.DoubleClicked | QListView.EditTrigger.EditKeyPressed)
+        self.add_button = QToolButton()
+        self.add_button.setText("+ token")
+        self.remove_button = QToolButton()
+        self.remove_button.setText("− token")
+        self.up_button = QToolButton()
+        self.up_button.setText("▲")
+        self.down_button = QToolButton()
+        self.down_button.setText("▼")
         self.add_button.setToolTip("Add a token after the selected one (its Q, K, V rows start at 0)")
         self.remove_button.setToolTip("Remove the selected token")
         self.up_button.setToolTip("Move the selected token earlier")
@@ -167,7 +171,7 @@ class TokensPanel(QWidget):
     def _select_query(self, row: int) -> None:
         index = self.model.index(row)
         if index.isValid() and self.view.currentIndex() != index:
-            self.view.selectionModel().setCurrentIndex(index, QItemSelectionModel.ClearAndSelect)
+            self.view.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
             self.view.scrollTo(index)
 
     def _show(self, text: str) -> None:

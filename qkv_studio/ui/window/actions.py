@@ -2,7 +2,7 @@
 
 Each row is an action (id, text, shortcuts, checkable, tip, slot, menu), a separator, a submenu, or a
 group filled from elsewhere (the stages, the docks and panels of the registry, the themes and colour
-maps: see :mod:`qkv_studio.ui.window.menus`).  :func:`build` makes ``window.act_<id>`` for every
+maps: see :mod:`qkv_studio.ui.window.menus`).  :func:`build` makes ``window.acts.<id>`` for every
 action row (window-wide, so its shortcut works with the menu bar hidden) and the menu bar, menus in
 the order they first appear, entries in row order.  A new menu entry or shortcut is one row.
 
@@ -21,17 +21,16 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from qkv_studio.core.scene import SceneError, projection_of, with_random_projections
 from qkv_studio.ui.window import edit_clipboard, menus
+from qkv_studio.ui.window.action_factory import Key, Slot, make_action
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
 
-Key = str | QKeySequence.StandardKey
-Slot = str | Callable[["MainWindow", bool], object]
 
 
 @dataclass(frozen=True)
 class Action:
-    """One action: ``window.act_<id>``; ``menu`` None keeps it out of the menus (a shortcut only).
+    """One action: ``window.acts.<id>``; ``menu`` None keeps it out of the menus (a shortcut only).
     ``create`` makes the QAction itself (undo and redo come from the undo stack)."""
 
     id: str
@@ -53,10 +52,10 @@ class Separator:
 
 @dataclass(frozen=True)
 class Submenu:
-    """A submenu, kept as ``window.<attribute>`` (its entries are filled in by its owner)."""
+    """A submenu, kept as ``window.submenus[name]`` (its entries are filled in by its owner)."""
 
     menu: str
-    attribute: str
+    name: str
     text: str
 
 
@@ -109,21 +108,21 @@ def _projection_mode(window: MainWindow, on: bool) -> None:
 
 
 def _randomise(window: MainWindow, _checked: bool = False) -> None:
-    window._seed = getattr(window, "_seed", 0) + 1
+    window.projection_seed += 1
     try:
-        scene = with_random_projections(window.session.scene, window._seed)
+        scene = with_random_projections(window.session.scene, window.projection_seed)
     except SceneError as exc:
         window.session.message.emit(str(exc))
         return
-    window.session.replace_scene(scene, f"Randomise W (seed {window._seed})")
+    window.session.replace_scene(scene, f"Randomise W (seed {window.projection_seed})")
 
 
 def _show_all_stages(window: MainWindow, on: bool) -> None:
     """View → Show all stages at once: the views reveal every stage's results, remembered."""
-    window.calc.calc_model.set_show_all_stages(on)
-    window.blend.set_show_all_stages(on)
-    window.plane.set_show_all_stages(on)
-    window.act_show_all_stages.setChecked(bool(on))
+    window.panels.calc.calc_model.set_show_all_stages(on)
+    window.panels.blend.set_show_all_stages(on)
+    window.panels.plane.set_show_all_stages(on)
+    window.acts.show_all_stages.setChecked(bool(on))
     window.settings_store.store("show_all_stages", bool(on))
 
 
@@ -133,9 +132,8 @@ def _rope_action(window: MainWindow) -> QAction:
     act = QAction("RoPE pair on the vector plane", window)
     act.setCheckable(True)
     act.setEnabled(False)
-    plane = window.built_panel("plane")
-    if plane is not None:
-        plane.rope.bind_action(act)
+    if window.panels.built("plane") is not None:
+        window.panels.plane.rope.bind_action(act)
     return act
 
 
@@ -147,7 +145,7 @@ def _about(window: MainWindow, _checked: bool = False) -> None:
                                             "and the weighted blend.</p>")
 
 
-K = QKeySequence
+K = QKeySequence.StandardKey
 F, E, A, V, H = "&File", "&Edit", "&Attention", "&View", "&Help"
 
 MENU: tuple[Row, ...] = (
@@ -232,7 +230,7 @@ MENU: tuple[Row, ...] = (
            checkable=True, tip="One screen: F5 shows the slide and the presenter console side by side"),
     Group(V, lambda w, menu: w.presenter.add_screen_menu(menu)),
     Action("plane", "Show vector &plane", "toggle_plane", V, tip="P (brings the plane back in presentation mode)"),
-    Action("fit_plane", "&Fit the vector plane", lambda w, _: w.plane.fit_view(), V, ("Ctrl+Shift+V",),
+    Action("fit_plane", "&Fit the vector plane", lambda w, _: w.panels.plane.fit_view(), V, ("Ctrl+Shift+V",),
            tip="Fit the vector plane's view to every arrow and label"),
     # (checkable, enabled only for a RoPE model's head, its tip saying why not: kept in step by the plane)
     Action("rope_pair", "RoPE pair on the vector plane", None, V, ("Ctrl+Shift+L",), checkable=True,
@@ -247,55 +245,31 @@ MENU: tuple[Row, ...] = (
 )
 
 
-def _resolve(window: MainWindow, path: str) -> Callable:
-    target: object = window
-    for part in path.split("."):
-        target = getattr(target, part)
-    return target  # type: ignore[return-value]
-
-
-def make_action(window: MainWindow, text: str, slot: Slot, keys: tuple[Key, ...] = (), *,
-                checkable: bool = False, tip: str = "") -> QAction:
-    """A window-wide action (its shortcut works with the menu bar hidden)."""
-    act = QAction(text, window)
-    if keys:
-        act.setShortcuts([QKeySequence(k) for k in keys])
-    act.setCheckable(checkable)
-    if tip:
-        act.setStatusTip(tip)
-        act.setToolTip(tip)
-    if isinstance(slot, str):
-        act.triggered.connect(_resolve(window, slot))
-    else:
-        act.triggered.connect(lambda checked=False, run=slot: run(window, checked))
-    window.addAction(act)
-    return act
-
-
 def _action(window: MainWindow, row: Action) -> QAction:
     if row.create is not None:
         act = row.create(window)
         act.setShortcuts([QKeySequence(k) for k in row.keys])
         window.addAction(act)  # (window-wide, as every action: its shortcut works with the menu bar hidden)
     else:
+        if row.slot is None:
+            raise ValueError(f"action {row.id!r} has neither a slot nor a create")
         act = make_action(window, row.text, row.slot, row.keys, checkable=row.checkable, tip=row.tip)
     if row.checked:
         act.setChecked(True)
     if not row.enabled:
         act.setEnabled(False)
-    setattr(window, f"act_{row.id}", act)
+    window.acts.add(row.id, act)
     return act
 
 
 def build(window: MainWindow, rows: tuple[Row, ...] | None = None) -> None:
-    """Every action of ``rows`` (default :data:`MENU`, read now) as ``window.act_<id>``, and the menu bar
-    they make."""
+    """Every action of ``rows`` (default :data:`MENU`, read now) as ``window.acts.<id>``, and the menu
+    bar they make."""
     rows = MENU if rows is None else rows
     bar = window.menuBar()
     made: dict[str, QMenu] = {}
-    window._menu_panels = set()  # (the registry's panels given an entry so far)
     for row in rows:
-        menu = None
+        menu: QMenu | None = None
         if row.menu is not None:
             menu = made.get(row.menu)
             if menu is None:
@@ -304,10 +278,12 @@ def build(window: MainWindow, rows: tuple[Row, ...] | None = None) -> None:
             act = _action(window, row)
             if menu is not None:
                 menu.addAction(act)
+        elif menu is None:  # (only an action may be kept out of the menus)
+            raise ValueError(f"{row!r} needs a menu")
         elif isinstance(row, Separator):
             menu.addSeparator()
         elif isinstance(row, Submenu):
-            setattr(window, row.attribute, menu.addMenu(row.text))
+            window.submenus[row.name] = menu.addMenu(row.text)
         else:
             row.fill(window, menu)
     menus.leftover_panels(window, made)
@@ -322,6 +298,6 @@ def build(window: MainWindow, rows: tuple[Row, ...] | None = None) -> None:
 def sync_toggles(window: MainWindow) -> None:
     """The check marks of the scene's options (causal mask, ÷√dₖ, projection mode)."""
     s = window.session.scene
-    window.act_causal.setChecked(isinstance(s.mask, str) and s.mask == "causal")
-    window.act_scale.setChecked(s.scale)
-    window.act_projection.setChecked(s.mode == "projection")
+    window.acts.causal.setChecked(isinstance(s.mask, str) and s.mask == "causal")
+    window.acts.scale.setChecked(s.scale)
+    window.acts.projection.setChecked(s.mode == "projection")

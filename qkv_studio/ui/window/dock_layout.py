@@ -78,22 +78,22 @@ class DockLayout:
                 calc = self._table_width(None)
             if front or calc > room:
                 calc = min(calc, int(w * 0.36))
-            calc = max([calc] + [d.minimumSizeHint().width() for d in front + [win.dock_editors]])
+            calc = max([calc] + [d.minimumSizeHint().width() for d in front + [win.docks.editors]])
             # (the table above the blend, then the editors into the blend's tabs: split under the table
             # first, the editors, the blend and the Real model one above the other were taller than a
             # 1280×720 screen, and the window grew to that)
-            if win.dock_calc in win.tabifiedDockWidgets(win.dock_blend):
-                win.splitDockWidget(win.dock_calc, win.dock_blend, Qt.Vertical)
-            for dock in [win.dock_editors, win.dock_plane] + lazy:
-                win.tabifyDockWidget(win.dock_blend, dock)
-            titles = [host.spec_of(d).title for d in [win.dock_editors, win.dock_blend, win.dock_plane] + front]
+            if win.docks.calc in win.tabifiedDockWidgets(win.docks.blend):
+                win.splitDockWidget(win.docks.calc, win.docks.blend, Qt.Vertical)
+            for dock in [win.docks.editors, win.docks.plane] + lazy:
+                win.tabifyDockWidget(win.docks.blend, dock)
+            titles = [host.spec_of(d).title for d in [win.docks.editors, win.docks.blend, win.docks.plane] + front]
             host.set_short_titles(set() if self._tabs_fit(fm, titles, calc)
                                   else {"editors", "plane", "blend"})
-            win.dock_editors.raise_()
+            win.docks.editors.raise_()
             for dock in front:
                 dock.raise_()
             self.hide_stale_tab_bars()
-            win.resizeDocks([win.dock_calc], [calc], Qt.Horizontal)
+            win.resizeDocks([win.docks.calc], [calc], Qt.Horizontal)
             # (the editors scroll: the table keeps its rows, up to almost half a short window's height;
             # twice: once at that width the table knows whether a scroll bar takes a line of it)
             for _ in range(2):
@@ -105,9 +105,9 @@ class DockLayout:
             # fold into tabs of one column (the heatmap keeps its width; View brings each forward),
             # and the View menu's panels, tabs of the blend's place, go with the blend.
             if not split:
-                win.tabifyDockWidget(win.dock_calc, win.dock_blend)
+                win.tabifyDockWidget(win.docks.calc, win.docks.blend)
             for dock in lazy:
-                win.tabifyDockWidget(win.dock_blend, dock)
+                win.tabifyDockWidget(win.docks.blend, dock)
         short: set[str] = set()
         tall = self._tall(h, fm)
         if not tall:
@@ -116,27 +116,27 @@ class DockLayout:
             # 1280×720, its labels cut; the right-hand column is the wider one) — where that column's
             # tabs keep their whole titles; else a tab of the editors, as before.
             # (the View menu's panels shown in front are tabs there too)
-            right = ([win.dock_blend] if split else [win.dock_calc, win.dock_blend]) + front
-            if self._tabs_fit(fm, [host.spec_of(d).title for d in right + [win.dock_plane]], calc):
-                win.tabifyDockWidget(win.dock_blend, win.dock_plane)
+            right = ([win.docks.blend] if split else [win.docks.calc, win.docks.blend]) + front
+            if self._tabs_fit(fm, [host.spec_of(d).title for d in right + [win.docks.plane]], calc):
+                win.tabifyDockWidget(win.docks.blend, win.docks.plane)
             else:
-                win.tabifyDockWidget(win.dock_editors, win.dock_plane)
-                win.dock_editors.raise_()
+                win.tabifyDockWidget(win.docks.editors, win.docks.plane)
+                win.docks.editors.raise_()
                 # (the column's tabs by their short titles when the long ones would be elided)
-                titles = [host.spec_of(d).title for d in (win.dock_editors, win.dock_plane)]
+                titles = [host.spec_of(d).title for d in (win.docks.editors, win.docks.plane)]
                 if not self._tabs_fit(fm, titles, editors):
                     short = {"editors", "plane"}
             if split:
-                win.dock_blend.raise_()
+                win.docks.blend.raise_()
         host.set_short_titles(short)
-        win.dock_calc.raise_()
+        win.docks.calc.raise_()
         for dock in front:
             dock.raise_()
         self.hide_stale_tab_bars()
-        win.resizeDocks([win.dock_editors, win.dock_calc], [editors, calc], Qt.Horizontal)
+        win.resizeDocks([win.docks.editors, win.docks.calc], [editors, calc], Qt.Horizontal)
         if tall:
             # (the editors need all of a short scene's rows — three tables and the token list; the plane keeps room)
-            win.resizeDocks([win.dock_editors, win.dock_plane], [int(h * 0.68), int(h * 0.32)], Qt.Vertical)
+            win.resizeDocks([win.docks.editors, win.docks.plane], [int(h * 0.68), int(h * 0.32)], Qt.Vertical)
         if split:
             self._share_right_column(h, 0.36)
 
@@ -167,8 +167,8 @@ class DockLayout:
         folded = w < FOLD_CHARS * fm.averageCharWidth()
         front = [d for d in self._lazy_docks() if not d.isHidden()]
         if folded and (bool(front) or self._editors_under_table(w, placed=False)):
-            return {win.dock_plane, win.dock_blend}
-        return set() if self._tall(h, fm) else {win.dock_plane}
+            return {win.docks.plane, win.docks.blend}
+        return set() if self._tall(h, fm) else {win.docks.plane}
 
     @staticmethod
     def _tall(h: int, fm: QFontMetrics) -> bool:
@@ -185,7 +185,7 @@ class DockLayout:
         column): the table goes under it, as wide as the column, and keeps no more than its rows — the
         panel took the column's whole height, larger than the heatmap at 1024×768."""
         win = self._window
-        calc = win.dock_calc
+        calc = win.docks.calc
         if calc.isHidden() or calc.isFloating() or calc not in win.tabifiedDockWidgets(dock):
             return
         # (a dock split from a tab group would only be tabbed again: out of the group, then back into
@@ -225,20 +225,20 @@ class DockLayout:
         its and the table's minimum sizes, nothing laid out."""
         win = self._window
         if placed:
-            win.dock_calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
-            chrome = max(0, win.dock_calc.width() - win.calc.width())
+            win.docks.calc.layout().activate()  # (before the first show: nothing inside a dock is placed yet)
+            chrome = max(0, win.docks.calc.width() - win.panels.calc.width())
         else:
-            chrome = max(0, win.dock_calc.minimumSizeHint().width() - win.calc.minimumSizeHint().width())
+            chrome = max(0, win.docks.calc.minimumSizeHint().width() - win.panels.calc.minimumSizeHint().width())
         # (no room kept for a vertical scroll bar where the rows fit the table's least share of the
         # height: the lesson's w·vⱼ column then fits beside a 1024-px window's heatmap)
         height, wanted = self._table_height(max(win.height(), 500), 0.36)
-        return win.calc.content_width(through=through, scroll_bar=height < wanted) + chrome + 4
+        return win.panels.calc.content_width(through=through, scroll_bar=height < wanted) + chrome + 4
 
     def _editors_under_table(self, w: int, *, placed: bool = True) -> bool:
         """Whether a window ``w`` wide is too narrow for the editors at their narrowest, the whole
         table and the heatmap at its floor (:data:`HEATMAP_MIN_WIDTH`) side by side."""
         win = self._window
-        least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
+        least = max(win.docks.editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
         return least + self._table_width(placed=placed) + int(w * HEATMAP_MIN_WIDTH) + SEPARATORS > w
 
     def _column_widths(self, w: int, folded: bool) -> tuple[int, int]:
@@ -251,19 +251,19 @@ class DockLayout:
         scrolls anyway leaves the editors as they are, and a folded one takes 26 %).
         """
         win = self._window
-        win.calc.set_compact(False)
+        win.panels.calc.set_compact(False)
         need = self._table_width()
         if need > min(int(w * 0.36), w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS - int(w * EDITORS_MIN_WIDTH)):
             # (too wide for its column: its headings break onto two lines, its columns as wide as
             # their numbers — at 1024×768 the weights were behind a scroll bar)
-            win.calc.set_compact(True)
+            win.panels.calc.set_compact(True)
             need = self._table_width()
         calc = max(int(w * 0.28), min(int(w * 0.36), need))
         editors = int(w * 0.22)
         room = w - int(w * HEATMAP_MIN_WIDTH) - SEPARATORS
         if editors + calc > room:
             # (the editors' minimum before the first show is less than they keep once shown)
-            least = max(win.dock_editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
+            least = max(win.docks.editors.minimumSizeHint().width(), int(w * EDITORS_MIN_WIDTH))
             if calc >= need and room - calc >= least:
                 editors = room - calc
             elif folded:
@@ -282,18 +282,18 @@ class DockLayout:
         # rows' height and scrolled both ways at 1600×950)
         bars = [b for b in (win.menuBar(), win.findChild(QStatusBar)) if b is not None and not b.isHidden()]
         area = h - sum(max(b.height(), b.sizeHint().height()) for b in bars if b.parentWidget() is win)
-        win.resizeDocks([win.dock_calc, win.dock_blend], [calc, max(1, area - calc)], Qt.Vertical)
+        win.resizeDocks([win.docks.calc, win.docks.blend], [calc, max(1, area - calc)], Qt.Vertical)
 
     def _table_height(self, h: int, calc_share: float) -> tuple[int, int]:
         """The calculation dock's height in a window ``h`` tall when it may take ``calc_share`` of it,
         and the height its rows want."""
         win = self._window
         # (before the first show the dock's title bar is not placed yet: its minimum says how tall it is)
-        chrome = max(0, win.dock_calc.height() - win.calc.height(),
-                     win.dock_calc.minimumSizeHint().height() - win.calc.minimumSizeHint().height())
-        wanted = win.calc.content_height() + chrome + 10  # (a few px of slack: no scroll bar for them)
+        chrome = max(0, win.docks.calc.height() - win.panels.calc.height(),
+                     win.docks.calc.minimumSizeHint().height() - win.panels.calc.minimumSizeHint().height())
+        wanted = win.panels.calc.content_height() + chrome + 10  # (a few px of slack: no scroll bar for them)
         # (the docks under it keep their minimum: the Real model's, taller than the rest, grew the
         # window past a 1280×720 screen when the table took its rows)
-        under = [d for d in (win.dock_blend, *win.tabifiedDockWidgets(win.dock_blend)) if not d.isHidden()]
+        under = [d for d in (win.docks.blend, *win.tabifiedDockWidgets(win.docks.blend)) if not d.isHidden()]
         least = max((d.minimumSizeHint().height() for d in under), default=0) + SEPARATORS
         return max(int(h * 0.18), min(int(h * calc_share), wanted, h - least)), wanted

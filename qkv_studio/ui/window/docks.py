@@ -19,12 +19,12 @@ from qkv_studio.ui.registry import PanelSpec
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
 
-_AREAS = {"left": Qt.LeftDockWidgetArea, "right": Qt.RightDockWidgetArea}
+_AREAS = {"left": Qt.DockWidgetArea.LeftDockWidgetArea, "right": Qt.DockWidgetArea.RightDockWidgetArea}
 
 
 class PanelHost:
-    """Builds and keeps the window's panels: ``window.dock_<name>`` for each docked panel, the panel
-    itself as ``window.<attribute>`` (the lazy and the deferred ones through :meth:`panel`)."""
+    """Builds and keeps the window's panels: a dock for each docked panel (``window.docks.<name>``), the
+    panel itself (``window.panels.<name>``: the lazy and the deferred ones built through :meth:`panel`)."""
 
     def __init__(self, window: MainWindow) -> None:
         self._window = window
@@ -39,7 +39,7 @@ class PanelHost:
         for spec in self._specs.values():
             if spec.docked and not spec.lazy and not spec.deferred:
                 widget = spec.build(w)
-                setattr(w, spec.attr, widget)
+                self._built[spec.name] = widget
                 self._add_dock(spec, widget)
             elif spec.docked and not spec.lazy:  # (deferred: a placeholder until it is built)
                 dock = self._add_dock(spec, QWidget())
@@ -70,7 +70,11 @@ class PanelHost:
         first paint: they are built while nothing else waits, before anyone can bring them forward)."""
         rest = [s.name for s in self._specs.values() if s.deferred and s.name not in self._built]
         if rest:
-            QTimer.singleShot(0, self._window, lambda: (self.panel(rest[0]), self.build_deferred_soon()))
+            def build_next() -> None:
+                self.panel(rest[0])
+                self.build_deferred_soon()
+
+            QTimer.singleShot(0, self._window, build_next)
 
     def _in_front(self, dock: QDockWidget) -> bool:
         """Whether ``dock`` shows when the window shows: shown, and the current tab of its tab group."""
@@ -103,7 +107,7 @@ class PanelHost:
         for area in _AREAS:
             column = [self.docks[s.name] for s in core if s.area == area]
             for upper, lower in zip(column, column[1:], strict=False):
-                w.splitDockWidget(upper, lower, Qt.Vertical)
+                w.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
         right = [self.docks[s.name] for s in core if s.area == "right"]
         for spec in self._specs.values():
             if spec.docked and spec.lazy:
@@ -119,11 +123,10 @@ class PanelHost:
         dock = QDockWidget(spec.title, w)
         dock.setObjectName(f"dock_{spec.name}")  # (saved layouts find their docks by this name)
         dock.setWidget(widget)
-        dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
-                         | QDockWidget.DockWidgetClosable)
+        feature = QDockWidget.DockWidgetFeature
+        dock.setFeatures(feature.DockWidgetMovable | feature.DockWidgetFloatable | feature.DockWidgetClosable)
         w.addDockWidget(_AREAS[spec.area], dock)
         self.docks[spec.name] = dock
-        setattr(w, f"dock_{spec.name}", dock)
         return dock
 
     def set_short_titles(self, names: set[str]) -> None:
@@ -148,7 +151,7 @@ class PanelHost:
             raise KeyError(f"unknown panel {name!r} (panels: {', '.join(self._specs)})") from None
 
     def built(self, name: str) -> QWidget | None:
-        """The lazy or deferred panel ``name`` if it has been built, else None."""
+        """The panel ``name`` if it has been built (a core dock's always is), else None."""
         return self._built.get(name)
 
     def built_docked(self) -> tuple[QWidget, ...]:
@@ -159,8 +162,6 @@ class PanelHost:
         """The panel ``name``; a lazy or deferred one is built (in the window's theme, colour map and zoom)
         the first time it is needed."""
         spec = self.spec(name)
-        if not spec.lazy and not spec.deferred:
-            return getattr(self._window, spec.attr)
         panel = self._built.get(name)
         if panel is not None:
             return panel
@@ -223,10 +224,11 @@ class PanelHost:
                 _style(panel, w, colormap=True)
                 stack.addWidget(panel)
             stack.setCurrentWidget(panel)
-            if self._specs[name].on_show is not None:
-                registry.resolve(self._specs[name].on_show)(w)
+            on_show = self._specs[name].on_show
+            if on_show is not None:
+                registry.resolve(on_show)(w)
         for spec in self._specs.values():
-            act = getattr(w, f"act_{spec.name}", None)
+            act = w.acts.get(spec.name)
             if spec.kind == "centre" and act is not None:
                 act.setChecked(spec.name == name)
 

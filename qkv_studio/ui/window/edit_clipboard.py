@@ -16,9 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QWidget
+from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
 
 from qkv_studio.ui.panels.matrix_editor import MatrixTable
+from qkv_studio.ui.widgets.qapp import running_app
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -30,7 +31,7 @@ class EditClipboard:
     def __init__(self, window: MainWindow) -> None:
         self._window = window
         self._table: MatrixTable | None = None
-        app = QApplication.instance()
+        app = running_app()
         app.focusChanged.connect(self._on_focus)
         window.destroyed.connect(lambda *_: self._disconnect(app))
         edit = getattr(window, "menu_by_title", {}).get("&Edit")
@@ -55,7 +56,7 @@ class EditClipboard:
         if new.window() is not w:
             return
         # (the table itself, or a cell's editor inside it)
-        table = new
+        table: QWidget | None = new
         while table is not None and table is not w and not isinstance(table, MatrixTable):
             table = table.parentWidget()
         self._set_table(table if isinstance(table, MatrixTable) else None)
@@ -80,9 +81,9 @@ class EditClipboard:
         table = self._table
         selected = table is not None and table.has_selection()
         editable = table is not None and table.model().editable()
-        w.act_copy.setEnabled(selected)
-        w.act_cut.setEnabled(selected and editable)
-        w.act_paste.setEnabled(editable and (not clipboard or bool(QGuiApplication.clipboard().text().strip())))
+        w.acts.copy.setEnabled(selected)
+        w.acts.cut.setEnabled(selected and editable)
+        w.acts.paste.setEnabled(editable and (not clipboard or bool(QGuiApplication.clipboard().text().strip())))
 
     # ---- the actions ------------------------------------------------------------------------------
     def cut(self, _checked: bool = False) -> None:

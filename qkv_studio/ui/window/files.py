@@ -42,10 +42,11 @@ class Files:
         file_menu.aboutToShow.connect(self._rebuild_recent_if_stale)
 
     def _fill_preset_menu(self) -> None:
-        if self.preset_menu.actions():
+        menu = self.preset_menu
+        if menu is None or menu.actions():
             return
         for preset in list_presets():
-            act = self.preset_menu.addAction(f"{preset.name} — {elide_words(preset.description, 60)}")
+            act = menu.addAction(f"{preset.name} — {elide_words(preset.description, 60)}")
             act.setStatusTip(preset.description)  # (the whole of it: the menu's line is cut at a word)
             act.setToolTip(preset.description)
             act.triggered.connect(lambda _=False, name=preset.name: self.open_preset(name))
@@ -84,13 +85,14 @@ class Files:
         """Ask before unsaved changes are lost; True when it is fine to go on."""
         if not self._window.session.modified:
             return True
-        box = QMessageBox(QMessageBox.Warning, APP_NAME, "The scene has unsaved changes.",
-                          QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, self._window)
+        button = QMessageBox.StandardButton
+        box = QMessageBox(QMessageBox.Icon.Warning, APP_NAME, "The scene has unsaved changes.",
+                          button.Save | button.Discard | button.Cancel, self._window)
         box.setInformativeText("Save them first?")
         choice = box.exec()
-        if choice == QMessageBox.Save:
+        if choice == QMessageBox.StandardButton.Save:
             return self.save()
-        return choice == QMessageBox.Discard
+        return choice == QMessageBox.StandardButton.Discard
 
     def new_scene(self) -> None:
         self.open_preset("lesson")

@@ -262,7 +262,7 @@ def shortcut_rows(window: MainWindow) -> list[tuple[str, str]]:
     listed = set()
     for row in MENU:
         if isinstance(row, Action):
-            act = getattr(window, f"act_{row.id}", None)
+            act = window.acts.get(row.id)
             if act is not None and act.shortcuts():
                 rows.append((_keys_text(act.shortcuts()), _name(row.text)))
                 listed.add(act)

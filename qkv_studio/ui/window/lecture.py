@@ -100,6 +100,8 @@ class Lecture:
         if w.session.modified and not w.confirm_discard():
             return None, []
         deck = self.deck
+        if deck is None:
+            return None, []
         skipped: list[tuple[int, str]] = []
         while 0 <= index < len(deck):
             try:

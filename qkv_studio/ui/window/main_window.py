@@ -12,9 +12,20 @@ files (:mod:`.files`), what it remembers (:mod:`.settings`) and decks (:mod:`.le
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QMainWindow,
+    QMenu,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from qkv_studio import _resume_gc
 from qkv_studio.core import Scene, View
@@ -27,25 +38,26 @@ from qkv_studio.ui.panels.stage_stepper import StageStepper
 # The export dialog, the quiz and the panels of the View menu (√dₖ explorer, heads, real model) are
 # imported and built when first used: start-up does not wait for them (nor for superqt).
 from qkv_studio.ui.widgets.overlays import BlankOverlay, ShortcutsOverlay
-from qkv_studio.ui.window import actions
+from qkv_studio.ui.widgets.qapp import running_app
+from qkv_studio.ui.window import actions as menu_table
 from qkv_studio.ui.window import settings as window_settings
 from qkv_studio.ui.window.docks import PanelHost
 from qkv_studio.ui.window.files import APP_NAME, Files
 from qkv_studio.ui.window.keys import KeyRouter, handle_lecture_key, shortcut_rows
 from qkv_studio.ui.window.lecture import Lecture
+from qkv_studio.ui.window.parts import Docks, Panels, WindowActions
 from qkv_studio.ui.window.presentation import Presentation
 from qkv_studio.ui.window.presenter import Presenter
 from qkv_studio.ui.window.screens import PREFERRED_SIZE, ScreenFit
 from qkv_studio.ui.window.settings import Remembered, WindowSettings
 from qkv_studio.ui.window.style import WindowStyle
 
+if TYPE_CHECKING:
+    from qkv_studio.ui.panels.editor_set import EditorSet
+    from qkv_studio.ui.panels.tokens_panel import TokensPanel
+    from qkv_studio.ui.window.edit_clipboard import EditClipboard
+
 __all__ = ["APP_NAME", "MainWindow"]
-
-
-def _panel_property(name: str, doc: str) -> property:
-    """``window.<attr>``: the registered panel ``name``, built the first time it is asked for (a deferred
-    core dock's or a View-menu panel's: see :meth:`MainWindow.panel`)."""
-    return property(lambda window: window.panel(name), doc=doc)
 
 
 class MainWindow(QMainWindow):
@@ -55,6 +67,41 @@ class MainWindow(QMainWindow):
     """
 
     presentation_changed = Signal(bool)
+    # Its parts, made in __init__ (declared here: the parts' modules are checked before it).
+    session: Session
+    appearance: Appearance
+    settings_store: WindowSettings
+    presentation: Presentation
+    files: Files
+    lecture: Lecture
+    panel_host: PanelHost
+    docks: Docks
+    panels: Panels
+    acts: WindowActions
+    submenus: dict[str, QMenu]
+    screen_fit: ScreenFit
+    window_style: WindowStyle
+    presenter: Presenter
+    blank_overlay: BlankOverlay
+    stepper: StageStepper
+    heatmap: HeatmapView
+    centre_stack: QStackedWidget
+    _zoom: float
+    # Made as the window is built by its parts: the menus (.actions, .menus), the editors' factory
+    # (.panel_factories) and the clipboard actions' target (.edit_clipboard).
+    menu_by_title: dict[str, QMenu]
+    stage_group: QActionGroup
+    stage_actions: dict[str, QAction]
+    theme_group: QActionGroup
+    theme_actions: dict[str, QAction]
+    cmap_group: QActionGroup
+    cmap_actions: dict[str, QAction]
+    tokens_panel: TokensPanel
+    editors: EditorSet
+    editor_tabs: QTabWidget
+    editor_projection_page: QSplitter
+    edit_clipboard: EditClipboard
+    projection_seed = 0  # (Attention → Randomise W: the seed of the last draw)
     _key_router: KeyRouter | None = None  # (changeEvent runs while the window is being built)
     _key_router_installed = False
     _shortcuts_overlay: ShortcutsOverlay | None = None
@@ -72,6 +119,10 @@ class MainWindow(QMainWindow):
         self.files = Files(self)
         self.lecture = Lecture(self)
         self.panel_host = PanelHost(self)
+        self.docks = Docks(self.panel_host)
+        self.panels = Panels(self.panel_host)
+        self.acts = WindowActions()
+        self.submenus = {}
         self.setDockNestingEnabled(True)
         self.screen_fit = ScreenFit(self)  # (inside the screen it opens on; the screen scale follows it)
         self.resize(PREFERRED_SIZE)  # (fitted into the screen at the first show, unless resized before)
@@ -84,8 +135,9 @@ class MainWindow(QMainWindow):
         self.window_style.style_stage_buttons()
         self.presenter = Presenter(self)  # (the console, ink and laser; its layer is under the covers)
         self.blank_overlay = BlankOverlay(self)
-        actions.build(self)
-        self.files.bind_menus(self.menu_by_title["&File"], self.preset_menu, self.recent_menu)
+        menu_table.build(self)
+        self.files.bind_menus(self.menu_by_title["&File"], self.submenus["preset_menu"],
+                              self.submenus["recent_menu"])
         self.stepper.set_navigator(self.next_step, self.back_step, self.can_step)
         self.session.path_changed.connect(self.files.update_title)
         self.session.modified_changed.connect(self.files.update_title)
@@ -101,7 +153,7 @@ class MainWindow(QMainWindow):
             self._restored_state = window_settings.restore(self, settings)
             self.screen_fit.keep_inside()  # (a geometry remembered from a larger screen)
         self._style_new_panels()
-        self.act_animate.setChecked(self.heatmap.animate)
+        self.acts.animate.setChecked(self.heatmap.animate)
 
     # ---- construction -----------------------------------------------------------------------------
     def _build_widgets(self) -> None:
@@ -146,7 +198,7 @@ class MainWindow(QMainWindow):
         if (self._key_router is not None and not self._key_router_installed
                 and event.type() == QEvent.Type.ActivationChange and self.isActiveWindow()):
             self._key_router_installed = True
-            QApplication.instance().installEventFilter(self._key_router)
+            running_app().installEventFilter(self._key_router)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self.confirm_discard():
@@ -156,7 +208,8 @@ class MainWindow(QMainWindow):
             if self._presentation:
                 self.set_presentation(False)
             self.settings_store.store_layout(self.saveGeometry(), self.saveState(), self.isMaximized())
-        QApplication.instance().removeEventFilter(self._key_router)
+        if self._key_router is not None:
+            running_app().removeEventFilter(self._key_router)
         self.presenter.close_console()  # (a window of its own: it would stay on the laptop's screen)
         event.accept()
 
@@ -172,12 +225,6 @@ class MainWindow(QMainWindow):
     def dock(self, name: str) -> QDockWidget:
         """The dock of the registered panel ``name``."""
         return self.panel_host.docks[name]
-
-    plane = _panel_property("plane", "The vector plane (a deferred core dock: built when first needed).")
-    blend = _panel_property("blend", "The blend view (a deferred core dock: built when first needed).")
-    explorer = _panel_property("explorer", "The √dₖ explorer panel (built on first use).")
-    heads = _panel_property("heads", "The multi-head panel (built on first use).")
-    model_panel = _panel_property("model", "The real-model panel (built on first use).")
 
     @property
     def _quiz(self):
@@ -245,7 +292,7 @@ class MainWindow(QMainWindow):
 
     def set_animate(self, on: bool) -> None:
         self.heatmap.animate = bool(on)
-        self.act_animate.setChecked(bool(on))
+        self.acts.animate.setChecked(bool(on))
         self._store("animate", bool(on))
 
     def set_zoom(self, zoom: float) -> None:

@@ -14,6 +14,7 @@ from qkv_studio.core import STAGES
 from qkv_studio.render.colormaps import SEQUENTIAL
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.registry import PanelSpec
+from qkv_studio.ui.window.action_factory import make_action
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -46,39 +47,39 @@ def core_docks(window: MainWindow, menu: QMenu) -> None:
 
 
 def _panel_action(window: MainWindow, spec: PanelSpec) -> QAction:
-    from qkv_studio.ui.window.actions import make_action
-
     keys = (spec.shortcut,) if spec.shortcut else ()
+    name = spec.name
     if spec.kind == "centre":  # a toggle: the panel in the centre, or the heatmap back
-        act = make_action(window, spec.menu_text,
-                          lambda w, on=False, name=spec.name: w.panel_host.show_centre(name if on else None),
-                          keys, checkable=True, tip=spec.tip)
+
+        def toggle(w: MainWindow, on: bool = False) -> None:
+            w.panel_host.show_centre(name if on else None)
+
+        act = make_action(window, spec.menu_text, toggle, keys, checkable=True, tip=spec.tip)
     else:
-        act = make_action(window, spec.menu_text, lambda w, _=False, name=spec.name: w.open_panel(name),
-                          keys, tip=spec.tip)
-    setattr(window, f"act_{spec.name}", act)
+
+        def open_it(w: MainWindow, _: bool = False) -> None:
+            w.open_panel(name)
+
+        act = make_action(window, spec.menu_text, open_it, keys, tip=spec.tip)
+    window.acts.add(spec.name, act)
     return act
 
 
 def panels(window: MainWindow, menu: QMenu) -> None:
-    """The entries (``window.act_<name>``) of the registry's panels that belong in this menu."""
-    placed = window._menu_panels
-    for spec in window.panel_host.specs():
-        if spec.lazy and spec.menu_text and spec.menu == menu.title() and spec.name not in placed:
+    """The entries (``window.acts.<name>``) of the registry's panels that belong in this menu."""
+    for spec in window.panel_host.specs():  # (a panel given an entry already has its action)
+        if spec.lazy and spec.menu_text and spec.menu == menu.title() and spec.name not in window.acts:
             menu.addAction(_panel_action(window, spec))
-            placed.add(spec.name)
 
 
 def leftover_panels(window: MainWindow, made: dict[str, QMenu]) -> None:
     """Registered panels whose menu has no panels group: at the end of their menu (made if need be)."""
-    placed = window._menu_panels
     for spec in window.panel_host.specs():
-        if spec.lazy and spec.menu_text and spec.name not in placed:
+        if spec.lazy and spec.menu_text and spec.name not in window.acts:
             menu = made.get(spec.menu)
             if menu is None:
                 menu = made[spec.menu] = window.menuBar().addMenu(spec.menu)
             menu.addAction(_panel_action(window, spec))
-            placed.add(spec.name)
 
 
 def themes(window: MainWindow, menu: QMenu) -> None:

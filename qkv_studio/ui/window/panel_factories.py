@@ -7,13 +7,21 @@ lesson's panels are imported inside their factory: start-up does not wait for th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
 
 if TYPE_CHECKING:
+    from qkv_studio.core.models.registry import AttentionModel
+    from qkv_studio.core.models.run import ModelRun
+    from qkv_studio.ui.lesson.model import ModelPanel
     from qkv_studio.ui.window.main_window import MainWindow
+
+
+def _built_model_panel(window: MainWindow) -> ModelPanel | None:
+    """The Real model panel if it has been built (nothing is built to ask)."""
+    return cast("ModelPanel | None", window.panels.built("model"))
 
 
 # ---- the core docks (built with the window) ------------------------------------------------------
@@ -26,8 +34,8 @@ def editors(window: MainWindow) -> QWidget:
 
     s = window.session
     window.tokens_panel = TokensPanel(s)
-    qkv_page = QSplitter(Qt.Vertical)
-    proj_page = QSplitter(Qt.Vertical)
+    qkv_page = QSplitter(Qt.Orientation.Vertical)
+    proj_page = QSplitter(Qt.Orientation.Vertical)
     window.editors = EditorSet(s, qkv_page, proj_page, appearance=window.appearance)
     window.editor_tabs = tabs = QTabWidget()
     tabs.setDocumentMode(True)  # (no frame round the page: its 4 px showed a 4th row at 1280×720)
@@ -37,7 +45,7 @@ def editors(window: MainWindow) -> QWidget:
     tabs.addTab(qkv_page, "Q, K, V")
     tabs.setTabToolTip(0, "The queries, keys and values (in projection mode derived: X·W)")
     window.editor_projection_page = proj_page
-    column = QSplitter(Qt.Vertical)
+    column = QSplitter(Qt.Orientation.Vertical)
     column.addWidget(window.tokens_panel)
     column.addWidget(tabs)
     column.setStretchFactor(0, 1)
@@ -69,13 +77,13 @@ def plane(window: MainWindow) -> QWidget:
 
     plane = VectorPlane(window.session, appearance=window.appearance)
 
-    def model_run():
+    def model_run() -> tuple[AttentionModel, ModelRun] | None:
         """The Real model panel's model and last run (the plane's RoPE view draws a RoPE model's head)."""
-        panel = window.built_panel("model")
+        panel = _built_model_panel(window)
         return None if panel is None or panel.run is None else (panel.model, panel.run)
 
     plane.rope.set_source(model_run)
-    act = getattr(window, "act_rope_pair", None)  # (View → RoPE pair, once the menus are built)
+    act = window.acts.get("rope_pair")  # (View → RoPE pair, once the menus are built)
     if act is not None:
         plane.rope.bind_action(act)
     return plane
@@ -150,20 +158,24 @@ def model(window: MainWindow) -> QWidget:
 
     panel = ModelPanel(window.session, appearance=window.appearance)
     panel.state.confirm = panel.ask_replace  # says what replaces what; Undo brings the edits back
-    panel.edit_requested.connect(lambda: (window.dock_editors.show(), window.dock_editors.raise_()))
+    def show_editors() -> None:
+        window.docks.editors.show()
+        window.docks.editors.raise_()
+
+    panel.edit_requested.connect(show_editors)
     # A real head (dₖ = 32) is seen through the plane's PCA; its editable copy by its numbers.
-    panel.run_changed.connect(lambda: window.plane.set_pca(True))
-    panel.head_changed.connect(lambda *_: window.plane.set_pca(True))
-    panel.edit_requested.connect(lambda: window.plane.set_pca(False))
+    panel.run_changed.connect(lambda: window.panels.plane.set_pca(True))
+    panel.head_changed.connect(lambda *_: window.panels.plane.set_pca(True))
+    panel.edit_requested.connect(lambda: window.panels.plane.set_pca(False))
     return panel
 
 
 def unprojected(window: MainWindow) -> QWidget:
     from qkv_studio.ui.lesson.unprojected_view import UnprojectedView
 
-    def model_source():
+    def model_source() -> tuple[ModelRun, int] | None:
         """The model panel's run and layer while the window shows its head (its X is the layer's input)."""
-        panel = window.built_panel("model")
+        panel = _built_model_panel(window)
         if panel is not None and panel.run is not None and panel.showing_model_head():
             return panel.run, panel.layer
         return None

@@ -52,8 +52,8 @@ class Presentation:
             slide.stepper.set_navigator(w.next_step, w.back_step, w.can_step)
             slide.key_handler = w.handle_lecture_key
             slide.writer_source = self._writer_choices
-            for act in (w.act_leave, w.act_presentation, w.act_zoom_in, w.act_zoom_out, w.act_zoom_reset,
-                        w.act_undo, w.act_redo):
+            for act in (w.acts.leave, w.acts.presentation, w.acts.zoom_in, w.acts.zoom_out, w.acts.zoom_reset,
+                        w.acts.undo, w.acts.redo):
                 slide.addAction(act)  # (their shortcuts work on the slide: it is a window of its own)
             if w.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen):  # (an offscreen picture's window)
                 slide.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
@@ -94,8 +94,8 @@ class Presentation:
         if on == self.on:
             return
         self.on = on
-        w.act_presentation.setChecked(on)
-        w.act_leave.setEnabled(on)
+        w.acts.presentation.setChecked(on)
+        w.acts.leave.setEnabled(on)
         slide = self.slide
         if on:
             self._fullscreen = fullscreen
@@ -171,7 +171,7 @@ class Presentation:
             self.slide.toggle_side()
             return
         w = self._window
-        w.dock_plane.setVisible(not w.dock_plane.isVisible())
+        w.docks.plane.setVisible(not w.docks.plane.isVisible())
 
     def _on_stage(self, *_: object) -> None:
         if not self.on:
@@ -215,7 +215,7 @@ class Presentation:
         w = self._window
         if not restored_state:
             w.ensurePolished()  # (fonts and styles, as the panels will show: the tables measure their text)
-            w.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
+            w.panels.calc.fit_columns(even_hidden=True)  # (the calculation dock is sized to it)
             # The deferred panels the layout will show are built before it lays anything out (the sizes
             # it makes follow the panels' own: built after it, they were laid out otherwise).
             w.panel_host.build_deferred(behind=self.docks.behind())
@@ -244,7 +244,7 @@ class Presentation:
         w.panel_host.arrange(show=True)
         w.layout().activate()
         w.screen_fit.keep_inside()  # (a layout of the user's own may have made the window taller than the screen)
-        w.calc.fit_columns(even_hidden=True)
+        w.panels.calc.fit_columns(even_hidden=True)
         w.layout().activate()
         self.docks.arrange()
 

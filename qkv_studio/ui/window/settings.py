@@ -348,6 +348,6 @@ def restore(window, values: Remembered) -> bool:
         window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
     QTimer.singleShot(0, lambda: window.apply_colormap(values.colormap))
     window.heatmap.animate = values.animate
-    if values.show_all_stages and not window.act_show_all_stages.isChecked():
-        window.act_show_all_stages.trigger()
+    if values.show_all_stages and not window.acts.show_all_stages.isChecked():
+        window.acts.show_all_stages.trigger()
     return restored

@@ -106,7 +106,7 @@ class WindowStyle(QObject):
         font = QFont(QApplication.font())
         font.setPointSizeF(BASE_POINT_SIZE * f)
         w.setFont(font)
-        for dock in (w.dock_editors, w.dock_plane, w.dock_calc, w.dock_blend, w.dock_model):
+        for dock in (w.docks.editors, w.docks.plane, w.docks.calc, w.docks.blend, w.docks.model):
             dock.widget().setFont(font)
         big = QFont(font)
         screen = w.screen()

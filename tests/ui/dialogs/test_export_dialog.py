@@ -79,7 +79,7 @@ def test_defaults_follow_the_windows_stage_theme_and_colormap(qtbot, window):
 def test_the_dialog_offers_every_stage_format_theme_colormap_and_background(dialog):
     items = lambda combo: [combo.itemData(i) for i in range(combo.count())]  # noqa: E731
     assert items(dialog.stage_combo) == ["vectors", "scores", "scaled", "weights", "output"]
-    assert items(dialog.format_combo) == [".png", ".svg", ".pdf", ".gif", ".apng", ".mp4", ".pptx"]
+    assert items(dialog.format_combo) == [".png", ".svg", ".pdf", ".gif", ".apng", ".mp4", ".pptx", ".html"]
     assert items(dialog.theme_combo) == ["light", "dark", "projector"]
     assert items(dialog.colormap_combo) == ["viridis", "cividis", "magma", "grayscale"]
     assert items(dialog.background_combo) == ["theme", "white", "transparent"]
@@ -522,7 +522,7 @@ def test_the_slides_pdf_and_the_pptx_deck_are_exported_from_the_dialog(qtbot, wi
 
 def test_file_export_in_the_window_offers_the_slide_and_writes_it(qtbot, window, tmp_path, monkeypatch):
     asked = _answer(monkeypatch, QMessageBox.Yes)
-    window.act_export.trigger()
+    window.acts.export.trigger()
     d = window._export_dialog
     qtbot.waitUntil(d.isVisible, timeout=5000)
     assert d.can_compose_slides and "slide" in _pictures(d)

@@ -35,7 +35,7 @@ def window(qtbot, lesson_scene, monkeypatch):
 
 
 def _generate(window, steps: int):
-    panel = window.model_panel
+    panel = window.panels.model
     assert panel.set_model("toygen") and panel.run_text("the cat sat") and panel.select(1, 2)
     for _ in range(steps):
         assert panel.next_token()

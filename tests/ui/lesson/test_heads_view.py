@@ -207,13 +207,13 @@ def test_a_short_view_has_one_line_titles(qtbot, view):
 @pytest.fixture
 def window(qtbot, show_window, scene):
     w = show_window(scene)
-    w.show_panel(w.dock_heads)
-    qtbot.waitUntil(lambda: w.heads.isVisible(), timeout=2000)
+    w.show_panel(w.docks.heads)
+    qtbot.waitUntil(lambda: w.panels.heads.isVisible(), timeout=2000)
     return w
 
 
 def test_in_the_window_the_spin_box_edits_the_scene_with_undo(qtbot, window):
-    s, heads = window.session, window.heads
+    s, heads = window.session, window.panels.heads
     assert heads.heads_spin.value() == s.scene.heads == 2
     heads.heads_spin.setFocus()
     qtbot.keyClick(heads.heads_spin, Qt.Key_Up)  # 2 → 4
@@ -234,7 +234,7 @@ def test_in_the_window_a_new_scene_brings_its_heads(qtbot, window, tmp_path):
     path = tmp_path / "four.qkv.json"
     write_session(path, load_preset("multihead").with_heads(4).with_wo(None), View(query=2))
     assert window.open_path(str(path), ask=False)
-    heads = window.heads
+    heads = window.panels.heads
     assert heads.heads() == heads.heads_spin.value() == 4 and heads.result().wo is None
     window.session.remove_dim("qk")  # d_k = 7: the scene falls back to one head, the view with it
     assert window.session.scene.heads == 1 and heads.heads() == 1
@@ -246,7 +246,7 @@ def test_in_the_window_a_direct_scene_with_heads_is_split_too(qtbot, window):
     direct = load_preset("multihead").to_direct()  # Q, K, V given, "heads": 2 kept
     assert direct.mode == "direct" and direct.heads == 2
     window.session.load(direct.with_heads(4), "")
-    heads = window.heads
+    heads = window.panels.heads
     assert heads.heads() == 4 and heads.result().h == 4
     np.testing.assert_allclose(heads.result().output, projection_of(direct).with_heads(4).multihead().output,
                                atol=1e-12)
@@ -254,7 +254,7 @@ def test_in_the_window_a_direct_scene_with_heads_is_split_too(qtbot, window):
 
 def test_in_the_window_the_selected_head_is_the_sessions_view(qtbot, window):
     """Like the query, the selected head lives in the Session's View: the panel shows it and sets it."""
-    s, heads = window.session, window.heads
+    s, heads = window.session, window.panels.heads
     scene = s.scene
     assert s.head == heads.selected() == 0
     with qtbot.waitSignal(s.head_changed, timeout=1000) as sig:

@@ -64,6 +64,6 @@ def test_it_follows_the_appearance(explorer):
 
 def test_the_window_offers_it_in_the_view_menu(show_window, lesson_scene):
     window = show_window(lesson_scene)
-    window.act_rope.trigger()
-    assert window.dock_rope.isVisible() and isinstance(window.panel("rope"), RopeExplorer)
-    assert window.act_rope.shortcut().toString() == "Ctrl+Shift+O"
+    window.acts.rope.trigger()
+    assert window.docks.rope.isVisible() and isinstance(window.panel("rope"), RopeExplorer)
+    assert window.acts.rope.shortcut().toString() == "Ctrl+Shift+O"

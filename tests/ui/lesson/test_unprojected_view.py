@@ -16,7 +16,7 @@ def _weights_of(panel):
 
 def test_the_menu_entry_puts_the_pair_in_the_centre_and_back(qtbot, show_window):
     w = show_window(load_preset("projection"), (1280, 720), view=View(2, "weights"))
-    act = w.act_unprojected
+    act = w.acts.unprojected
     assert act.isCheckable() and not act.isChecked()
     assert act.shortcut().toString() == "Ctrl+Shift+W"
     attention = next(m for m in w.menuBar().actions() if m.text() == "&Attention")
@@ -40,7 +40,7 @@ def test_the_menu_entry_puts_the_pair_in_the_centre_and_back(qtbot, show_window)
 
 def test_the_pair_follows_stage_query_and_edits(qtbot, show_window):
     w = show_window(load_preset("projection"), (1280, 720), view=View(2, "weights"))
-    w.act_unprojected.trigger()
+    w.acts.unprojected.trigger()
     panel = w.panel("unprojected")
     s = w.session
     s.set_query(1)
@@ -57,11 +57,11 @@ def test_the_pair_follows_stage_query_and_edits(qtbot, show_window):
 
 def test_a_direct_scene_says_what_to_do(qtbot, show_window):
     w = show_window(load_preset("lesson"), (1280, 720))
-    w.act_unprojected.trigger()
+    w.acts.unprojected.trigger()
     panel = w.panel("unprojected")
     assert panel.canvas.scene is None
     assert "projection mode" in panel.message.text() and panel.message.isVisible()
-    w.act_projection.trigger()  # Attention → Projection mode: now there is an X to dot
+    w.acts.projection.trigger()  # Attention → Projection mode: now there is an X to dot
     flush_pending()
     assert panel.canvas.scene is not None and panel.message.text() == ""
     np.testing.assert_allclose(panel.canvas.scene.result().scores,
@@ -70,7 +70,7 @@ def test_a_direct_scene_says_what_to_do(qtbot, show_window):
 
 def test_presentation_keeps_the_pair_on_the_slide(qtbot, show_window):
     w = show_window(load_preset("projection"), (1280, 720), view=View(2, "weights"))
-    w.act_unprojected.trigger()
+    w.acts.unprojected.trigger()
     w.set_presentation(True, fullscreen=False)
     qtbot.wait(10)
     panel = w.panel("unprojected")
@@ -82,7 +82,7 @@ def test_presentation_keeps_the_pair_on_the_slide(qtbot, show_window):
 
 def test_it_follows_a_load_and_the_selected_head(qtbot, show_window):
     w = show_window(load_preset("multihead"), (1280, 720))
-    w.act_unprojected.trigger()
+    w.acts.unprojected.trigger()
     panel = w.panel("unprojected")
     s = w.session
     s.set_head(1)

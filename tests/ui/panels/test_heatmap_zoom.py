@@ -78,7 +78,7 @@ def test_the_view_menu_restores_the_whole_heatmap(qtbot, show_window):
     heatmap = window.heatmap
     heatmap.zoom_at(20, 20, 0.3)
     assert heatmap.zoom.zoomed
-    assert window.act_heatmap_whole.shortcuts()[0].toString() == "Ctrl+Shift+F"
-    assert window.act_heatmap_whole in window.menu_by_title["&View"].actions()
-    window.act_heatmap_whole.trigger()
+    assert window.acts.heatmap_whole.shortcuts()[0].toString() == "Ctrl+Shift+F"
+    assert window.acts.heatmap_whole in window.menu_by_title["&View"].actions()
+    window.acts.heatmap_whole.trigger()
     assert not heatmap.zoom.zoomed

@@ -142,31 +142,31 @@ def test_the_view_menu_option_is_remembered_and_drives_both_views(qtbot, lesson_
 
     first = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(first)
-    assert first.act_show_all_stages.isCheckable() and not first.act_show_all_stages.isChecked()
-    assert first.act_show_all_stages in first.menu_by_title["&View"].actions()
+    assert first.acts.show_all_stages.isCheckable() and not first.acts.show_all_stages.isChecked()
+    assert first.acts.show_all_stages in first.menu_by_title["&View"].actions()
     first.session.set_stage("scores")
     first.show()
     qtbot.waitExposed(first)
     flush_pending()
-    model = first.calc.calc_model
-    assert _blend_shows(first.blend) == (False, False)
+    model = first.panels.calc.calc_model
+    assert _blend_shows(first.panels.blend) == (False, False)
     assert "weight" not in model.shown_columns()
-    first.act_show_all_stages.trigger()
+    first.acts.show_all_stages.trigger()
     flush_pending()
-    assert _blend_shows(first.blend) == (True, True) and first.plane.output_shown()
+    assert _blend_shows(first.panels.blend) == (True, True) and first.panels.plane.output_shown()
     assert model.shown_columns() == model.columns()  # the calculation table's every column too
-    hidden = [c for c in range(len(model.columns())) if first.calc.isColumnHidden(c)]
+    hidden = [c for c in range(len(model.columns())) if first.panels.calc.isColumnHidden(c)]
     assert hidden == []
     second = MainWindow(load_preset("lesson"), view=LESSON_VIEW)  # (settings on: it reads what the first one stored)
     qtbot.addWidget(second)
-    assert second.act_show_all_stages.isChecked()
+    assert second.acts.show_all_stages.isChecked()
     second.session.set_stage("vectors")
     second.show()
     qtbot.waitExposed(second)
     flush_pending()
-    assert _blend_shows(second.blend) == (True, True)
-    assert second.calc.calc_model.shown_columns() == second.calc.calc_model.columns()
-    second.act_show_all_stages.trigger()  # off again: the vectors stage shows its own columns only
+    assert _blend_shows(second.panels.blend) == (True, True)
+    assert second.panels.calc.calc_model.shown_columns() == second.panels.calc.calc_model.columns()
+    second.acts.show_all_stages.trigger()  # off again: the vectors stage shows its own columns only
     flush_pending()
-    assert _blend_shows(second.blend) == (False, False)
-    assert second.calc.calc_model.shown_columns() == ("token", "key", "value")
+    assert _blend_shows(second.panels.blend) == (False, False)
+    assert second.panels.calc.calc_model.shown_columns() == ("token", "key", "value")

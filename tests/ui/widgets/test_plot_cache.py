@@ -124,13 +124,14 @@ def test_the_window_plots_show_only_their_own_axes_and_they_remember(qtbot, less
         return {side for side, axis in plot.axes.items() if axis["item"].isVisible()}
 
     assert shown(window.heatmap.plot) == {"left", "top"}
-    for plot in (window.plane.plot, window.blend.bars_plot.getPlotItem(), window.blend.values_plot.getPlotItem()):
+    for plot in (window.panels.plane.plot, window.panels.blend.bars_plot.getPlotItem(),
+                 window.panels.blend.values_plot.getPlotItem()):
         assert shown(plot) == {"left", "bottom"}
         for side in ("left", "bottom"):
             axis = plot.getAxis(side)
             assert isinstance(axis, RememberingAxis) and not axis.autoSIPrefix
-    for plot in (window.heatmap.plot, window.heatmap.color_bar, window.plane.plot,
-                 window.blend.bars_plot.getPlotItem(), window.blend.values_plot.getPlotItem()):
+    for plot in (window.heatmap.plot, window.heatmap.color_bar, window.panels.plane.plot,
+                 window.panels.blend.bars_plot.getPlotItem(), window.panels.blend.values_plot.getPlotItem()):
         assert not plot.menuEnabled() and not plot.getViewBox().menuEnabled()  # no menu to open
 
 

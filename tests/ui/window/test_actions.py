@@ -23,7 +23,7 @@ def test_every_row_is_an_action_in_its_menu_in_row_order(window):
     # View → RoPE pair)
     assert len(rows) == 42
     for row in rows:
-        act = getattr(window, f"act_{row.id}")
+        act = window.acts[row.id]
         assert [s.toString() for s in act.shortcuts()] == _keys(row), row.id
         assert act.isCheckable() == row.checkable, row.id
         if row.create is None:  # (undo and redo: enabled, and named, by the undo stack)
@@ -31,15 +31,15 @@ def test_every_row_is_an_action_in_its_menu_in_row_order(window):
             assert act.text() == row.text and (not row.tip or act.statusTip() == act.toolTip() == row.tip), row.id
     for title in dict.fromkeys(r.menu for r in rows if r.menu):
         menu = window.menu_by_title[title]
-        declared = [getattr(window, f"act_{r.id}") for r in rows if r.menu == title]
+        declared = [window.acts[r.id] for r in rows if r.menu == title]
         assert [a for a in menu.actions() if a in declared] == declared, title
     assert [m.title() for m in window.menu_by_title.values()] == ["&File", "&Edit", "&Attention", "&View", "&Help"]
-    assert not any(window.act_leave in m.actions() for m in window.menu_by_title.values())  # Esc only
+    assert not any(window.acts.leave in m.actions() for m in window.menu_by_title.values())  # Esc only
 
 
 def test_no_two_actions_share_a_shortcut(window):
     owner: dict[str, str] = {}
-    for act in window.findChildren(type(window.act_new)):
+    for act in window.findChildren(type(window.acts.new)):
         for key in {s.toString() for s in act.shortcuts()}:
             assert key not in owner, f"{key}: {owner.get(key)} and {act.text()}"
             owner[key] = act.text()
@@ -56,31 +56,31 @@ def test_a_new_row_is_a_menu_entry_with_its_shortcut(qtbot, monkeypatch, lesson_
     monkeypatch.setattr(actions, "MENU", actions.MENU + extra)
     w = MainWindow(lesson_scene, use_settings=False, view=LESSON_VIEW)
     qtbot.addWidget(w)
-    assert w.menu_by_title["&Attention"].actions()[-1] is w.act_probe
-    assert w.act_probe.shortcut().toString() == "Ctrl+Shift+J" and w.act_probe.statusTip() == "A row added by a test"
-    w.act_probe.trigger()
+    assert w.menu_by_title["&Attention"].actions()[-1] is w.acts.probe
+    assert w.acts.probe.shortcut().toString() == "Ctrl+Shift+J" and w.acts.probe.statusTip() == "A row added by a test"
+    w.acts.probe.trigger()
     assert calls == [(w, True)]
 
 
 def test_actions_drive_the_session(window):
     s = window.session
-    window.act_next.trigger()
+    window.acts.next.trigger()
     assert s.stage == "output"
-    window.act_back.trigger()
+    window.acts.back.trigger()
     window.stage_actions["scores"].trigger()
     assert s.stage == "scores" and window.stage_actions["scores"].isChecked()
     s.set_stage("vectors")
     assert window.stage_actions["vectors"].isChecked()
-    window.act_add_dk.trigger()
+    window.acts.add_dk.trigger()
     assert s.scene.d_k == 3
-    window.act_remove_dk.trigger()
-    window.act_randomise.trigger()
-    assert s.scene.mode == "projection" and window.act_projection.isChecked()
-    window.act_projection.trigger()
-    assert s.scene.mode == "direct" and not window.act_projection.isChecked()
-    window.act_zoom_in.trigger()
+    window.acts.remove_dk.trigger()
+    window.acts.randomise.trigger()
+    assert s.scene.mode == "projection" and window.acts.projection.isChecked()
+    window.acts.projection.trigger()
+    assert s.scene.mode == "direct" and not window.acts.projection.isChecked()
+    window.acts.zoom_in.trigger()
     assert window._zoom == pytest.approx(1.15)
-    window.act_zoom_reset.trigger()
+    window.acts.zoom_reset.trigger()
     assert window._zoom == 1.0
 
 

@@ -46,7 +46,7 @@ def _settled(qtbot, w: MainWindow):
 
 def test_docks_behind_a_tab_are_built_right_after_the_first_paint(qtbot):
     early = _window(qtbot, (792, 760))  # (the start-up benchmark's window: the blend and the plane tabs
-    _ = early.plane, early.blend        # behind the editors) with every panel built first, as before
+    _ = early.panels.plane, early.panels.blend        # behind the editors) with every panel built first, as before
     early.show()
     w = _window(qtbot, (792, 760))
     w.show()
@@ -56,21 +56,21 @@ def test_docks_behind_a_tab_are_built_right_after_the_first_paint(qtbot):
     QApplication.sendPostedEvents()
     assert w.grab().toImage() == early.grab().toImage()  # (the first paint: as with every panel built)
     qtbot.waitUntil(lambda: all(w.built_panel(name) is not None for name in DEFERRED), timeout=5000)
-    assert isinstance(w.dock_plane.widget(), VectorPlane) and w.dock_plane.widget() is w.plane
-    assert isinstance(w.dock_blend.widget(), BlendView) and w.dock_blend.widget() is w.blend
+    assert isinstance(w.docks.plane.widget(), VectorPlane) and w.docks.plane.widget() is w.panels.plane
+    assert isinstance(w.docks.blend.widget(), BlendView) and w.docks.blend.widget() is w.panels.blend
     assert _settled(qtbot, w) == _settled(qtbot, early)  # (and once built: nothing moved or changed)
-    column = w.dock_editors.widget().widget()  # (the editors' column: sized to its content's minimum,
+    column = w.docks.editors.widget().widget()  # (the editors' column: sized to its content's minimum,
     assert column.height() >= column.minimumSizeHint().height()  # every title whole — it scrolls)
-    w.dock_blend.raise_()  # (its tab, brought forward, shows it as it is with every panel built)
-    early.dock_blend.raise_()
+    w.docks.blend.raise_()  # (its tab, brought forward, shows it as it is with every panel built)
+    early.docks.blend.raise_()
     assert _settled(qtbot, w) == _settled(qtbot, early)
     # (the plane's view is fitted to the size it first shows at — behind its tab, that size differs with
     # the order things were built in — and kept when it comes forward: the same arrows and labels)
-    w.dock_plane.raise_()
-    early.dock_plane.raise_()
+    w.docks.plane.raise_()
+    early.docks.plane.raise_()
     qtbot.wait(300)
-    assert w.plane.isVisible() and w.plane.label_texts() == early.plane.label_texts()
-    assert w.plane.best_key() == early.plane.best_key()
+    assert w.panels.plane.isVisible() and w.panels.plane.label_texts() == early.panels.plane.label_texts()
+    assert w.panels.plane.best_key() == early.panels.plane.best_key()
 
 
 @pytest.mark.parametrize("size", [(792, 760), (1024, 768), (1280, 720), (1366, 768), (1600, 950), (1920, 1080)])
@@ -89,9 +89,9 @@ def test_a_deferred_panel_is_built_when_asked_for_or_brought_forward(qtbot):
     w.show()
     QApplication.sendPostedEvents()
     assert w.built_panel("plane") is None and w.built_panel("blend") is None
-    w.dock_plane.raise_()  # (its tab clicked before the idle moment came)
+    w.docks.plane.raise_()  # (its tab clicked before the idle moment came)
     assert isinstance(w.built_panel("plane"), VectorPlane)
-    assert isinstance(w.blend, BlendView) and w.built_panel("blend") is w.blend  # (asked for)
+    assert isinstance(w.panels.blend, BlendView) and w.built_panel("blend") is w.panels.blend  # (asked for)
 
 
 def test_presenting_shows_the_slides_own_views_and_leaves_the_windows_docks_alone(qtbot):

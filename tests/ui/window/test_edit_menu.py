@@ -14,8 +14,8 @@ from tests.views import LESSON_VIEW
 
 def _focus(qtbot, window, name: str):
     table = window.editors[name].table
-    window.dock_editors.show()
-    window.dock_editors.raise_()
+    window.docks.editors.show()
+    window.docks.editors.raise_()
     table.setFocus(Qt.FocusReason.MouseFocusReason)
     qtbot.waitUntil(table.hasFocus, timeout=2000)
     return table
@@ -37,11 +37,11 @@ def test_the_edit_menu_has_cut_copy_paste_with_the_standard_shortcuts(show_windo
     menu = window.menu_by_title["&Edit"].actions()
     for name, key in (("cut", QKeySequence.StandardKey.Cut), ("copy", QKeySequence.StandardKey.Copy),
                       ("paste", QKeySequence.StandardKey.Paste)):
-        act = getattr(window, f"act_{name}")
+        act = window.acts[name]
         assert act in menu
         assert act.shortcuts() == [QKeySequence(key)]  # (the platform's own: Ctrl+X, Ctrl+C, Ctrl+V here)
     # nothing worked in yet: nothing to cut or copy, nowhere to paste
-    assert not window.act_cut.isEnabled() and not window.act_copy.isEnabled() and not window.act_paste.isEnabled()
+    assert not window.acts.cut.isEnabled() and not window.acts.copy.isEnabled() and not window.acts.paste.isEnabled()
 
 
 def test_copy_and_paste_a_block_between_editors_through_the_menu(qtbot, show_window, lesson_scene):
@@ -50,18 +50,18 @@ def test_copy_and_paste_a_block_between_editors_through_the_menu(qtbot, show_win
     q = _focus(qtbot, window, "Q")
     QGuiApplication.clipboard().clear()
     window.menu_by_title["&Edit"].aboutToShow.emit()  # (the menu opening reads the clipboard)
-    assert not window.act_copy.isEnabled() and not window.act_paste.isEnabled()  # (nothing to paste)
+    assert not window.acts.copy.isEnabled() and not window.acts.paste.isEnabled()  # (nothing to paste)
     _select(q, 2, 0, 3, 1)  # the rows of sat and mat
-    assert window.act_copy.isEnabled() and window.act_cut.isEnabled()
-    window.act_copy.trigger()
+    assert window.acts.copy.isEnabled() and window.acts.cut.isEnabled()
+    window.acts.copy.trigger()
     assert QGuiApplication.clipboard().text() == "1.0\t2.0\n0.5\t0.5"
-    assert window.act_paste.isEnabled()
+    assert window.acts.paste.isEnabled()
     k = _focus(qtbot, window, "K")
     k.selectionModel().clearSelection()
     k.selectionModel().setCurrentIndex(k.model().index(0, 0), QItemSelectionModel.SelectionFlag.NoUpdate)
     QApplication.processEvents()
-    assert not window.act_copy.isEnabled() and window.act_paste.isEnabled()  # (nothing selected in K)
-    window.act_paste.trigger()
+    assert not window.acts.copy.isEnabled() and window.acts.paste.isEnabled()  # (nothing selected in K)
+    window.acts.paste.trigger()
     assert np.array_equal(s.scene.qkv()[1][:2], [[1.0, 2.0], [0.5, 0.5]])
     s.undo_stack.undo()
     assert np.array_equal(s.scene.qkv()[1][:2], [[1.0, 0.0], [2.0, 1.0]])
@@ -88,7 +88,7 @@ def test_the_menu_opening_keeps_the_editor_the_actions_act_on(qtbot, show_window
     _select(q, 0, 0, 0, 1)
     qtbot.keyClick(window, Qt.Key_E, Qt.AltModifier)  # Alt+E opens the Edit menu
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is window.menu_by_title["&Edit"], timeout=2000)
-    assert window.act_copy.isEnabled() and window.edit_clipboard.table() is q
+    assert window.acts.copy.isEnabled() and window.edit_clipboard.table() is q
     qtbot.keyClick(QApplication.activePopupWidget(), Qt.Key_Escape)
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None, timeout=2000)
     # the keyboard elsewhere (a text field outside the editors): nothing of an editor to cut or copy
@@ -97,7 +97,7 @@ def test_the_menu_opening_keeps_the_editor_the_actions_act_on(qtbot, show_window
     field.setFocus(Qt.FocusReason.MouseFocusReason)
     qtbot.waitUntil(field.hasFocus, timeout=2000)
     assert window.edit_clipboard.table() is None
-    assert not window.act_copy.isEnabled() and not window.act_cut.isEnabled() and not window.act_paste.isEnabled()
+    assert not window.acts.copy.isEnabled() and not window.acts.cut.isEnabled() and not window.acts.paste.isEnabled()
 
 
 @pytest.mark.qt_log_ignore("This plugin does not support raise")  # (a floating dock, offscreen)
@@ -113,14 +113,14 @@ def test_reset_layout_brings_back_the_default_docks(qtbot, show_window, lesson_s
                 for n in ("editors", "plane", "calc", "blend", "explorer")}
 
     default = places()
-    window.dock_calc.setFloating(True)
-    window.dock_plane.close()
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, window.dock_editors)
+    window.docks.calc.setFloating(True)
+    window.docks.plane.close()
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, window.docks.editors)
     window.show_panel("explorer")
     QApplication.processEvents()
     assert places() != default
-    assert window.act_reset_layout in window.menu_by_title["&View"].actions()
-    window.act_reset_layout.trigger()
+    assert window.acts.reset_layout in window.menu_by_title["&View"].actions()
+    window.acts.reset_layout.trigger()
     QApplication.processEvents()
     assert places() == default
     assert screen.contains(window.frameGeometry())

@@ -111,8 +111,8 @@ def test_a_modal_dialog_gets_its_keys(qtbot, window):
 # ---- undo and redo ----------------------------------------------------------------------------------------
 def test_undo_and_redo_are_each_bound_once_and_both_redo_keys_work(qtbot, window):
     s = window.session
-    assert [k.toString() for k in window.act_undo.shortcuts()] == ["Ctrl+Z"]
-    assert [k.toString() for k in window.act_redo.shortcuts()] == ["Ctrl+Shift+Z", "Ctrl+Y"]
+    assert [k.toString() for k in window.acts.undo.shortcuts()] == ["Ctrl+Z"]
+    assert [k.toString() for k in window.acts.redo.shortcuts()] == ["Ctrl+Shift+Z", "Ctrl+Y"]
     owners: dict[str, list[str]] = {}
     for act in window.findChildren(QAction):
         for key in act.shortcuts():
@@ -142,7 +142,7 @@ def test_redo_works_in_presentation_with_the_menu_bar_hidden(qtbot, window):
 @pytest.mark.parametrize("panel", ["calc", "editor"])
 def test_lecture_keys_drive_the_lecture_after_a_table_cell_is_clicked(qtbot, window, panel):
     s = window.session
-    view = window.calc if panel == "calc" else window.editors["Q"].table
+    view = window.panels.calc if panel == "calc" else window.editors["Q"].table
     window.editors["K"].table.setFocus()  # (the calculation table takes no focus: the last one keeps it)
     _click_cell(qtbot, view, 1, 1 if panel == "calc" else 0)
     focus = _focused()
@@ -253,9 +253,9 @@ def test_esc_gives_back_the_maximised_window_and_its_docks(qtbot, window):
     window.showMaximized()
     qtbot.waitUntil(window.isMaximized, timeout=2000)
     settle(window)
-    docks = [window.dock_editors, window.dock_plane, window.dock_calc, window.dock_blend]
-    window.dock_plane.hide()  # a layout of the lecturer's own
-    window.resizeDocks([window.dock_calc], [520], Qt.Horizontal)
+    docks = [window.docks.editors, window.docks.plane, window.docks.calc, window.docks.blend]
+    window.docks.plane.hide()  # a layout of the lecturer's own
+    window.resizeDocks([window.docks.calc], [520], Qt.Horizontal)
     settle(window)
     before = ([d.isVisible() for d in docks], [d.geometry() for d in docks], window.geometry())
     _press(qtbot, Qt.Key_F5)
@@ -285,7 +285,7 @@ def test_the_shortcut_list_lists_every_shortcut_of_every_action(qtbot, window):
 
 
 def test_the_shortcut_list_names_a_new_action_by_itself(qtbot, window):
-    from qkv_studio.ui.window.actions import make_action
+    from qkv_studio.ui.window.action_factory import make_action
 
     make_action(window, "Frobnicate", lambda w, _: None, ("Ctrl+Alt+F",))
     window.show_shortcuts()
@@ -308,7 +308,7 @@ def test_the_shortcut_list_is_opaque(qtbot, window, theme):
     first = picture()
     window.session.set_stage("scores")  # the window under the list changes…
     window.session.set_query(0)
-    window.dock_editors.hide()
+    window.docks.editors.hide()
     settle(window)
     assert picture() == first  # …and nothing of it shows through
     background = QColor(window.appearance.theme.background).rgb()

@@ -32,7 +32,7 @@ def test_typing_in_a_q_cell_updates_session_heatmap_and_table(qtbot, window):
     s = window.session
     assert s.scene.q[2].tolist() == [3.0, 2.0]
     qtbot.waitUntil(lambda: np.array_equal(window.heatmap.displayed_matrix(), s.result.weights), timeout=1000)
-    calc = window.calc.calc_model
+    calc = window.panels.calc.calc_model
     col = calc.columns().index("weight")
     shown = [calc.index(j, col).data() for j in range(4)]
     assert shown == [f"{w:.2f}" for w in s.result.weights[2]]
@@ -67,7 +67,7 @@ def test_projection_editors_are_built_when_projection_mode_opens_their_page(qtbo
     editors = window.editors
     assert [e.name for e in editors.built()] == ["Q", "K", "V"]  # the hidden page waits
     window.apply_theme("projector")
-    window.act_projection.trigger()
+    window.acts.projection.trigger()
     assert window.session.scene.mode == "projection"
     assert [e.name for e in editors.built()] == ["Q", "K", "V", "X", "Wq", "Wk", "Wv"]
     assert window.editor_tabs.currentIndex() == 1 and window.editor_tabs.tabBar().isVisible()
@@ -95,7 +95,7 @@ def test_arrow_keys_inside_a_table_keep_their_meaning(qtbot, window):
 def test_undo_redo_by_shortcut_and_menu_text(qtbot, window):
     s = window.session
     s.set_value("K", 1, 0, 5.0)
-    assert window.act_undo.text().startswith("&Undo Edit K[cat, 1]") or "Edit K[cat, 1]" in window.act_undo.text()
+    assert window.acts.undo.text().startswith("&Undo Edit K[cat, 1]") or "Edit K[cat, 1]" in window.acts.undo.text()
     qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
     assert s.scene.k[1, 0] == 2.0
     qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
@@ -139,11 +139,11 @@ def test_unsaved_changes_prompt_on_new_can_cancel(qtbot, window, monkeypatch):
 
 
 def test_causal_action_and_scale_action(qtbot, window):
-    window.act_causal.trigger()
+    window.acts.causal.trigger()
     s = window.session
     assert s.scene.mask == "causal"
     assert s.result.weights[0, 1:].tolist() == [0, 0, 0]
-    window.act_scale.trigger()
+    window.acts.scale.trigger()
     assert not s.scene.scale
     s.undo_stack.undo()
     s.undo_stack.undo()
@@ -171,13 +171,13 @@ def test_settings_remember_theme_and_layout(qtbot, lesson_scene):
     qtbot.addWidget(a)
     a.show()
     a.apply_theme("dark")
-    a.dock_plane.hide()
+    a.docks.plane.hide()
     a.close()
     b = MainWindow(lesson_scene, view=LESSON_VIEW)
     qtbot.addWidget(b)
     b.show()
     assert b.theme_actions["dark"].isChecked()
-    assert not b.dock_plane.isVisible()
+    assert not b.docks.plane.isVisible()
 
 
 @pytest.mark.parametrize("theme", ["dark", "projector"])
@@ -192,8 +192,8 @@ def test_themes_colour_the_window_without_a_window_style_sheet(window, theme):
     assert window.styleSheet() == ""
     caption = window.stepper.caption
     assert caption.palette().color(caption.foregroundRole()).name() == t.text  # readable on the panel
-    assert window.calc.viewport().palette().color(QPalette.ColorRole.Base).name() == t.background
-    assert window.calc._grid_pen.color().name() == t.grid  # grid lines seen on black too
+    assert window.panels.calc.viewport().palette().color(QPalette.ColorRole.Base).name() == t.background
+    assert window.panels.calc._grid_pen.color().name() == t.grid  # grid lines seen on black too
     checked = window.stepper.stage_buttons[window.session.stage]
     assert t.accent in checked.styleSheet()
     # dialogs and message boxes are windows of their own: the application's palette carries the theme
@@ -204,7 +204,7 @@ def test_themes_colour_the_window_without_a_window_style_sheet(window, theme):
     dialog.deleteLater()
     window.apply_theme("light")
     assert QApplication.palette().color(QPalette.ColorRole.Window).name() != t.panel
-    assert window.calc._grid_pen.color().name() != t.grid
+    assert window.panels.calc._grid_pen.color().name() != t.grid
     # the current stage's button stands out in the light theme too, in the formula's colour, and a
     # button with a sheet keeps the window's size of text (it would take the application's)
     light = get_theme("light")
@@ -252,7 +252,7 @@ def test_the_docks_are_laid_out_before_the_first_show_so_each_plot_is_sized_once
     qtbot.addWidget(window)
     window.resize(1920, 1080)
     watch = Resizes()
-    for name, view in (("heatmap", window.heatmap.graphics), ("plane", window.plane.plot_widget)):
+    for name, view in (("heatmap", window.heatmap.graphics), ("plane", window.panels.plane.plot_widget)):
         view.setObjectName(name)
         view.installEventFilter(watch)
     window.show()
@@ -262,4 +262,4 @@ def test_the_docks_are_laid_out_before_the_first_show_so_each_plot_is_sized_once
     assert {name: len(sizes) for name, sizes in watch.sizes.items()} == {"heatmap": 1, "plane": 1}
     assert watch.sizes["heatmap"][0] == window.heatmap.graphics.size().toTuple()
     # and the calculation dock is as wide as its table (measured before the first show)
-    assert window.dock_calc.width() >= window.calc.content_width()
+    assert window.docks.calc.width() >= window.panels.calc.content_width()

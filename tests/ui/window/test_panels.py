@@ -283,13 +283,13 @@ def test_calculation_columns_keep_their_widths_and_the_dock_fits_a_short_table(q
     window = show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)
     window.layout_docks()
     qtbot.wait(50)
-    table, header = window.calc, window.calc.horizontalHeader()
+    table, header = window.panels.calc, window.panels.calc.horizontalHeader()
     weight = table.calc_model.columns().index("weight")
     # the weights stand beside the other numbers, not at the dock's far edge
     assert header.sectionSize(weight) < 2 * table._delegate.text_width(1, weight) + 40
     # a four-token table: the dock is as tall as its rows, the blend view has the rest
-    assert window.dock_calc.height() < table.content_height() + 80
-    assert window.dock_blend.height() > 2 * window.dock_calc.height()
+    assert window.docks.calc.height() < table.content_height() + 80
+    assert window.docks.blend.height() > 2 * window.docks.calc.height()
     assert table.verticalScrollBar().maximum() == 0  # every row in view
     # the dock is as wide as the last stage's table: no scroll bar at any stage
     window.session.set_stage("output")
@@ -311,7 +311,8 @@ def test_token_list_and_editor_titles_follow_the_theme_legibly(qtbot, lesson_sce
         # pink like the query's row in the editors beneath it, not the style's blue selection
         assert palette.color(QPalette.ColorRole.Highlight) == query_row.color()
         assert palette.color(QPalette.ColorRole.HighlightedText).lightness() < 60
-        assert palette.color(QPalette.ColorRole.Base) == window.calc.viewport().palette().color(QPalette.ColorRole.Base)
+        calc_base = window.panels.calc.viewport().palette().color(QPalette.ColorRole.Base)
+        assert palette.color(QPalette.ColorRole.Base) == calc_base
         # and each editor's hint ("what each token is looking for") in the theme's muted text colour
         from qkv_studio.render.theme import get_theme
 
@@ -323,17 +324,17 @@ def test_a_stage_brings_its_view_forward_when_it_is_a_tab_behind_another(qtbot, 
     """At 1600×950 the vector plane is a tab behind the blend: the Vectors stage shows the plane (it
     showed the blend's empty bars), the blend stage the blend; a score stage leaves the tabs alone."""
     window = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
-    qtbot.waitUntil(lambda: not window.dock_blend.visibleRegion().isEmpty(), timeout=2000)
-    assert window.dock_plane in window.tabifiedDockWidgets(window.dock_blend)
+    qtbot.waitUntil(lambda: not window.docks.blend.visibleRegion().isEmpty(), timeout=2000)
+    assert window.docks.plane in window.tabifiedDockWidgets(window.docks.blend)
     window.session.set_stage("vectors")
-    qtbot.waitUntil(lambda: not window.dock_plane.visibleRegion().isEmpty(), timeout=2000)
-    assert window.dock_blend.visibleRegion().isEmpty()
+    qtbot.waitUntil(lambda: not window.docks.plane.visibleRegion().isEmpty(), timeout=2000)
+    assert window.docks.blend.visibleRegion().isEmpty()
     window.session.set_stage("scores")
     qtbot.wait(50)
-    assert not window.dock_plane.visibleRegion().isEmpty()
+    assert not window.docks.plane.visibleRegion().isEmpty()
     window.session.set_stage("output")
-    qtbot.waitUntil(lambda: not window.dock_blend.visibleRegion().isEmpty(), timeout=2000)
-    assert window.dock_plane.visibleRegion().isEmpty()
+    qtbot.waitUntil(lambda: not window.docks.blend.visibleRegion().isEmpty(), timeout=2000)
+    assert window.docks.plane.visibleRegion().isEmpty()
 
 
 def test_a_narrow_table_shortens_its_headings_and_names_them_in_full_on_hover(qtbot, show_window, lesson_scene):
@@ -342,7 +343,7 @@ def test_a_narrow_table_shortens_its_headings_and_names_them_in_full_on_hover(qt
     from tests.views import LESSON_VIEW
 
     window = show_window(lesson_scene, view=LESSON_VIEW)
-    table, model = window.calc, window.calc.calc_model
+    table, model = window.panels.calc, window.panels.calc.calc_model
     table.set_compact(False)
     col = model.columns().index("weight")
     assert model.headerData(col, Qt.Horizontal) == "weight w"

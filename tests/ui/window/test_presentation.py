@@ -23,7 +23,7 @@ def window(show_window, lesson_scene):
 
 
 def test_f5_shows_the_slide_full_screen_and_esc_hides_it_the_window_never_moving(qtbot, window):
-    docks = [window.dock_editors, window.dock_plane, window.dock_calc, window.dock_blend]
+    docks = [window.docks.editors, window.docks.plane, window.docks.calc, window.docks.blend]
     before = (window.geometry(), window.frameGeometry(), [d.geometry() for d in docks],
               [d.isVisible() for d in docks], window.saveState())
     qtbot.keyClick(window, Qt.Key_F5)
@@ -72,9 +72,9 @@ def test_p_brings_a_left_out_table_in_and_takes_it_out_again(qtbot, show_window)
     slide.hint.click()  # (the hint is a button too)
     assert table.isVisible()
     window.set_presentation(False)
-    visible = window.dock_plane.isVisible()
+    visible = window.docks.plane.isVisible()
     window.toggle_plane()  # (P's action outside the slides: the window's plane shown or hidden)
-    assert window.dock_plane.isVisible() != visible
+    assert window.docks.plane.isVisible() != visible
 
 
 def test_b_blanks_the_slide_while_presenting(qtbot, window):
@@ -224,7 +224,7 @@ def test_settings_written_by_one_window_are_read_by_the_next(qtbot, lesson_scene
     assert b.theme_actions["projector"].isChecked()
     assert b.cmap_actions["cividis"].isChecked()
     assert b._zoom == pytest.approx(1.5)
-    assert not b.heatmap.animate and not b.act_animate.isChecked()
+    assert not b.heatmap.animate and not b.acts.animate.isChecked()
 
 
 def test_the_blend_slide_says_its_caption_once_and_the_stage_bar_is_as_tall_as_its_text(qtbot, show_window,
@@ -245,8 +245,8 @@ def test_the_blend_slide_says_its_caption_once_and_the_stage_bar_is_as_tall_as_i
     caption = stepper.caption
     assert caption.heightForWidth(caption.width()) <= caption.height() + 1  # (every line of it shown)
     window.set_presentation(False)
-    assert window.blend.title.isVisible() or not window.dock_blend.isVisible()
-    assert not window.blend.on_slide()
+    assert window.panels.blend.title.isVisible() or not window.docks.blend.isVisible()
+    assert not window.panels.blend.on_slide()
 
 
 def test_a_slide_leaves_out_a_table_that_would_flatten_the_heatmap(qtbot, show_window):
@@ -265,7 +265,7 @@ def test_a_slide_leaves_out_a_table_that_would_flatten_the_heatmap(qtbot, show_w
     assert slide.placement.left_out and not slide.views.get("calc").isVisible() and slide.hint.isVisible()
     assert slide.views.get("heatmap").height() > 0.6 * slide.height()
     window.set_presentation(False)
-    assert window.dock_calc.isVisible() and window.calc.isVisible()
+    assert window.docks.calc.isVisible() and window.panels.calc.isVisible()
 
 
 def test_a_slide_keeps_a_table_that_leaves_the_heatmap_legible(qtbot, show_window, lesson_scene):

@@ -52,25 +52,25 @@ def test_the_view_and_help_menus_list_every_registered_panel(show_window, lesson
             if spec.menu != title:
                 continue
             if spec.lazy:
-                expected.append(getattr(window, f"act_{spec.name}"))
+                expected.append(window.acts[spec.name])
             else:  # a core dock: its own show/hide toggle
                 expected.append(window.dock(spec.name).toggleViewAction())
         panel_entries = [a for a in entries if a in expected]
         assert panel_entries == expected
         assert [a.text() for a in panel_entries] == [s.menu_text or s.title for s in registry.panels()
                                                      if s.menu == title]
-    assert window.act_explorer.shortcut().toString() == "Ctrl+Shift+D"
-    assert window.act_model.shortcut().toString() == "Ctrl+Shift+M"
+    assert window.acts.explorer.shortcut().toString() == "Ctrl+Shift+D"
+    assert window.acts.model.shortcut().toString() == "Ctrl+Shift+M"
 
 
 def test_view_menu_panels_wait_until_first_shown(show_window, lesson_scene):
     window = show_window(lesson_scene, view=LESSON_VIEW)
     assert window.built_panel("explorer") is None and window.built_panel("quiz") is None
-    assert type(window.dock_explorer.widget()) is QWidget and window._built_panels() == ()  # a placeholder
-    window.act_explorer.trigger()
-    assert window.dock_explorer.isVisible()
-    assert window.built_panel("explorer") is window.explorer is window.dock_explorer.widget()
-    assert window._built_panels() == (window.explorer,)
+    assert type(window.docks.explorer.widget()) is QWidget and window._built_panels() == ()  # a placeholder
+    window.acts.explorer.trigger()
+    assert window.docks.explorer.isVisible()
+    assert window.built_panel("explorer") is window.panels.explorer is window.docks.explorer.widget()
+    assert window._built_panels() == (window.panels.explorer,)
 
 
 class _Probe(FollowsAppearance, QLabel):
@@ -107,15 +107,15 @@ def with_probe(monkeypatch):
 def test_a_panel_registered_at_runtime_is_in_the_view_menu_and_opens(show_window, lesson_scene, with_probe):
     window = show_window(lesson_scene, view=LESSON_VIEW)
     view = _menu(window, "&View")
-    assert window.act_probe in view.actions() and window.act_probe.text() == "&Probe panel"
-    assert window.act_probe.shortcut().toString() == "Ctrl+Shift+J"
-    assert window.dock_probe.windowTitle() == "Probe" and not window.dock_probe.isVisible()
+    assert window.acts.probe in view.actions() and window.acts.probe.text() == "&Probe panel"
+    assert window.acts.probe.shortcut().toString() == "Ctrl+Shift+J"
+    assert window.docks.probe.windowTitle() == "Probe" and not window.docks.probe.isVisible()
     assert with_probe == []  # built when first shown, not with the window
     window.apply_theme("dark")
-    window.act_probe.trigger()
-    assert window.dock_probe.isVisible()
+    window.acts.probe.trigger()
+    assert window.docks.probe.isVisible()
     (probe,) = with_probe
-    assert window.panel("probe") is probe is window.dock_probe.widget() and probe.text() == "4 tokens"
+    assert window.panel("probe") is probe is window.docks.probe.widget() and probe.text() == "4 tokens"
     assert ("theme", "dark") in probe.told and probe.appearance is window.appearance
     window.apply_theme("projector")  # a built panel follows the window's theme like the others
     assert probe.told[-1] == ("theme", "projector")
@@ -127,7 +127,7 @@ def test_a_runtime_panel_opens_from_the_command_line_name(qtbot, with_probe):
 
     window = prepare_window(load_preset("lesson"), size=(1280, 720), panels=("probe",))
     qtbot.addWidget(window)
-    assert window.dock_probe.isVisible() and window.panel("probe") is with_probe[0]
+    assert window.docks.probe.isVisible() and window.panel("probe") is with_probe[0]
     window.close()
 
 
@@ -151,8 +151,8 @@ def test_a_dialog_panel_in_a_menu_of_its_own(show_window, lesson_scene, monkeypa
     lesson = _menu(window, "&Lesson")
     assert [a.text() for a in lesson.actions()] == ["&Notes…"]
     assert window.menuBar().actions()[-1].menu() is lesson
-    assert window.built_panel("notes") is None and not hasattr(window, "dock_notes")
-    window.act_notes.trigger()
+    assert window.built_panel("notes") is None and "notes" not in window.docks
+    window.acts.notes.trigger()
     dialog = window.built_panel("notes")
     assert isinstance(dialog, QDialog) and dialog.isVisible() and dialog.parent() is window
     dialog.close()

@@ -99,9 +99,9 @@ def facts(w, mode):
     panels = [(d.objectName(), d.geometry()) for d in docks]
     if w.heatmap.isVisible():
         panels.append(("heatmap", rect_in_window(w, w.heatmap)))
-    calc_docked = w.dock_calc.widget() is w.calc
-    if w.calc.isVisible() and not calc_docked:  # (a slide's table beside the heatmap)
-        panels.append(("calc", rect_in_window(w, w.calc)))
+    calc_docked = w.docks.calc.widget() is w.panels.calc
+    if w.panels.calc.isVisible() and not calc_docked:  # (a slide's table beside the heatmap)
+        panels.append(("calc", rect_in_window(w, w.panels.calc)))
     overlaps = []
     for i, (a, ra) in enumerate(panels):
         for b, rb in panels[i + 1:]:
@@ -109,7 +109,7 @@ def facts(w, mode):
                 overlaps.append([a, b])
     out["overlaps"] = overlaps
     # the calculation table's shown columns against its room, and its heading's text against its rows'
-    table = w.calc
+    table = w.panels.calc
     if table.isVisible():
         shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
         out["calc_cut"] = max(0, shown - table.viewport().width())
@@ -132,7 +132,7 @@ def facts(w, mode):
     out["stepper_h"] = round(w.stepper.height() / max(1, w.height()), 3)
     # the Real model panel as seen: its next-token bars and its texts
     panel = w.built_panel("model")
-    if panel is not None and w.dock_model.isVisible() and not w.dock_model.visibleRegion().isEmpty():
+    if panel is not None and w.docks.model.isVisible() and not w.docks.model.visibleRegion().isEmpty():
         bars = panel.next_bars
         cut = []
         for label in (panel.title, panel.grid_caption, panel.proj_caption, panel.status):
@@ -232,15 +232,15 @@ if preset == "model":
     scene = source.run().head_scene(0, 1)
     view = View(query=2, stage="weights")
     w = MainWindow(scene, "", use_settings=False, view=view)
-    w.show_panel(w.dock_model)
+    w.show_panel(w.docks.model)
     _show_model_head(w, scene, view, source.name, source.text, 0, 1)
 elif preset == "smollm2":
     # A causal language model writing (SmolLM2, issue 21): the Real model panel open on its layer 0,
     # head 0 after one generated token, as `qkv-studio --model smollm2 --generate 1` opens it.
     from qkv_studio.core import View, load_preset
     w = MainWindow(load_preset("lesson"), "", use_settings=False, view=View(stage="weights"))
-    w.show_panel(w.dock_model)
-    panel = w.model_panel
+    w.show_panel(w.docks.model)
+    panel = w.panels.model
     assert panel.set_model("smollm2") and panel.run_text("The cat sat on the") and panel.next_token()
     assert panel.select(0, 0)
     w.session.set_stage("weights")
@@ -503,7 +503,7 @@ def test_a_slide_is_sized_from_its_screen_and_the_desktop_keeps_its_own(qtbot, s
     assert window.stepper.caption.font().pointSizeF() == caption
     window.set_presentation(False)
     assert window.appearance.screen_scale == 1.0
-    assert window.heatmap.isVisible() and window.dock_calc.titleBarWidget() is None
+    assert window.heatmap.isVisible() and window.docks.calc.titleBarWidget() is None
 
 
 def test_the_stage_bar_takes_two_rows_rather_than_cut_a_label(qtbot, show_window, lesson_scene):
@@ -565,11 +565,11 @@ def test_a_view_menu_panel_opened_in_a_narrow_window_leaves_the_table_in_view(qt
 
     window = show_window(load_preset("multihead"), (1016, 728))
     window.layout_docks()
-    assert window.dock_blend in window.tabifiedDockWidgets(window.dock_editors)  # (the one column)
-    window.show_panel(window.dock_model)
-    qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
-    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
-    model, calc, heatmap = window.dock_model.geometry(), window.dock_calc.geometry(), window.heatmap
+    assert window.docks.blend in window.tabifiedDockWidgets(window.docks.editors)  # (the one column)
+    window.show_panel(window.docks.model)
+    qtbot.waitUntil(lambda: window.docks.model.isVisible() and window.docks.calc.isVisible(), timeout=3000)
+    assert window.docks.calc not in window.tabifiedDockWidgets(window.docks.model)
+    model, calc, heatmap = window.docks.model.geometry(), window.docks.calc.geometry(), window.heatmap
     assert calc.bottom() < model.top() and calc.width() == model.width()
     assert model.width() * model.height() < heatmap.width() * heatmap.height()
 
@@ -584,20 +584,20 @@ def test_a_narrow_window_puts_the_editors_under_the_whole_table(qtbot, show_wind
     window = show_window(lesson_scene, (1016, 728), view=LESSON_VIEW)
     window.layout_docks()
     settle(window)
-    table = window.calc
-    assert window.dock_blend in window.tabifiedDockWidgets(window.dock_editors)
-    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_editors)
-    assert window.dock_editors.isVisible() and window.dock_calc.isVisible()
-    assert window.dock_calc.geometry().bottom() < window.dock_editors.geometry().top()
+    table = window.panels.calc
+    assert window.docks.blend in window.tabifiedDockWidgets(window.docks.editors)
+    assert window.docks.calc not in window.tabifiedDockWidgets(window.docks.editors)
+    assert window.docks.editors.isVisible() and window.docks.calc.isVisible()
+    assert window.docks.calc.geometry().bottom() < window.docks.editors.geometry().top()
     assert not table.verticalScrollBar().isVisible()
     shown = sum(table.columnWidth(c) for c in range(table.calc_model.columnCount()) if not table.isColumnHidden(c))
     assert shown <= table.viewport().width()
     heatmap = window.heatmap
     assert heatmap.width() >= 0.55 * window.width()  # (on main 0.5, beside the editors and a cut table)
-    window.show_panel(window.dock_model)
-    qtbot.waitUntil(lambda: window.dock_model.isVisible() and window.dock_calc.isVisible(), timeout=3000)
-    assert window.dock_calc not in window.tabifiedDockWidgets(window.dock_model)
-    model, calc = window.dock_model.geometry(), window.dock_calc.geometry()
+    window.show_panel(window.docks.model)
+    qtbot.waitUntil(lambda: window.docks.model.isVisible() and window.docks.calc.isVisible(), timeout=3000)
+    assert window.docks.calc not in window.tabifiedDockWidgets(window.docks.model)
+    model, calc = window.docks.model.geometry(), window.docks.calc.geometry()
     assert calc.bottom() < model.top() and calc.width() == model.width()
     assert model.width() * model.height() < heatmap.width() * heatmap.height()
 
@@ -611,7 +611,7 @@ def test_a_folded_column_shows_the_whole_table_above_the_blend_not_a_box_of_empt
     w = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
     w.layout_docks()
     settle(w)
-    assert w.dock_calc.isVisible() and w.dock_blend.isVisible()
-    assert w.dock_blend not in w.tabifiedDockWidgets(w.dock_calc)
-    assert w.dock_calc.height() <= w.calc.content_height() + 80  # its rows, a title bar and a scroll bar's room
-    assert w.dock_calc.height() < w.height() * 0.4
+    assert w.docks.calc.isVisible() and w.docks.blend.isVisible()
+    assert w.docks.blend not in w.tabifiedDockWidgets(w.docks.calc)
+    assert w.docks.calc.height() <= w.panels.calc.content_height() + 80  # its rows, a title bar and a scroll bar's room
+    assert w.docks.calc.height() < w.height() * 0.4

@@ -41,17 +41,17 @@ def seen(dock) -> bool:
 
 def test_the_heads_panel_in_presentation(windows):
     w = windows(load_preset("multihead"), size=(1920, 1080), presentation=True, panels=("heads",))
-    assert w.is_presentation() and seen(w.dock_heads)
-    assert w.heads.heads() == 2 and len(w.heads.small_images) == 2  # the scene's own split
-    assert w.dock_heads.width() >= 0.35 * 1920  # the right-hand column, tabbed with the blend view
-    assert not seen(w.dock_blend) and seen(w.dock_calc)
+    assert w.is_presentation() and seen(w.docks.heads)
+    assert w.panels.heads.heads() == 2 and len(w.panels.heads.small_images) == 2  # the scene's own split
+    assert w.docks.heads.width() >= 0.35 * 1920  # the right-hand column, tabbed with the blend view
+    assert not seen(w.docks.blend) and seen(w.docks.calc)
 
 
 def test_two_panels_are_both_seen(windows):
     w = windows(load_preset("multihead"), size=(1920, 1080), panels=("heads", "explorer"))
-    assert seen(w.dock_heads) and seen(w.dock_explorer)
-    assert not w.dock_heads.geometry().intersects(w.dock_explorer.geometry())
-    assert w.explorer.d_k() == 64
+    assert seen(w.docks.heads) and seen(w.docks.explorer)
+    assert not w.docks.heads.geometry().intersects(w.docks.explorer.geometry())
+    assert w.panels.explorer.d_k() == 64
 
 
 def test_the_quiz_is_painted_over_the_window(windows):
@@ -79,8 +79,8 @@ def test_real_model_mode(windows):
     text = "The cat sat on the mat."
     head = load_minilm().run(text).head_scene(1, 3)
     w = windows(head, size=(1600, 900), model=("minilm", text, 1, 3), view=View(2, "scores"))
-    panel = w.model_panel
-    assert seen(w.dock_model) and (panel.layer, panel.head) == (1, 3) and panel.showing_model_head()
+    panel = w.panels.model
+    assert seen(w.docks.model) and (panel.layer, panel.head) == (1, 3) and panel.showing_model_head()
     s = w.session.scene
     assert s.title == "MiniLM layer 1 head 3" and w.session.stage == "scores" and w.session.query == 2
     np.testing.assert_allclose(w.session.result.weights, panel.run.weights[1, 3], atol=1e-12)
@@ -123,8 +123,8 @@ def test_a_registered_causal_model_in_the_window_and_from_the_command_line(windo
     text = "the cat sat on the mat"
     head = toy.run(text).head_scene(1, 2)
     w = windows(head, size=(1280, 720), model=("toy", text, 1, 2), view=View(stage="scores"))
-    panel = w.model_panel
-    assert seen(w.dock_model) and panel.model is toy and (panel.layer, panel.head) == (1, 2)
+    panel = w.panels.model
+    assert seen(w.docks.model) and panel.model is toy and (panel.layer, panel.head) == (1, 2)
     assert panel.model_box.currentText() == "Toy causal LM" and panel.showing_model_head()
     s = w.session.scene
     assert s.title == "Toy layer 1 head 2" and s.mask == "causal" and w.session.stage == "scores"
@@ -137,13 +137,14 @@ def test_a_registered_causal_model_in_the_window_and_from_the_command_line(windo
 
 
 def test_a_generating_model_presses_next_token_before_the_screenshot(windows, tmp_path, capsys, monkeypatch):
+    from qkv_studio.core.models.registry import generate
     from tests.toy_model import register_toy_generating
 
     toy = register_toy_generating(monkeypatch)
     text = "the cat sat"
-    head = toy.generate(text, 3).head_scene(1, 2)
+    head = generate(toy, text, 3).head_scene(1, 2)
     w = windows(head, size=(1280, 720), model=("toygen", text, 1, 2, 3), view=View(query=5))
-    panel = w.model_panel
+    panel = w.panels.model
     assert panel.state.generated == 3 and panel.run.n == 6 and (panel.layer, panel.head) == (1, 2)
     assert panel.showing_model_head() and w.session.query == 5
     assert w.session.scene.tokens == head.tokens and len(head.tokens) == 6
@@ -161,13 +162,14 @@ def test_the_tables_columns_are_fitted_to_the_numbers_the_picture_shows(windows,
     a real model's scores were cut at their left edge)."""
     from PySide6.QtGui import QFont, QFontMetrics
 
+    from qkv_studio.core.models.registry import generate
     from tests.toy_model import register_toy_generating
 
     toy = register_toy_generating(monkeypatch)
     text = "the cat sat"
-    head = toy.generate(text, 3).head_scene(1, 2)
+    head = generate(toy, text, 3).head_scene(1, 2)
     w = windows(head, size=(1280, 720), model=("toygen", text, 1, 2, 3), view=View(query=5, stage="scaled"))
-    table, model = w.calc, w.calc.calc_model
+    table, model = w.panels.calc, w.panels.calc.calc_model
     bold = QFont(table.font())
     bold.setBold(True)
     fm = QFontMetrics(bold)

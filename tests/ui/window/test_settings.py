@@ -76,6 +76,6 @@ def test_a_window_opens_on_damaged_settings(qtbot, lesson_scene):
     window.show()
     qtbot.waitExposed(window)
     assert window.theme_actions["light"].isChecked() and window._zoom == 1.0
-    assert not window.heatmap.animate and not window.act_animate.isChecked()
+    assert not window.heatmap.animate and not window.acts.animate.isChecked()
     qtbot.waitUntil(lambda: window.cmap_actions["viridis"].isChecked(), timeout=1000)
     window.close()

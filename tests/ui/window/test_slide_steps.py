@@ -46,7 +46,7 @@ def test_each_stage_shows_its_main_view_and_no_other(window):
         shown = main_views(window)
         assert shown == {name: name == stage_spec(stage).slide_view for name in shown}, stage
         # (the window behind the slide keeps its own heatmap and docks: the slide is not the window)
-        assert window.heatmap.isVisible() and window.dock_editors.isVisible()
+        assert window.heatmap.isVisible() and window.docks.editors.isVisible()
 
 
 def _fresh_picture(view):

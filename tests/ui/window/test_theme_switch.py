@@ -49,7 +49,7 @@ def _owner(w: QWidget) -> str:
 
 def _open_everything(show_window, qtbot):
     window = show_window(load_preset("multihead"), (1600, 950), view=view_of("multihead"))
-    for dock in (window.dock_explorer, window.dock_heads, window.dock_model):
+    for dock in (window.docks.explorer, window.docks.heads, window.docks.model):
         window.show_panel(dock)
         dock.setFloating(True)  # (tabbed, only one of them would be visible)
     window.show_quiz()
@@ -80,7 +80,7 @@ def _walk(window, old: Theme, new: Theme) -> list[str]:
         for found in _HEX.findall(html):
             check(where, found)
 
-    windows = {window, window._quiz} | {d for d in (window.dock_explorer, window.dock_heads, window.dock_model)}
+    windows = {window, window._quiz} | {d for d in (window.docks.explorer, window.docks.heads, window.docks.model)}
     # Only this window's own widgets: QApplication.allWidgets() also hands back widgets of earlier tests
     # that are being deleted, and touching one of those aborted a run once.
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
@@ -177,9 +177,9 @@ def test_panels_built_later_are_drawn_in_the_current_theme(qtbot, show_window):
     window.apply_theme("dark")
     window.apply_colormap("magma")
     window.set_zoom(1.5)
-    window.show_panel(window.dock_heads)
+    window.show_panel(window.docks.heads)
     window.show_quiz()
-    heads, quiz = window.heads, window._quiz
+    heads, quiz = window.panels.heads, window._quiz
     assert heads.appearance is window.appearance and quiz.appearance is window.appearance
     assert heads._theme is THEMES["dark"] and heads._cmap == "magma"
     assert heads._font_scale == pytest.approx(1.5)
@@ -192,14 +192,14 @@ def test_editors_built_later_follow_the_theme_and_scale(qtbot, show_window, less
     window = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
     window.apply_theme("projector")
     window.set_zoom(1.5)
-    window.act_projection.trigger()  # projection mode: its four editors are built now
+    window.acts.projection.trigger()  # projection mode: its four editors are built now
     x = window.editors["X"]
     assert x.appearance is window.appearance
     assert isinstance(x.table.style(), GridColorStyle)
     assert x.table.verticalHeader().defaultSectionSize() == row_height(1.5)
     window.apply_theme("light")
     window.set_zoom(1.0)
-    for table in [window.calc] + [e.table for e in window.editors.built()]:
+    for table in [window.panels.calc] + [e.table for e in window.editors.built()]:
         assert not isinstance(table.style(), GridColorStyle)  # the style's own grid again
         assert table.verticalHeader().defaultSectionSize() == row_height(1.0)
 

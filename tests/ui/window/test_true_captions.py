@@ -37,10 +37,10 @@ def test_a_pick_is_called_a_pick_and_the_blend_reads_as_the_cells(qtbot, show_wi
     text = window.stepper.caption.text()
     assert "= [1.00, 0.00]" in text and "e−" not in text and "e-" not in text
     assert "Every token contributes" not in text and "v<sub>cat</sub> alone" in text
-    assert "[1.00, 0.00]" in window.blend.title.text()
-    blend = window.blend.title.text()
+    assert "[1.00, 0.00]" in window.panels.blend.title.text()
+    blend = window.panels.blend.title.text()
     assert "almost a pick" in blend and "every token contributes" not in blend and "e-" not in blend
-    cell = window.calc.calc_model.index(3, window.calc.calc_model.columns().index("weighted")).data()
+    cell = window.panels.calc.calc_model.index(3, window.panels.calc.calc_model.columns().index("weighted")).data()
     assert cell == "o = [1.00, 0.00]"  # the same rounding as the captions
 
 
@@ -64,8 +64,8 @@ def test_labels_of_coinciding_and_close_arrows_do_not_overprint(qtbot, show_wind
     scene = Scene.create(["a", "b", "c", "d"], q=[[0, 1], [1, 0], [0, 1], [-1, 0]],
                          k=[[1.0, 0.0], [1.01, 0.01], [1.01, 0.01], [-1, -1]], v=[[1, 0], [0, 1], [1, 1], [0, 0]])
     window = show_window(scene)
-    window.show_panel(window.dock_plane)  # (at the window's 1600×950 a tab behind the blend)
-    plane = window.plane
+    window.show_panel(window.docks.plane)  # (at the window's 1600×950 a tab behind the blend)
+    plane = window.panels.plane
     settle(window)
     texts = plane.label_texts()
     assert any("k b = k c" in t and "k a" in t for t in texts), texts  # one label, not three on top of each other
@@ -83,8 +83,8 @@ def test_labels_of_coinciding_and_close_arrows_do_not_overprint(qtbot, show_wind
 
 def test_the_explorer_labels_its_mean_and_its_one_query(qtbot, show_window, lesson_scene):
     window = show_window(lesson_scene, view=LESSON_VIEW)
-    explorer = window.explorer
-    window.show_panel(window.dock_explorer)
+    explorer = window.panels.explorer
+    window.show_panel(window.docks.explorer)
     explorer.set_scaled(False)
     explorer.set_d_k(64)
     mean_raw = explorer.current().stats.max_weight
@@ -129,7 +129,7 @@ def test_a_presets_description_is_shown_as_its_own_and_dropped_once_false(qtbot,
     assert "0.54 on cat" in window.stepper.caption.toolTip()
     s.set_stage("output")  # (a step changes no number)
     assert s.scene.description
-    window.act_randomise.trigger()  # new numbers from a whole new scene: its description is dropped too
+    window.acts.randomise.trigger()  # new numbers from a whole new scene: its description is dropped too
     _settle(qtbot, window)
     assert s.scene.description == "" and window.stepper.caption.toolTip() == ""
 
@@ -148,9 +148,9 @@ def test_a_long_list_of_weights_ends_in_one_full_stop(qtbot, show_window):
 
 def test_preset_menu_cuts_descriptions_at_a_word_and_tips_the_whole(qtbot, show_window, lesson_scene):
     window = show_window(lesson_scene, view=LESSON_VIEW)
-    window.preset_menu.aboutToShow.emit()
+    window.submenus["preset_menu"].aboutToShow.emit()
     described = {p.name: p.description for p in list_presets()}
-    actions = window.preset_menu.actions()
+    actions = window.submenus["preset_menu"].actions()
     assert len(actions) == len(described)
     for act in actions:
         name, shown = act.text().split(" — ", 1)
@@ -176,7 +176,7 @@ def test_one_w_notation_in_menus_and_editors(qtbot, show_window, lesson_scene):
         for act in _all_actions(top.menu()):
             for text in (act.text(), act.statusTip(), act.toolTip()):
                 assert not re.search(r"W\^|W[ᵠᴷⱽᴼ]", text), text
-    window.act_projection.trigger()
+    window.acts.projection.trigger()
     for name, letter in (("Wq", "Q"), ("Wk", "K"), ("Wv", "V")):
         title = window.editors[name].title.text()
         assert f"W<sup>{letter}</sup>" in title and "^" not in title

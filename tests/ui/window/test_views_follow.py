@@ -59,7 +59,7 @@ def _editors(w) -> dict:
 
 
 def _plane(w) -> dict:
-    p = w.plane
+    p = w.panels.plane
     p.set_pca(False)  # (the first two components, as drawn without the PCA)
     keys = []
     while True:
@@ -72,7 +72,7 @@ def _plane(w) -> dict:
 
 
 def _calc(w) -> dict:
-    m = w.calc.model()
+    m = w.panels.calc.model()
     cols = m.columns()
     n = m.rowCount() - 1  # (and the total row)
     text = lambda j, c: m.data(m.index(j, cols.index(c)), Qt.ItemDataRole.DisplayRole)  # noqa: E731
@@ -82,18 +82,18 @@ def _calc(w) -> dict:
 
 
 def _blend(w) -> dict:
-    name, weight = re.search(r"“([^”]+)” most \((\d\.\d\d)\)", w.blend.title.text()).groups()
+    name, weight = re.search(r"“([^”]+)” most \((\d\.\d\d)\)", w.panels.blend.title.text()).groups()
     return {"best": (name, weight)}
 
 
 def _explorer(w) -> dict:
-    b = w.explorer.scene_button
-    assert b.isVisibleTo(w.explorer)
+    b = w.panels.explorer.scene_button
+    assert b.isVisibleTo(w.panels.explorer)
     return {"d_k": int(b.text().lstrip("▸"))}
 
 
 def _heads(w) -> dict:
-    h = w.heads
+    h = w.panels.heads
     r = h.result()
     return {"head": h.selected(), "d_k": r.d_head_k, "n": r.heads[h.selected()].weights.shape[0],
             "weights": np.array(h.big_image.image)}
@@ -163,12 +163,12 @@ def window(qtbot, show_window):
         if spec.lazy:
             w.panel(spec.name)  # built, as the View menu builds it
     w.show_panel("heads")
-    qtbot.waitUntil(lambda: w.heads.isVisible(), timeout=2000)
+    qtbot.waitUntil(lambda: w.panels.heads.isVisible(), timeout=2000)
     return w
 
 
 def _pick_head_1(qtbot, window) -> None:
-    heads = window.heads
+    heads = window.panels.heads
     qtbot.mouseClick(heads.graphics.viewport(), Qt.MouseButton.LeftButton, pos=heads.head_center(1))
     assert heads.selected() == 1 and window.session.head == 1
 
@@ -183,7 +183,7 @@ def test_the_selected_head_is_shown_by_every_view(qtbot, window):
     assert s.undo_stack.count() == 0 and not s.modified  # looking at a head edits nothing
     s.set_head(0)  # from the window (the Session's view): the Heads panel follows too
     _check_every_view(qtbot, window)
-    assert window.heads.selected() == 0
+    assert window.panels.heads.selected() == 0
     # an edit keeps the head and every view shows the new numbers of it
     s.set_head(1)
     assert s.set_value("X", 2, 0, 1.75)
@@ -238,9 +238,9 @@ def test_a_new_scene_leaves_nothing_of_the_old_one(qtbot, window, tmp_path, monk
     _check_every_view(qtbot, window, model_head=how == "model run")
     window.show_panel("heads")  # (shown again: it computes what it took note of while hidden)
     _check_every_view(qtbot, window, model_head=how == "model run")
-    assert window.heads.heads() == 1 and len(window.heads.small_images) == 1
+    assert window.panels.heads.heads() == 1 and len(window.panels.heads.small_images) == 1
     if how == "switch":  # undo of the switch brings the split back, every view with it
         s.undo_stack.undo()
         assert s.scene is old and s.head == 0
         _check_every_view(qtbot, window)
-        assert window.heads.heads() == 2 and window.heads.selected() == 0
+        assert window.panels.heads.heads() == 2 and window.panels.heads.selected() == 0

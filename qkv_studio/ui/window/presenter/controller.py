@@ -191,7 +191,7 @@ class Presenter(QObject):
 
             self.console = PresenterConsole(self)
             w = self._window
-            for act in (w.act_leave, w.act_presentation):  # (Esc and F5 work in the console too)
+            for act in (w.acts.leave, w.acts.presentation):  # (Esc and F5 work in the console too)
                 self.console.addAction(act)
         return self.console
 

@@ -17,7 +17,7 @@ from tests.views import LESSON_VIEW
 def window(show_window, lesson_scene, monkeypatch):
     register_toy_generating(monkeypatch)
     w = show_window(lesson_scene, (1600, 950), view=LESSON_VIEW)
-    assert w.model_panel.set_model("toygen")
+    assert w.panels.model.set_model("toygen")
     return w
 
 
@@ -30,7 +30,7 @@ def test_run_over_edits_says_what_it_replaces_and_one_undo_brings_them_back(qtbo
         return 0
 
     monkeypatch.setattr(QMessageBox, "exec", answer)
-    s, panel = window.session, window.model_panel
+    s, panel = window.session, window.panels.model
     s.set_value("Q", 0, 0, 3.0)
     edited = s.scene
     with qtbot.waitSignal(panel.job_finished, timeout=10_000) as sig:
@@ -48,7 +48,7 @@ def test_run_over_edits_says_what_it_replaces_and_one_undo_brings_them_back(qtbo
 
 
 def test_pagedown_at_the_last_stage_of_a_presentation_asks_for_the_next_token(qtbot, window):
-    s, panel = window.session, window.model_panel
+    s, panel = window.session, window.panels.model
     assert panel.run_text("the cat sat")
     window.set_presentation(True, fullscreen=False)
     s.set_stage(STAGES[-2])
@@ -65,14 +65,14 @@ def test_save_as_proposes_a_name_from_the_scenes_title(qtbot, window, monkeypatc
     offered = []
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda parent, caption, start, *a, **k: (offered.append(start), ("", ""))[1]))
-    assert window.model_panel.run_text("the cat sat")
-    window.model_panel.select(1, 3)
+    assert window.panels.model.run_text("the cat sat")
+    window.panels.model.select(1, 3)
     assert not window.save_as()
     assert offered[-1].endswith("toy-layer-1-head-3.qkv.json")
 
 
 def test_n_writes_the_next_token_at_any_stage_and_the_heatmap_gains_its_row(qtbot, window):
-    s, panel = window.session, window.model_panel
+    s, panel = window.session, window.panels.model
     lesson = s.scene
     handle_lecture_key(window, Qt.Key_N)  # (no run yet: nothing to write, nothing started)
     assert s.scene is lesson and not panel.busy

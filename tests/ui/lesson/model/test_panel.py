@@ -200,15 +200,16 @@ def test_a_short_panel_on_the_projector_keeps_its_views_readable(qtbot, session)
 @needs_model
 def test_the_window_shows_a_model_head_through_pca_and_its_copy_by_its_numbers(show_window, lesson_scene):
     window = show_window(lesson_scene, view=LESSON_VIEW)
-    panel = window.model_panel
-    assert not window.plane.pca_shown()
+    panel = window.panels.model
+    assert not window.panels.plane.pca_shown()
     assert panel.run_text("The cat sat on the mat.")
     window.session.flush()
-    assert window.plane.pca_shown() and window.plane.read_only()  # a head of dₖ = 32, seen by PCA
-    assert window.plane.plot.getAxis("bottom").labelText.startswith("PCA 1")
-    assert panel.select(3, 7) and window.plane.pca_shown()
+    assert window.panels.plane.pca_shown() and window.panels.plane.read_only()  # a head of dₖ = 32, seen by PCA
+    assert window.panels.plane.plot.getAxis("bottom").labelText.startswith("PCA 1")
+    assert panel.select(3, 7) and window.panels.plane.pca_shown()
     assert panel.edit_head()
-    assert not window.plane.pca_shown() and not window.plane.read_only()  # the copy is dragged by its numbers
+    # the copy is dragged by its numbers
+    assert not window.panels.plane.pca_shown() and not window.panels.plane.read_only()
 
 
 # ---- the picker reads the model registry ----------------------------------------------------------------

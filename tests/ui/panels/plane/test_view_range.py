@@ -166,14 +166,14 @@ def test_the_fit_button_fits_a_loose_view(qtbot, session):
 
 def test_the_fit_key_and_the_view_menu_fit_the_window_s_plane(qtbot, show_window):
     window = show_window(load_preset("lesson"), view=LESSON_VIEW)
-    window.dock_plane.show()
-    window.dock_plane.raise_()
-    plane = window.plane
+    window.docks.plane.show()
+    window.docks.plane.raise_()
+    plane = window.panels.plane
     qtbot.waitUntil(plane.isVisible, timeout=2000)
     _settled(qtbot, window.session)
     plane.fit_view()
     fitted = plane.view_box.viewRange()
-    act = window.act_fit_plane
+    act = window.acts.fit_plane
     view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
     assert act in view_menu.actions()
     assert QKeySequence("Ctrl+Shift+V") in act.shortcuts()
