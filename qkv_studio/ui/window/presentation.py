@@ -18,12 +18,20 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 
 from qkv_studio.core.stages import stage_spec
 from qkv_studio.ui.slide import SlideLook, SlideWidget
+from qkv_studio.ui.widgets.overlays import BlankOverlay
 from qkv_studio.ui.widgets.view_caches import fit_pixmap_cache
 from qkv_studio.ui.window.dock_layout import DockLayout
 
 if TYPE_CHECKING:
     from qkv_studio.ui.lesson.model import ModelPanel
     from qkv_studio.ui.window.main_window import MainWindow
+
+
+def _activate(widget: QWidget | None) -> None:
+    """Lay ``widget`` out now (through its layout, when it has one)."""
+    lay = widget.layout() if widget is not None else None
+    if lay is not None:
+        lay.activate()
 
 
 class Presentation:
@@ -82,7 +90,7 @@ class Presentation:
         """What covers the slide while it is shown (its black screen)."""
         return self._slide.covers() if self.on and self._slide is not None else ()
 
-    def blank_overlay(self) -> QWidget:
+    def blank_overlay(self) -> BlankOverlay:
         """The black screen B toggles: the slide's while presenting, else the window's."""
         return self.slide.blank if self.on else self._window.blank_overlay
 
@@ -219,21 +227,21 @@ class Presentation:
             # The deferred panels the layout will show are built before it lays anything out (the sizes
             # it makes follow the panels' own: built after it, they were laid out otherwise).
             w.panel_host.build_deferred(behind=self.docks.behind())
-            w.layout().activate()  # (resizeDocks shares out the sizes the docks have now)
+            _activate(w)  # (resizeDocks shares out the sizes the docks have now)
             self.docks.arrange()
-            w.layout().activate()
+            _activate(w)
             if w.screen_fit.placed and w.screen_fit.keep_inside():
                 # (the first activation, before the docks were shared out, grew the window to the
                 # minimum of a layout not yet made — the multihead scene's four editors: taller than
                 # a 1280×720 screen — and nothing shrank it back)
-                w.layout().activate()
+                _activate(w)
                 self.docks.arrange()
         # (a restored layout's deferred docks in front too; the others are built after the first paint)
         w.panel_host.build_shown()
         # The stage bar's form (one row or two, whole or short labels) for the width it will have, before
         # the first show: chosen after it, it changed the stepper's height and resized the plots again.
-        w.layout().activate()
-        w.centralWidget().layout().activate()
+        _activate(w)
+        _activate(w.centralWidget())
         w.stepper.fit_bar()
 
     def reset_layout(self) -> None:
@@ -242,10 +250,10 @@ class Presentation:
         w = self._window
         w.panel_host.build_deferred()  # (every panel laid out as it is)
         w.panel_host.arrange(show=True)
-        w.layout().activate()
+        _activate(w)
         w.screen_fit.keep_inside()  # (a layout of the user's own may have made the window taller than the screen)
         w.panels.calc.fit_columns(even_hidden=True)
-        w.layout().activate()
+        _activate(w)
         self.docks.arrange()
 
     def layout_docks(self) -> None:
