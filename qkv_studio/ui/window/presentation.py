@@ -110,10 +110,12 @@ class Presentation:
             self._follow_writer()
             self.show_on(screen)
             # (the window under a full-screen slide or console is not seen: it does not paint each step
-            # twice; its geometry and state are untouched, and it paints once at Esc)
+            # twice, nor run its heatmap's morph; its geometry and state are untouched, it paints once at Esc)
             w.setUpdatesEnabled(not fullscreen)
+            w.heatmap.animate = w.acts.animate.isChecked() and not fullscreen
         else:
             w.setUpdatesEnabled(True)
+            w.heatmap.animate = w.acts.animate.isChecked()  # (View → Animate, as the lecturer left it)
             slide.blank.hide()
             slide.hide()
             slide.reset_side()
