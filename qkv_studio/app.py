@@ -95,7 +95,7 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
     from PySide6.QtCore import Qt
 
     from qkv_studio.ui import registry
-    from qkv_studio.ui.widgets.frame_throttle import flush_pending
+    from qkv_studio.ui.update_policy import settle
     from qkv_studio.ui.window.main_window import MainWindow
 
     panels = list(dict.fromkeys(panels))  # each once, in the order asked
@@ -128,14 +128,10 @@ def prepare_window(scene: Scene, *, size: tuple[int, int] = (1600, 900), present
             window.panel_host.show_centre(spec.name)
         elif not spec.docked:
             _open_dialog(window, spec.name)
-    for _ in range(5):
-        app.processEvents()
     window.session.flush()
-    flush_pending()  # (the panels that follow an edit one frame later are drawn now)
-    # (the table's columns refit a moment after its numbers change; a picture taken sooner showed a
-    # real model's scores cut at their left edge, widths of the query it opened at)
-    window.panels.calc.fit_columns()
-    app.processEvents()
+    # (every deferral finished: the next frame's panels, the morph, the table's refit — a picture taken
+    # sooner showed a real model's scores cut at their left edge, widths of the query it opened at)
+    settle(window)
     return window
 
 
@@ -227,13 +223,14 @@ def presenter_image(window, size: tuple[int, int]):
     """The presenter console of ``window`` (presenting) at ``size``, offscreen, as a QImage."""
     from PySide6.QtCore import Qt
 
+    from qkv_studio.ui.update_policy import settle
+
     app = ensure_qapp()
     console = window.presenter.build_console()
     console.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     console.resize(*size)
     console.show()
-    for _ in range(3):
-        app.processEvents()
+    settle(window)
     window.presenter.grab_slide()
     window.presenter.refresh_console()
     app.processEvents()
@@ -260,7 +257,10 @@ def screenshot(scene: Scene, out: str | os.PathLike, *, size: tuple[int, int] = 
 
         window.presenter.scene_opened("screenshot", notes or NO_NOTES, ink or EMPTY_INK)
         ensure_qapp().processEvents()
-    image = grab_window(window) if presenter is None else presenter_image(window, size)
+    if presenter is not None:
+        image = presenter_image(window, size)
+    else:  # (presenting: the slide, a window of its own over the window)
+        image = grab_window(window.presentation.slide if presentation else window)
     window.session.undo_stack.setClean()
     window.close()
     if not out.parent.exists():

@@ -141,8 +141,10 @@ def label_box(x: float, y: float, anchor: tuple[float, float], size: tuple[float
 class ValueLabels:
     """The names of the value arrows ("v cat") on ``plot``: one per head (values at one point share one,
     "v mat = v sat"), beside the head on the side away from the origin, else on another side of it.
-    A name that would cover another, another arrow's head, the output or its label, or stand outside the
-    plot is left out — the largest weights' names placed first, as the bars' numbers are."""
+    A name goes where it covers no other name, arrow head, the output or its label and stays inside the
+    plot — the largest weights' names placed first, as the bars' numbers are; a name with no such side
+    then stands over the arrows near another head (never over its tip or a name); only a name with no
+    room at all is left out."""
 
     def __init__(self, plot: pg.PlotItem) -> None:
         self._plot = plot
@@ -217,16 +219,18 @@ class ValueLabels:
         inside = (view.left() / dx, view.right() / dx, view.top() / dy, view.bottom() / dy)
         taken: list[Box] = []
 
-        def place(x: float, y: float, item: pg.TextItem, crowd: bool, always: bool = False) -> bool:
-            """The first of the head's sides where ``item`` has room clear of the other heads and the
-            names placed; over the other heads if ``crowd`` and there is no such side; at the first side
-            anyway if ``always``."""
+        def place(x: float, y: float, item: pg.TextItem, crowd: bool, always: bool = False,
+                  reach: float = r) -> bool:
+            """The first of the head's sides where ``item`` has room clear of the other heads (squares
+            ``reach`` px from their tips) and the names placed; over the other heads if ``crowd`` and
+            there is no such side; at the first side anyway if ``always``."""
             rect = item.textItem.boundingRect()
             cx, cy = x / dx, y / dy
             anchors = [anchor_of(x, y)] + [a for a in _ANCHORS if a != anchor_of(x, y)]
             boxes = [label_box(cx, cy, a, (rect.width(), rect.height())) for a in anchors]
             others = [j for j, h in enumerate(heads_px) if h != (cx, cy)]
-            heads = [(heads_px[j][0] - r, heads_px[j][0] + r, heads_px[j][1] - r, heads_px[j][1] + r) for j in others]
+            heads = [(heads_px[j][0] - reach, heads_px[j][0] + reach, heads_px[j][1] - reach, heads_px[j][1] + reach)
+                     for j in others]
             got = placed([boxes], [0], gap=2.0, obstacles=heads + taken, inside=inside)
             if not got and crowd:
                 # Over the crowd's heads rather than not at all (still not on a name): the side that covers
@@ -266,6 +270,11 @@ class ValueLabels:
         for i in order:
             if i not in shown:
                 shown[i] = place(float(self._heads[i, 0]), float(self._heads[i, 1]), self.items[i], False)
+        # A name with no side clear of the other heads' squares stands where it covers no head's tip and no
+        # name (a real model's short values left arrows unnamed on the slide).
+        for i in order:
+            if not shown[i]:
+                shown[i] = place(float(self._heads[i, 0]), float(self._heads[i, 1]), self.items[i], False, reach=0.0)
         for i in order:
             item = self.items[i]
             if shown[i]:

@@ -264,7 +264,10 @@ class BlendView(FollowsAppearance, QWidget):
                 # (two rows of names: the axis as tall as both at once — grown only at its next paint,
                 # the second row was first drawn cut off under the plot)
                 fm = QFontMetricsF(font)
-                axis.setHeight(int(math.ceil(2 * fm.height() + fm.height() / 2 + 8)) if two_rows else None)
+                # (one row: as tall as a line of the names' font — sized by the last names drawn, it kept
+                # the room of a name without descenders and cut "␣cat" and "the" at the slide's edge)
+                axis.setHeight(int(math.ceil(2 * fm.height() + fm.height() / 2 + 8)) if two_rows
+                               else int(math.ceil(fm.height() + 6)))
             axis.setTicks(None if ticks is None else [ticks[0]])
         self._x_margins = self._end_margins(ticks, s.n)
         if self._drawn:

@@ -532,6 +532,13 @@ class CalcTable(FollowsAppearance, QTableView):
                    + ", ".join(HEADERS[n] for n in model.columns() if n in left_out))
             self.horizontalHeader().setToolTip(tip)
 
+    def settle_pending(self) -> bool:
+        """(:func:`qkv_studio.ui.update_policy.settle`) A refit waiting for the edits to pause, done now."""
+        if not self._fit_timer.isActive():
+            return False
+        self.fit_columns()
+        return True
+
     def fit_columns(self, *, even_hidden: bool = False) -> None:
         """Size the columns to their contents now (a hidden table does it when shown, unless
         ``even_hidden``: the window sizes its docks to the table before it first shows)."""

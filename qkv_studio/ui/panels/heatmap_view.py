@@ -404,6 +404,16 @@ class HeatmapView(FollowsAppearance, QWidget):
         """Whether a stage step's morph is under way (or waiting for the next frame to move)."""
         return self._anim.state() == QVariantAnimation.State.Running or self._anim_wait.isActive()
 
+    def settle_pending(self) -> bool:
+        """(:func:`qkv_studio.ui.update_policy.settle`) The morph at its end now; True if one was under way."""
+        if not self.is_animating():
+            return False
+        if self._anim_wait.isActive():
+            self._anim_wait.stop()
+            self._anim.start()
+        self._anim.setCurrentTime(self._anim.duration())  # (stops it: finished, the last picture)
+        return True
+
     def _on_query(self, index: int) -> None:
         old, self._query = self._query, index
         self._update_ticks()  # (the query's name is always shown, in bold)

@@ -42,6 +42,22 @@ def _accent_of(theme: Theme) -> str:
     return theme.highlight if theme.name == "light" else theme.accent
 
 
+def stage_button_sheet(theme: Theme, point_size: float) -> str:
+    """The stage buttons' sheet: the current stage's button in the colour the formula marks it with
+    (Fusion's checked button is a shade of grey the back of a hall cannot tell from the others)."""
+    t = theme
+    # (a button with a sheet takes the application's font, not the window's: the size goes in it)
+    size = f"font-size: {point_size:.1f}pt;"
+    if t.name == "light":
+        return (f"QPushButton {{ {size} }}"
+                f"QPushButton:checked {{ background: {t.highlight}; color: #ffffff; "
+                f"border: 1px solid {t.highlight}; border-radius: 3px; padding: 3px 2px; }}")
+    return (f"QPushButton {{ {size} border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 3px; "
+            f"background: {t.panel}; color: {t.text}; }}"
+            f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
+            f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")
+
+
 class StageStepper(FollowsAppearance, QWidget):
     """Back / Next buttons, the five stages as a segmented control, the caption and the formula; the
     formula marks the current stage's piece in the accent of the Appearance it is bound to."""
@@ -50,6 +66,8 @@ class StageStepper(FollowsAppearance, QWidget):
         super().__init__(parent)
         self._session = session
         self._hold = False  # (a slide's: at least as tall as the text needs, see hold_height)
+        self._keep_tallest = False
+        self._tallest_for: tuple | None = None
         self._accent = _accent_of(self._drawn_theme)
         self.back_button = QPushButton("◀ Back")
         self.next_button = QPushButton("Next ▶")
@@ -225,12 +243,16 @@ class StageStepper(FollowsAppearance, QWidget):
             self._bar.addWidget(self.next_button, 1, n - half, 1, half)
 
     # ---- a slide's stage bar: as tall as its text ------------------------------------------------------
-    def hold_height(self) -> None:
+    def hold_height(self, *, keep_tallest: bool = False) -> None:
         """Keep the stepper at least as tall as its bar, formulas and caption need at its width, and follow
         them when they need more or less (a slide: the main view below takes the rest, so the stepper's
         layout alone cannot make room for a caption that gained a line — a step's caption comes a frame
-        after the slide is composed, and was cut by its last line)."""
+        after the slide is composed, and was cut by its last line).  ``keep_tallest``: never less than the
+        tallest its texts have needed at this width and text size (a slide's views below do not move
+        between steps; a new width or text size measures it anew)."""
         self._hold = True
+        self._keep_tallest = keep_tallest
+        self._tallest_for = None
         self._fit_height()
 
     def release_height(self) -> None:
@@ -241,6 +263,11 @@ class StageStepper(FollowsAppearance, QWidget):
     def _fit_height(self) -> None:
         if self._hold and self.hasHeightForWidth():
             need = max(0, self.heightForWidth(self.width()))
+            if self._keep_tallest:
+                key = (self.width(), self.caption.font().toString(), self.font().toString())
+                if key == self._tallest_for:
+                    need = max(need, self.minimumHeight())
+                self._tallest_for = key
             if need != self.minimumHeight():
                 self.setMinimumHeight(need)
 
@@ -288,4 +315,4 @@ class StageStepper(FollowsAppearance, QWidget):
         return text
 
 
-__all__ = ["StageStepper", "STAGE_TITLES", "full_formula_html"]
+__all__ = ["StageStepper", "STAGE_TITLES", "full_formula_html", "stage_button_sheet"]

@@ -9,7 +9,8 @@ fast the edits come.  Painting everything in the same turn took ~20 ms on a smal
 
 :class:`FrameThrottle` is that delay: ``request()`` schedules the callback for the next frame (requests
 before then merge into one call).  :func:`flush_pending` runs every pending call at once — for code that
-must see a finished window *now*: screenshots, exports of the window, tests.
+must see a finished window *now*: screenshots, exports of the window, tests (through
+:func:`qkv_studio.ui.update_policy.settle`, which lists every deferral of the app).
 """
 
 from __future__ import annotations
@@ -78,6 +79,11 @@ class FrameThrottle(QObject):
         self._waiting = False
         _waiting.discard(self)
         self._callback()
+
+
+def any_pending() -> bool:
+    """Whether a next-frame update is waiting anywhere."""
+    return any(t.pending for t in list(_waiting) if isValid(t))
 
 
 def flush_pending() -> None:

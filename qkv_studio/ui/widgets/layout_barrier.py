@@ -9,11 +9,56 @@ height the widget needs at its current width really changes (a caption that gain
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize, QTimer
-from PySide6.QtWidgets import QWidget
+import weakref
 
-#: How long a grow-only barrier's text must stay unchanged before the barrier shrinks to it.
-SHRINK_DELAY_MS = 350
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QWidget
+from shiboken6 import isValid
+
+
+def _dragging() -> bool:
+    """Whether a mouse button is held: a drag (or a held spin button) is editing continuously."""
+    return QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton
+
+
+class _ReleaseWatch(QObject):
+    """Installed on the application only while a grow-only barrier keeps room its text no longer needs:
+    the mouse button's release (the drag's end) makes each of them give it back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting: weakref.WeakSet[LayoutBarrier] = weakref.WeakSet()
+        self.installed = False
+
+    def wait(self, barrier: LayoutBarrier) -> None:
+        self.waiting.add(barrier)
+        app = QApplication.instance()
+        if not self.installed and app is not None:
+            app.installEventFilter(self)
+            self.installed = True
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.MouseButtonRelease and self.waiting:
+            barriers, self.waiting = list(self.waiting), weakref.WeakSet()
+            app = QApplication.instance()
+            if app is not None:
+                app.removeEventFilter(self)
+            self.installed = False
+            for barrier in barriers:
+                if isValid(barrier):  # (a barrier deleted since it waited is left alone)
+                    barrier.give_back()
+        return False
+
+
+_watch: _ReleaseWatch | None = None
+
+
+def _release_watch() -> _ReleaseWatch:
+    global _watch
+    if _watch is None:
+        _watch = _ReleaseWatch()
+    return _watch
 
 
 class LayoutBarrier(QWidget):
@@ -21,11 +66,12 @@ class LayoutBarrier(QWidget):
 
     The child stays a normal widget (its text, font and visibility are set as usual); the barrier takes
     its size policy, size hints and height-for-width from it and follows its visibility.  With
-    ``grow_only`` it keeps the tallest height its text has needed at a width while the text keeps
-    changing, so a caption that alternates between two and three lines does not make the panel below
-    it jump, and re-lay out, on every edit; once the changes pause for :data:`SHRINK_DELAY_MS` it gives
-    back what its text no longer needs (one re-layout, not one per edit), so no gap is left under a
-    text that got shorter.
+    ``grow_only`` it keeps the tallest height its text has needed at a width while a mouse button is
+    held (a drag edits continuously), so a caption that alternates between two and three lines does
+    not make the panel below it jump, and re-lay out, on every step of the drag; the button's release
+    gives back what the text no longer needs (one re-layout).  Without a button held — a typed edit, a
+    key, a stage step — it is exactly as tall as its text at once: nothing waits on a timer
+    (:mod:`qkv_studio.ui.update_policy`).
     """
 
     def __init__(self, child: QWidget, parent: QWidget | None = None, *, grow_only: bool = False) -> None:
@@ -38,10 +84,7 @@ class LayoutBarrier(QWidget):
         # (measured once the barrier has its width: at the default one a caption was laid out as a
         # column of words, ~3 ms each while the window is built)
         self._hint: tuple | None = None
-        self._shrink = QTimer(self)  # (grow_only: gives back the height the text no longer needs)
-        self._shrink.setSingleShot(True)
-        self._shrink.setInterval(SHRINK_DELAY_MS)
-        self._shrink.timeout.connect(self._give_back)
+        self._keeps = False  # (grow_only: taller than its text, until the drag's release)
         if child.isHidden():  # (showing it explicitly would size it now, from its child's text: ~2 ms)
             self.hide()
         child.installEventFilter(self)
@@ -62,6 +105,9 @@ class LayoutBarrier(QWidget):
     def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
         h = self._child.heightForWidth(width)
         if self._grow_only:
+            if not _dragging():  # (exactly its text's height; a drag starting now keeps this one)
+                self._tallest = {width: h}
+                return h
             h = max(h, self._tallest.get(width, -1))
             if len(self._tallest) > 64:
                 self._tallest.clear()
@@ -82,7 +128,7 @@ class LayoutBarrier(QWidget):
     def _place(self) -> None:
         """The child at the top, as tall as it needs (the barrier may be taller: grow_only)."""
         rect = self.rect()
-        if self._grow_only and self._child.hasHeightForWidth():
+        if self._grow_only and self._child.hasHeightForWidth():  # (taller while a drag lasts)
             rect.setHeight(min(rect.height(), max(0, self._child.heightForWidth(rect.width()))))
         self._child.setGeometry(rect)
 
@@ -99,15 +145,15 @@ class LayoutBarrier(QWidget):
                 self.updateGeometry()  # the rare case: the parents must make room
             self._place()
             if self._grow_only and self._child.hasHeightForWidth():
-                if self._child.heightForWidth(self.width()) < self.height():
-                    self._shrink.start()  # (restarted by each change: the barrier shrinks once they pause)
-                else:
-                    self._shrink.stop()  # (the text needs all of it again)
+                self._keeps = _dragging() and self._child.heightForWidth(self.width()) < self.height()
+                if self._keeps:
+                    _release_watch().wait(self)  # (the drag's release gives the room back)
         return super().event(event)
 
-    def _give_back(self) -> None:
-        """The changes paused: forget the taller heights kept, and re-lay out the parents if that
-        makes the barrier shorter."""
+    def give_back(self) -> None:
+        """The drag is over: forget the taller heights kept, and re-lay out the parents if that makes
+        the barrier shorter."""
+        self._keeps = False
         self._tallest.clear()
         wanted = self._wanted()
         if wanted != self._hint:
@@ -116,11 +162,18 @@ class LayoutBarrier(QWidget):
         self._place()
 
     def shrink_pending(self) -> bool:
-        """Whether the barrier is taller than its text needs and will shrink once changes pause."""
-        return self._shrink.isActive()
+        """Whether the barrier is taller than its text needs and will shrink at the drag's release."""
+        return self._keeps
+
+    def settle_pending(self) -> bool:
+        """(:func:`qkv_studio.ui.update_policy.settle`) Give back now what a drag kept; True if it did."""
+        if not self._keeps:
+            return False
+        self.give_back()
+        return True
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
-        if obj is self._child:
+        if obj is getattr(self, "_child", None):  # (none yet while the barrier is being made)
             kind = event.type()
             if kind in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
                 self._tallest.clear()  # a new size of text starts afresh

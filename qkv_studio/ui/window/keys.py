@@ -135,7 +135,7 @@ def _next_cell(window: MainWindow, key: int) -> None:
 
 
 def _blank(window: MainWindow, key: int) -> None:
-    window.blank_overlay.toggle()
+    window.presentation.blank_overlay().toggle()
 
 
 def _shortcuts(window: MainWindow, key: int) -> None:
@@ -239,6 +239,8 @@ class KeyRouter(QObject):
         if isinstance(focus, (QMenuBar, QMenu)):
             return False  # the menu bar's keyboard navigation (Alt, then arrows)
         w: QWidget | None = focus
+        if self._window.presentation.owns(focus):
+            return True  # (the slide: a window of its own while presenting)
         while w is not None:
             if w is self._window:
                 return True
@@ -247,10 +249,14 @@ class KeyRouter(QObject):
             w = w.parentWidget()
         return False
 
+    def _active(self) -> bool:
+        """Whether the window is the active one, or the slide it presents (a window of its own)."""
+        return self._window.isActiveWindow() or self._window.presentation.slide_active()
+
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
         # Every event of the application passes here (hundreds per edit): compare plain ints first.
         kind = int(event.type().value)
-        if (kind != _KEY_PRESS and kind != _SHORTCUT_OVERRIDE) or not self._window.isActiveWindow():
+        if (kind != _KEY_PRESS and kind != _SHORTCUT_OVERRIDE) or not self._active():
             return False
         key = int(event.key())
         if key in _MODIFIER_KEYS:

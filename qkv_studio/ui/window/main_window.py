@@ -59,9 +59,6 @@ if TYPE_CHECKING:
 
 __all__ = ["APP_NAME", "MainWindow"]
 
-PRESENTATION_SCALE = 2.2
-
-
 
 class MainWindow(QMainWindow):
     """QKV Studio's window, bound to one :class:`Session`.
@@ -261,16 +258,20 @@ class MainWindow(QMainWindow):
         return self._shortcuts_overlay
 
     def covers(self) -> tuple[QWidget, ...]:
-        """What can cover the window, bottom first: the black screen, the shortcut list once it is built."""
+        """What can cover the window, bottom first: the black screen, the shortcut list once it is built,
+        and presenting, the slide's black screen."""
         built = self._shortcuts_overlay
-        return (self.blank_overlay,) if built is None else (self.blank_overlay, built)
+        own = (self.blank_overlay,) if built is None else (self.blank_overlay, built)
+        return own + self.presentation.covers()
 
     def show_shortcuts(self) -> None:
-        """The shortcut list (F1 or ?), made from the actions and lecture keys the window has now."""
-        self.shortcuts_overlay.set_rows(shortcut_rows(self))
-        if not self.shortcuts_overlay.isVisible():
-            self.shortcuts_overlay.toggle()
-        self.shortcuts_overlay.setFocus()
+        """The shortcut list (F1 or ?), made from the actions and lecture keys the window has now (on the
+        slide while presenting)."""
+        overlay = self.presentation.slide.shortcuts_overlay() if self.presentation.on else self.shortcuts_overlay
+        overlay.set_rows(shortcut_rows(self))
+        if not overlay.isVisible():
+            overlay.toggle()
+        overlay.setFocus()
 
     # ---- theme, colormap, zoom, presentation -----------------------------------------------------
     def apply_theme(self, name: str) -> None:
@@ -298,10 +299,15 @@ class MainWindow(QMainWindow):
         """Scale every font and line (Ctrl++ / Ctrl+− / Ctrl+0)."""
         self._zoom = max(0.5, min(4.0, zoom))
         self._apply_font_scale()
+        self.presentation.zoom_changed()
         self._store("zoom", self._zoom)
 
     def _font_scale(self) -> float:
-        return min(MAX_SCALE, self._zoom * (PRESENTATION_SCALE if self._presentation else 1.0))
+        return min(MAX_SCALE, self._zoom)  # (the slide has a scale of its own: qkv_studio.ui.slide.look)
+
+    def zoom(self) -> float:
+        """The window's zoom (View → Zoom in / out; the slide's text follows it too)."""
+        return self._zoom
 
     def _style_new_panels(self) -> None:
         """End of construction: the menus show the Appearance and follow it; the window's fonts go on.

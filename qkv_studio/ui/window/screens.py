@@ -3,7 +3,7 @@
 The window opens inside the screen's available geometry (never larger than it, centred), or where it
 was left when that still fits; whenever it is shown or moves to another screen the Appearance's
 ``screen_scale`` follows that screen (:func:`~qkv_studio.state.appearance.screen_scale_for`), and in
-presentation mode the slide's — the whole screen's, or the window's when presenting in a window.
+presentation mode the slide has a scale of its own (:mod:`qkv_studio.ui.slide.look`).
 """
 
 from __future__ import annotations
@@ -94,18 +94,13 @@ class ScreenFit:
         self._window.presentation.screen_changed()
 
     def update_scale(self) -> None:
-        """The Appearance's screen scale for the screen now (in presentation: for the slide)."""
+        """The Appearance's screen scale for the screen now (the slide has its own: ui.slide.look)."""
         w = self._window
-        if w.presentation.on:
-            size = w.presentation.slide_size()
-            scale = screen_scale_for(size.width(), size.height(), self._ratio(), slide=True)
-        else:
-            screen = self.screen()
-            if screen is None:
-                return
-            avail = screen.availableGeometry()
-            scale = screen_scale_for(avail.width(), avail.height(), self._ratio())
-        w.appearance.set_screen_scale(scale)
+        screen = self.screen()
+        if screen is None:
+            return
+        avail = screen.availableGeometry()
+        w.appearance.set_screen_scale(screen_scale_for(avail.width(), avail.height(), self._ratio()))
 
     def _ratio(self) -> float:
         screen = self.screen()

@@ -1,9 +1,9 @@
-"""The presentation slide as a picture: a window of its own, offscreen, in presentation mode.
+"""The presentation slide as a picture: a slide of its own, offscreen.
 
-What the audience sees (the stage bar, formula and caption, the stage's main view, the calculation table
-under the heatmap) is the window's presentation mode composed for a screen (:mod:`.presentation`).  To
-export it, :class:`SlideComposer` keeps one more window, never shown on a screen, looking at the scene
-as asked (query, stage, theme, colour map) in presentation mode at the slide's size, and paints it
+What the audience sees is a :class:`~qkv_studio.ui.slide.SlideWidget` (the stage bar, formula and
+caption over the stage's main view, laid out by the slide's one rule).  To export it,
+:class:`SlideComposer` keeps one more slide, never shown on a screen, bound to a Session of its own that
+looks at the scene as asked (query, stage, theme, colour map) at the slide's size, and paints it
 (:class:`qkv_studio.export.slide.SlidePainter`): the export writes what it paints as PNG, SVG or PDF.
 The command line's ``export --slide`` and the export dialog's *The slide as the audience sees it* both
 use it; the window the lecturer works in is never changed.
@@ -19,12 +19,16 @@ Public API::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QWidget
 
 from qkv_studio.core import Scene, View
+
+if TYPE_CHECKING:
+    from qkv_studio.ui.slide import SlideWidget
 
 
 @dataclass
@@ -39,53 +43,47 @@ class ComposedSlide:
 
 
 class SlideComposer:
-    """One offscreen window in presentation mode, made on the first :meth:`compose` and reused."""
+    """One offscreen slide with a Session of its own, made on the first :meth:`compose` and reused."""
 
     def __init__(self) -> None:
-        self._window = None
+        self._slide: SlideWidget | None = None
 
     def compose(self, scene: Scene, view: View, *, size: tuple[int, int], theme: str = "light",
                 colormap: str | None = None) -> ComposedSlide:
         """The slide of ``scene`` looked at with ``view``, laid out for a ``size`` screen."""
         from qkv_studio.export.slide import check_size
-        from qkv_studio.ui.widgets.frame_throttle import flush_pending
-        from qkv_studio.ui.window.main_window import MainWindow
+        from qkv_studio.state.appearance import Appearance
+        from qkv_studio.state.session import Session
+        from qkv_studio.ui.slide import SlideLook, SlideWidget
+        from qkv_studio.ui.update_policy import settle
 
         size = check_size(size)
-        app = QApplication.instance()
-        window = self._window
-        if window is not None and window.session.stage != view.stage:
-            # (a slide composed after another stage's is laid out a little differently — the table beside
-            # the heatmap keeps the widths it was fitted to — so each stage gets a window of its own and
-            # its picture is the slide F5 shows at that stage, where its ink was drawn)
-            self.close()
-            window = None
-        if window is None:
-            window = MainWindow(scene, "", use_settings=False, view=view)
-            window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-            self._window = window
-        elif not window.session.scene.same_as(scene) or window.session.view != view:
-            window.session.load(scene, "", view)
-        if window.appearance.theme.name != theme:
-            window.apply_theme(theme)
-        if colormap is not None and window.appearance.colormap != colormap:
-            window.apply_colormap(colormap)
-        window.resize(*size)
-        if not window.isVisible():
-            window.show()
-        window.set_presentation(True, fullscreen=False)
-        window.resize(*size)
-        app.processEvents()
-        window.layout_docks()  # (in presentation mode: the slide composed again for this size)
-        window.session.flush()
-        flush_pending()  # (the panels that follow an edit one frame later are drawn now)
-        app.processEvents()
-        return ComposedSlide(window, size)
+        slide = self._slide
+        if slide is None:
+            session = Session(scene, "", view=view)
+            look = SlideLook(Appearance(theme, colormap or Appearance().colormap))
+            slide = SlideWidget(session, look)
+            session.setParent(slide)
+            look.setParent(slide)
+            slide.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+            self._slide = slide
+        elif not slide.session.scene.same_as(scene) or slide.session.view != view:
+            slide.session.load(scene, "", view)
+        appearance = slide.look
+        appearance.set_theme(theme)
+        if colormap is not None:
+            appearance.set_colormap(colormap)
+        appearance.fit(*size)
+        slide.resize(*size)
+        if not slide.isVisible():
+            slide.show()
+        slide.session.flush()
+        settle(slide)
+        return ComposedSlide(slide, size)
 
     def close(self) -> None:
-        """Let the offscreen window go (nothing to save: it never held an edit)."""
-        window, self._window = self._window, None
-        if window is not None:
-            window.session.undo_stack.setClean()
-            window.close()
-            window.deleteLater()
+        """Let the offscreen slide go (nothing to save: its Session never held an edit)."""
+        slide, self._slide = self._slide, None
+        if slide is not None:
+            slide.close()
+            slide.deleteLater()

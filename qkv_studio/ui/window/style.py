@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QApplication, QPushButton
 
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
+from qkv_studio.ui.panels.stage_stepper import stage_button_sheet  # (re-exported: it lives with the bar)
 from qkv_studio.ui.widgets.table_style import BASE_POINT_SIZE
 
 if TYPE_CHECKING:
@@ -57,22 +58,6 @@ def caption_factor(screen_height: float) -> float:
     the caption above the heatmap took half the window's height and left the heatmap a strip)."""
     t = min(1.0, max(0.0, (screen_height - 540) / (720 - 540)))
     return 1.15 + 0.30 * t
-
-
-def stage_button_sheet(theme: Theme, point_size: float) -> str:
-    """The stage buttons' sheet: the current stage's button in the colour the formula marks it with
-    (Fusion's checked button is a shade of grey the back of a hall cannot tell from the others)."""
-    t = theme
-    # (a button with a sheet takes the application's font, not the window's: the size goes in it)
-    size = f"font-size: {point_size:.1f}pt;"
-    if t.name == "light":
-        return (f"QPushButton {{ {size} }}"
-                f"QPushButton:checked {{ background: {t.highlight}; color: #ffffff; "
-                f"border: 1px solid {t.highlight}; border-radius: 3px; padding: 3px 2px; }}")
-    return (f"QPushButton {{ {size} border: {max(1, int(t.line_scale))}px solid {t.text}; padding: 4px 3px; "
-            f"background: {t.panel}; color: {t.text}; }}"
-            f"QPushButton:checked {{ background: {t.accent}; color: {t.background}; }}"
-            f"QPushButton:disabled {{ color: {t.muted}; border-color: {t.muted}; }}")
 
 
 class WindowStyle(QObject):
@@ -126,7 +111,7 @@ class WindowStyle(QObject):
         big = QFont(font)
         screen = w.screen()
         tall = screen.availableGeometry().height() if screen is not None else 1080
-        big.setPointSizeF(BASE_POINT_SIZE * f * (1.15 if w.is_presentation() else caption_factor(tall)))
+        big.setPointSizeF(BASE_POINT_SIZE * f * caption_factor(tall))  # (the slide styles its own: ui.slide)
         for label in (w.stepper.caption, w.stepper.formula, w.stepper.stage_formula):
             label.setFont(big)
         self.style_stage_buttons()

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication
 
 from qkv_studio.core import Scene, View
 from qkv_studio.render.colormaps import scale_for
@@ -11,6 +12,7 @@ from qkv_studio.render.theme import get_theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.heatmap_view import HeatmapView, format_value
+from qkv_studio.ui.update_policy import settle
 
 
 def _show(qtbot, session, size=(1000, 800)):
@@ -365,23 +367,24 @@ def test_projector_sized_legend_keeps_its_end_labels(qtbot, session):
     qtbot.waitUntil(lambda: room_under_the_bar() >= view._px(17) // 2, timeout=2000)
 
 
-def test_a_title_that_wraps_at_one_stage_does_not_make_the_matrix_jump(qtbot, session):
+def test_a_title_that_wraps_at_one_stage_takes_its_room_at_the_step_and_nothing_moves_later(qtbot, session):
+    """The update policy (qkv_studio.ui.update_policy): a step's title is laid out in the step — its
+    second line's room taken at the step to it and given back at the step away — and nothing moves
+    afterwards (the room was given back 350 ms later, a jump of its own well after the step)."""
     view = _show(qtbot, session, size=(500, 500))
     session.set_stage("weights")
-    _settle(qtbot, session)
-    qtbot.wait(50)  # (every relayout of the first show done)
+    settle(view)
     one_line = view.graphics.height()
     session.set_stage("output")  # "softmax weights w — the blend: output = w · V" takes two lines here
-    _settle(qtbot, session)
+    settle(view)
     assert view.title.heightForWidth(view.title.width()) > view.title.fontMetrics().lineSpacing() * 1.5
-    # (the title's new height reaches the panel's layout in a second posted request: a slow first turn
-    # of a short wait left it unprocessed once, in a full run)
-    qtbot.waitUntil(lambda: view.graphics.height() < one_line, timeout=2000)
     two_lines = view.graphics.height()
+    assert two_lines < one_line
+    QApplication.processEvents()
+    assert view.graphics.height() == two_lines  # (settled: nothing waits to move after the step)
     session.set_stage("weights")
-    _settle(qtbot, session)
-    qtbot.wait(50)
-    assert view.graphics.height() == two_lines  # the room stays: the matrix keeps its place
+    settle(view)  # (no sleeping: the room comes back in the step's own events)
+    assert view.graphics.height() == one_line
 
 
 @pytest.mark.parametrize("name", ["viridis", "cividis", "magma", "grayscale", "CET-CBD1"])

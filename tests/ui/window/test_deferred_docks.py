@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from qkv_studio.core import load_preset
+from qkv_studio.core.stages import stage_spec
 from qkv_studio.ui import registry
 from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.plane import VectorPlane
@@ -93,10 +94,16 @@ def test_a_deferred_panel_is_built_when_asked_for_or_brought_forward(qtbot):
     assert isinstance(w.panels.blend, BlendView) and w.built_panel("blend") is w.panels.blend  # (asked for)
 
 
-def test_presenting_builds_them_first(qtbot):
+def test_presenting_shows_the_slides_own_views_and_leaves_the_windows_docks_alone(qtbot):
     w = _window(qtbot, (792, 760))
     w.show()
     QApplication.sendPostedEvents()
+    built = {name: w.built_panel(name) for name in DEFERRED}
     w.set_presentation(True, fullscreen=False)
-    assert all(w.built_panel(name) is not None for name in DEFERRED)
+    slide = w.presentation.slide
+    for stage in ("vectors", "output"):  # (the plane's and the blend's slides: their own instances)
+        w.session.set_stage(stage)
+        view = slide.views.built(stage_spec(stage).slide_view)
+        assert view is not None and view.isVisible() and view is not w.built_panel(stage_spec(stage).slide_view)
+    assert {name: w.built_panel(name) for name in DEFERRED} == built  # (nothing of the window built for it)
     w.set_presentation(False)

@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from qkv_studio.core import STAGES
+from qkv_studio.ui.update_policy import settle
 from tests.views import LESSON_VIEW
 
 
@@ -179,7 +180,7 @@ def test_up_and_down_still_move_between_an_editor_table_s_rows(qtbot, window):
 def test_an_open_cell_editor_gets_its_keys_and_esc_closes_it_first(qtbot, window):
     s = window.session
     window.set_presentation(True, fullscreen=False)
-    window.docks.editors.show()  # (a lecturer who brings the editors back to change a number)
+    window.set_presentation(False)  # (a lecturer who leaves the slide to change a number, then comes back)
     table = window.editors["Q"].table
     qtbot.waitUntil(table.isVisible, timeout=1000)
     table.setCurrentIndex(table.model().index(0, 0))
@@ -198,34 +199,35 @@ def test_an_open_cell_editor_gets_its_keys_and_esc_closes_it_first(qtbot, window
     for key in (Qt.Key_Left, Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space, Qt.Key_B, Qt.Key_Period):
         _press(qtbot, key)
     assert (s.stage, s.query) == (stage, query) and not window.blank_overlay.isVisible()
-    _press(qtbot, Qt.Key_Escape)  # first: the editor closes (its text thrown away)…
+    _press(qtbot, Qt.Key_Escape)  # Esc: the editor closes (its text thrown away)
     qtbot.waitUntil(lambda: table.state() != table.State.EditingState, timeout=1000)
-    assert window.is_presentation() and s.scene.q[0, 0] == value
-    _press(qtbot, Qt.Key_Escape)  # …then presentation ends
-    assert not window.is_presentation()
+    assert s.scene.q[0, 0] == value
+    _press(qtbot, Qt.Key_F5)  # and F5 presents again from the table
+    assert window.is_presentation() and window.presentation.slide.isVisible()
 
 
 # ---- blanking ---------------------------------------------------------------------------------------------
 def test_any_key_or_click_unblanks_and_the_key_does_nothing_else(qtbot, window):
     s = window.session
     window.set_presentation(True, fullscreen=False)
+    blank = window.presentation.slide.blank  # (the slide's black screen: the slide is what the hall sees)
     stage = s.stage
     _press(qtbot, Qt.Key_B)
-    assert window.blank_overlay.isVisible()
+    assert blank.isVisible() and not window.blank_overlay.isVisible()
     _press(qtbot, Qt.Key_PageDown)
-    assert not window.blank_overlay.isVisible() and s.stage == stage  # un-blanked, not stepped
+    assert not blank.isVisible() and s.stage == stage  # un-blanked, not stepped
     _press(qtbot, Qt.Key_PageDown)
     assert s.stage == STAGES[STAGES.index(stage) + 1]  # the next press steps
     _press(qtbot, Qt.Key_Period)
     _press(qtbot, Qt.Key_Escape)  # Esc un-blanks; it does not leave presentation
-    assert not window.blank_overlay.isVisible() and window.is_presentation()
+    assert not blank.isVisible() and window.is_presentation()
     _press(qtbot, Qt.Key_B)
     s.set_value("K", 1, 0, 5.0)
     _press(qtbot, Qt.Key_Z, Qt.ControlModifier)  # nor undoes behind a black screen
-    assert not window.blank_overlay.isVisible() and s.scene.k[1, 0] == 5.0
+    assert not blank.isVisible() and s.scene.k[1, 0] == 5.0
     _press(qtbot, Qt.Key_B)
-    qtbot.mouseClick(window.blank_overlay, Qt.LeftButton, pos=window.blank_overlay.rect().center())
-    assert not window.blank_overlay.isVisible()
+    qtbot.mouseClick(blank, Qt.LeftButton, pos=blank.rect().center())
+    assert not blank.isVisible()
 
 
 # ---- presentation: focus and the window it gives back ------------------------------------------------------
@@ -234,10 +236,11 @@ def test_entering_and_leaving_presentation_puts_the_keyboard_on_the_stage(qtbot,
     window.editors["Q"].table.setFocus()
     _press(qtbot, Qt.Key_F5)
     assert window.is_presentation()
-    qtbot.waitUntil(lambda: _focused() is window.stepper, timeout=1000)
-    window.show_panel("heads")
-    window.panels.heads.heads_spin.setFocus()  # a spin box (the head count), as a lecturer may have used
-    qtbot.waitUntil(lambda: _focused() is window.panels.heads.heads_spin, timeout=1000)
+    slide = window.presentation.slide
+    qtbot.waitUntil(lambda: _focused() is slide, timeout=1000)  # (the slide's keys: the lecture's)
+    _press(qtbot, Qt.Key_Right)
+    assert s.stage == STAGES[STAGES.index(LESSON_VIEW.stage) + 1]
+    _press(qtbot, Qt.Key_Left)
     _press(qtbot, Qt.Key_Escape)
     assert not window.is_presentation()
     qtbot.waitUntil(lambda: _focused() is window.stepper, timeout=1000)
@@ -249,17 +252,19 @@ def test_entering_and_leaving_presentation_puts_the_keyboard_on_the_stage(qtbot,
 def test_esc_gives_back_the_maximised_window_and_its_docks(qtbot, window):
     window.showMaximized()
     qtbot.waitUntil(window.isMaximized, timeout=2000)
-    qtbot.wait(50)
+    settle(window)
     docks = [window.docks.editors, window.docks.plane, window.docks.calc, window.docks.blend]
     window.docks.plane.hide()  # a layout of the lecturer's own
     window.resizeDocks([window.docks.calc], [520], Qt.Horizontal)
-    qtbot.wait(50)
+    settle(window)
     before = ([d.isVisible() for d in docks], [d.geometry() for d in docks], window.geometry())
     _press(qtbot, Qt.Key_F5)
-    qtbot.waitUntil(window.isFullScreen, timeout=2000)
+    slide = window.presentation.slide
+    qtbot.waitUntil(slide.isFullScreen, timeout=2000)  # (the slide full screen; the window stays as it is)
+    assert window.isMaximized() and not window.isFullScreen()
     _press(qtbot, Qt.Key_Escape)
-    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=2000)
-    qtbot.wait(300)  # (the docks are put back once more after the window has its size)
+    assert not slide.isVisible()
+    settle(window)  # (nothing to put back: nothing of the window moved)
     assert window.isMaximized()
     after = ([d.isVisible() for d in docks], [d.geometry() for d in docks], window.geometry())
     assert after == before
@@ -304,7 +309,7 @@ def test_the_shortcut_list_is_opaque(qtbot, window, theme):
     window.session.set_stage("scores")  # the window under the list changes…
     window.session.set_query(0)
     window.docks.editors.hide()
-    qtbot.wait(50)
+    settle(window)
     assert picture() == first  # …and nothing of it shows through
     background = QColor(window.appearance.theme.background).rgb()
     assert first.pixelColor(5, first.height() - 5).rgb() == background
@@ -317,7 +322,8 @@ def test_the_shortcut_list_fits_the_window_even_in_presentation_type(qtbot, show
     window = show_window(lesson_scene, (1280, 720), view=LESSON_VIEW)
     window.set_presentation(True, fullscreen=False)
     window.show_shortcuts()
-    overlay = window.shortcuts_overlay
+    overlay = window.presentation.slide.shortcuts_overlay()  # (on the slide: what the hall sees)
+    assert overlay.isVisible() and overlay.size() == window.presentation.slide.size()
     hint = overlay.label.sizeHint()
     assert hint.width() <= overlay.width() and hint.height() <= overlay.height()
     assert overlay.label.font().pointSizeF() >= 7

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from qkv_studio.core import STAGES, View, write_session
 from qkv_studio.core.ink import EMPTY_INK, Notes, stroke
 from qkv_studio.core.stopwatch import Stopwatch
+from qkv_studio.ui.update_policy import settle
 from qkv_studio.ui.window.presenter.placement import place
 from tests.views import LESSON_VIEW
 
@@ -118,25 +119,21 @@ def test_a_tablet_pen_draws_with_its_pressure(qtbot, window):
 def test_ink_is_drawn_on_the_slide_and_in_its_screenshot(qtbot, window):
     window.set_presentation(True, fullscreen=False)
     p = window.presenter
-    before = window.grab().toImage()
+    slide = window.presentation.slide
+    settle(window)  # (the caption's numbers a frame after the slide shows: the picture it settles on)
+    before = slide.grab().toImage()
     qtbot.keyClick(window, Qt.Key_D)
     qtbot.keyClick(window, Qt.Key_4)
     _draw(p.overlay, [(0.05, 0.5), (0.95, 0.5)])
     qtbot.keyClick(window, Qt.Key_D)  # (drawing off: the ink stays on the slide)
-    assert p.overlay.isVisible()
-    after = window.grab().toImage()
+    assert p.overlay.isVisible() and p.overlay.parentWidget() is slide
+    after = slide.grab().toImage()
     y = int(after.height() * 0.5)
     changed = sum(before.pixelColor(x, y) != after.pixelColor(x, y) for x in range(100, after.width() - 100, 10))
     assert changed > 0.8 * len(range(100, after.width() - 100, 10))
     blue = after.pixelColor(after.width() // 2, y)
     assert blue.blue() > 200 and blue.red() < 120  # (ink 4: blue)
     assert p.grab_slide().pixelColor(after.width() // 2, y) == before.pixelColor(after.width() // 2, y)
-
-
-def _near(a, b, slack: int = 30) -> bool:
-    """The same size, and the same place but for a frame's title bar (the offscreen platform's frame
-    margins move a window put back by up to its title bar's height)."""
-    return a.size() == b.size() and abs(a.x() - b.x()) <= slack and abs(a.y() - b.y()) <= slack
 
 
 def test_the_laser_dot_follows_the_mouse_on_the_slide_and_on_the_console(qtbot, show_window, lesson_scene):
@@ -146,10 +143,12 @@ def test_the_laser_dot_follows_the_mouse_on_the_slide_and_on_the_console(qtbot, 
     p.set_rehearse(True)
     before = window.geometry()
     window.set_presentation(True)  # (one screen, rehearsing: the slide and the console as two windows)
-    assert p.console_shown() and not window.isFullScreen()
+    slide = window.presentation.slide
+    assert p.console_shown() and slide.isVisible() and not slide.isFullScreen()
     avail = window.screen().availableGeometry()
     assert p.console.geometry().left() == avail.x() + int(avail.width() * 0.62)  # (side by side)
-    assert window.geometry().left() == avail.x()
+    assert slide.geometry().left() == avail.x()
+    assert window.geometry() == before  # (the main window stays where it was, behind them)
     qtbot.keyClick(p.console, Qt.Key_L)  # (the console has the keyboard: it was shown last)
     _mouse(p.overlay, QEvent.Type.MouseMove, QPointF(p.overlay.width() * 0.25, p.overlay.height() * 0.75))
     x, y = p.overlay.laser_trail()[-1]
@@ -159,7 +158,7 @@ def test_the_laser_dot_follows_the_mouse_on_the_slide_and_on_the_console(qtbot, 
     _mouse(mirror, QEvent.Type.MouseMove, QPointF(r.x() + r.width() * 0.6, r.y() + r.height() * 0.3))
     x, y = p.overlay.laser_trail()[-1]
     assert x == pytest.approx(0.6, abs=0.01) and y == pytest.approx(0.3, abs=0.01)
-    assert r.width() / r.height() == pytest.approx(window.width() / window.height(), rel=0.01)
+    assert r.width() / r.height() == pytest.approx(slide.width() / slide.height(), rel=0.01)
     # drawing on the console's copy draws on the slide
     qtbot.keyClick(p.console, Qt.Key_I)
     assert p.overlay.mode == "ink"
@@ -170,8 +169,8 @@ def test_the_laser_dot_follows_the_mouse_on_the_slide_and_on_the_console(qtbot, 
     (drawn,) = p.book.strokes()
     assert drawn.points[0][:2] == pytest.approx((0.5, 0.5), abs=0.01)
     window.set_presentation(False)
-    qtbot.wait(300)
-    assert not p.console_shown() and _near(window.geometry(), before)  # (Esc: the window as it was)
+    assert not p.console_shown() and not slide.isVisible()
+    assert window.geometry() == before  # (Esc: the window as it was — it never moved)
 
 
 def test_the_console_follows_the_lecture_and_its_keys_drive_it(qtbot, window, tmp_path):
@@ -206,8 +205,9 @@ def test_the_console_follows_the_lecture_and_its_keys_drive_it(qtbot, window, tm
     assert c.elapsed.text().startswith("0:00")
     assert "Stage 1 of 5" in c.status.text()
     # the console's copy of the slide is the slide
-    qtbot.waitUntil(lambda: not c.mirror.picture().isNull(), timeout=2000)
-    assert c.mirror.picture().size() == window.grab().toImage().size()
+    settle(window)  # (the console's grab of the slide, taken now)
+    assert not c.mirror.picture().isNull()
+    assert c.mirror.picture().size() == window.presentation.slide.grab().toImage().size()
     qtbot.keyClick(c, Qt.Key_Escape)
     assert not window.is_presentation() and not c.isVisible()
 

@@ -211,8 +211,10 @@ def test_presentation_at_the_largest_zoom_stays_within_the_scale(qtbot, show_win
     window = show_window(lesson_scene, (1920, 1080), view=LESSON_VIEW)
     window.set_zoom(4.0)
     window.set_presentation(True, fullscreen=False)  # (×2.2 would be 8.8)
-    assert window.appearance.font_scale == MAX_SCALE
-    assert window.heatmap._font_scale == MAX_SCALE
+    slide = window.presentation.slide
+    assert slide.look.font_scale == MAX_SCALE
+    assert slide.views.get("heatmap")._font_scale == MAX_SCALE
+    assert window.appearance.font_scale == 4.0 and window.heatmap._font_scale == 4.0  # (the window's own)
     window.set_presentation(False)
     assert window.appearance.font_scale == 4.0 and window.heatmap._font_scale == 4.0
 

@@ -5,10 +5,10 @@ import re
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
 
 from qkv_studio.core import Scene, View, list_presets, read_session, write_session
 from qkv_studio.render.theme import THEMES
+from qkv_studio.ui.update_policy import settle
 from qkv_studio.ui.widgets.formatting import fmt_fixed
 from tests.views import LESSON_VIEW
 
@@ -21,8 +21,7 @@ def _pick_scene(stage="weights") -> Scene:
 
 def _settle(qtbot, window):
     window.session.flush()
-    qtbot.wait(40)  # (the caption and the blend follow at the next frame)
-    QApplication.processEvents()
+    settle(window)  # (the caption and the blend follow at the next frame: run now, no waiting)
 
 
 # ---- item 5: a pick is not called a blend; blends are rounded as the cells show them -------------------
@@ -38,7 +37,7 @@ def test_a_pick_is_called_a_pick_and_the_blend_reads_as_the_cells(qtbot, show_wi
     text = window.stepper.caption.text()
     assert "= [1.00, 0.00]" in text and "e−" not in text and "e-" not in text
     assert "Every token contributes" not in text and "v<sub>cat</sub> alone" in text
-    qtbot.waitUntil(lambda: "[1.00, 0.00]" in window.panels.blend.title.text(), timeout=2000)
+    assert "[1.00, 0.00]" in window.panels.blend.title.text()
     blend = window.panels.blend.title.text()
     assert "almost a pick" in blend and "every token contributes" not in blend and "e-" not in blend
     cell = window.panels.calc.calc_model.index(3, window.panels.calc.calc_model.columns().index("weighted")).data()
@@ -67,7 +66,7 @@ def test_labels_of_coinciding_and_close_arrows_do_not_overprint(qtbot, show_wind
     window = show_window(scene)
     window.show_panel(window.docks.plane)  # (at the window's 1600×950 a tab behind the blend)
     plane = window.panels.plane
-    qtbot.waitUntil(lambda: any("k b" in t for t in plane.label_texts()), timeout=2000)
+    settle(window)
     texts = plane.label_texts()
     assert any("k b = k c" in t and "k a" in t for t in texts), texts  # one label, not three on top of each other
 
@@ -76,8 +75,7 @@ def test_labels_of_coinciding_and_close_arrows_do_not_overprint(qtbot, show_wind
         return [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:] if a.intersects(b)]
 
     # (the docks settle into their sizes over the first frames; the plane redraws its labels for each)
-    qtbot.waitUntil(lambda: not overlapping(), timeout=2000)
-    qtbot.wait(100)
+    settle(window)
     assert overlapping() == [], plane.label_texts()
 
 

@@ -20,14 +20,13 @@ from PySide6.QtCore import Qt
 from qkv_studio.core import View, load_preset, preset_document, write_session
 from qkv_studio.ui import registry
 from qkv_studio.ui.panels.calc_table import VECTOR_LIMIT
+from qkv_studio.ui.update_policy import settle
 from qkv_studio.ui.widgets.formatting import fmt_fixed, fmt_vector
-from qkv_studio.ui.widgets.frame_throttle import flush_pending
 
 
 def _settle(qtbot, window) -> None:
     window.session.flush()
-    qtbot.wait(30)
-    flush_pending()
+    settle(window)
     window.session.flush()
 
 

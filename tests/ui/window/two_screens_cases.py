@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from qkv_studio.core.stopwatch import Stopwatch
+from qkv_studio.ui.update_policy import settle
 from tests.views import LESSON_VIEW
 
 
@@ -28,13 +29,15 @@ def window(show_window, lesson_scene, qtbot):
 
 
 def _settle(qtbot):
-    qtbot.wait(30)
+    settle()
 
 
 def _on_slide(qtbot, window):
-    """The lecturer clicks the projector's window: it has the keyboard (the console had it)."""
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    """The lecturer clicks the projector's slide: it has the keyboard (the console had it)."""
+    slide = window.presentation.slide
+    slide.activateWindow()
+    qtbot.waitUntil(slide.isActiveWindow, timeout=2000)
+    return slide
 
 
 def test_f5_puts_the_slide_on_the_projector_and_the_console_on_the_laptop(qtbot, window):
@@ -44,22 +47,23 @@ def test_f5_puts_the_slide_on_the_projector_and_the_console_on_the_laptop(qtbot,
     qtbot.keyClick(window, Qt.Key_F5)
     _settle(qtbot)
     p = window.presenter
-    assert window.is_presentation() and window.isFullScreen()
-    assert window.screen() is projector and window.geometry() == projector.geometry()
+    slide = window.presentation.slide
+    assert window.is_presentation() and slide.isFullScreen() and not window.isFullScreen()
+    assert slide.screen() is projector and slide.geometry() == projector.geometry()
+    assert window.screen() is laptop and window.geometry() == before  # (the window never moves)
     assert p.console_shown() and p.console.screen() is laptop
     assert p.console.geometry() == laptop.geometry()
     assert p.console.isActiveWindow()  # (the keyboard on the laptop)
     # the slide is composed for the projector (its size), not for the laptop
     assert window.presentation.slide_size() == projector.geometry().size()
     # the console's copy of the slide is a picture of the projector's slide
-    qtbot.waitUntil(lambda: p.console.mirror.picture().size() == projector.geometry().size(), timeout=3000)
+    _settle(qtbot)  # (the console's grab, a burst of changes after the slide showed, taken now)
+    assert p.console.mirror.picture().size() == projector.geometry().size()
     qtbot.keyClick(window, Qt.Key_Escape)
-    qtbot.wait(300)
-    assert not window.is_presentation() and not p.console_shown()
-    # (Esc: the window as it was — on the laptop, its size; its place but for the offscreen frame margins)
-    g = window.geometry()
-    assert window.screen() is laptop and g.size() == before.size()
-    assert abs(g.x() - before.x()) <= 30 and abs(g.y() - before.y()) <= 30
+    _settle(qtbot)
+    assert not window.is_presentation() and not p.console_shown() and not slide.isVisible()
+    # (Esc: the window exactly as it was — nothing of it was moved, so nothing is put back)
+    assert window.screen() is laptop and window.geometry() == before
 
 
 def test_keys_from_either_window_step_the_stage_and_the_console_follows(qtbot, window):
@@ -67,17 +71,17 @@ def test_keys_from_either_window_step_the_stage_and_the_console_follows(qtbot, w
     _settle(qtbot)
     p, s = window.presenter, window.session
     s.set_stage("vectors")
-    _on_slide(qtbot, window)
-    qtbot.keyClick(window, Qt.Key_Right)  # (on the slide)
+    slide = _on_slide(qtbot, window)
+    qtbot.keyClick(slide, Qt.Key_Right)  # (on the slide)
     assert s.stage == "scores" and p.console.now_title.text() == "Now: Q·Kᵀ"
     qtbot.keyClick(p.console, Qt.Key_Right)  # (on the console)
     assert s.stage == "scaled" and p.console.next_title.text() == "Next: softmax"
     qtbot.keyClick(p.console, Qt.Key_PageUp)
     assert s.stage == "scores"
     qtbot.keyClick(p.console, Qt.Key_B)  # (black screen on the slide, from the console)
-    assert window.blank_overlay.isVisible()
+    assert slide.blank.isVisible()
     qtbot.keyClick(p.console, Qt.Key_Space)  # (any key brings the picture back, and does nothing else)
-    assert not window.blank_overlay.isVisible() and s.stage == "scores"
+    assert not slide.blank.isVisible() and s.stage == "scores"
     qtbot.keyClick(p.console, Qt.Key_Escape)
     assert not window.is_presentation()
 
@@ -87,14 +91,14 @@ def test_x_swaps_the_screens(qtbot, window):
     window.set_presentation(True)
     _settle(qtbot)
     p = window.presenter
-    _on_slide(qtbot, window)
-    qtbot.keyClick(window, Qt.Key_X)
+    slide = _on_slide(qtbot, window)
+    qtbot.keyClick(slide, Qt.Key_X)
     _settle(qtbot)
-    assert window.screen() is laptop and p.console.screen() is projector
+    assert slide.screen() is laptop and p.console.screen() is projector
     assert window.presentation.slide_size() == laptop.geometry().size()
     qtbot.keyClick(p.console, Qt.Key_X)
     _settle(qtbot)
-    assert window.screen() is projector and p.console.screen() is laptop
+    assert slide.screen() is projector and p.console.screen() is laptop
 
 
 def test_the_chosen_presentation_screen_wins(qtbot, window):
@@ -102,7 +106,7 @@ def test_the_chosen_presentation_screen_wins(qtbot, window):
     window.presenter.present_on("laptop")
     window.set_presentation(True)
     _settle(qtbot)
-    assert window.screen() is laptop and window.presenter.console.screen() is not laptop
+    assert window.presentation.slide.screen() is laptop and window.presenter.console.screen() is not laptop
 
 
 def test_unplugging_the_projector_brings_the_slide_back_with_its_place_ink_and_timer(qtbot, window):
@@ -114,8 +118,8 @@ def test_unplugging_the_projector_brings_the_slide_back_with_its_place_ink_and_t
     _settle(qtbot)
     s.set_stage("weights")
     s.set_query(1)
-    _on_slide(qtbot, window)
-    qtbot.keyClick(window, Qt.Key_D)
+    slide = _on_slide(qtbot, window)
+    qtbot.keyClick(slide, Qt.Key_D)
     p.overlay.pen_down(0.2, 0.2)
     p.overlay.pen_move(0.3, 0.4)
     p.overlay.pen_up()
@@ -124,8 +128,8 @@ def test_unplugging_the_projector_brings_the_slide_back_with_its_place_ink_and_t
     # QGuiApplication.screenRemoved is called with the projector as Qt would call it)
     p.on_screen_removed(projector)
     _settle(qtbot)
-    assert window.is_presentation() and window.isFullScreen()
-    assert window.screen() is laptop and window.geometry() == laptop.geometry()
+    assert window.is_presentation() and slide.isFullScreen()
+    assert slide.screen() is laptop and slide.geometry() == laptop.geometry()
     assert window.presentation.slide_size() == laptop.geometry().size()
     assert not p.console_shown()
     assert (s.stage, s.query) == ("weights", 1)
@@ -135,9 +139,9 @@ def test_unplugging_the_projector_brings_the_slide_back_with_its_place_ink_and_t
     p.on_screen_added(projector)
     assert "projector" in p.banner_text()
     _on_slide(qtbot, window)
-    qtbot.keyClick(window, Qt.Key_X)
+    qtbot.keyClick(slide, Qt.Key_X)
     _settle(qtbot)
-    assert window.screen() is projector and p.console_shown() and p.console.screen() is laptop
+    assert slide.screen() is projector and p.console_shown() and p.console.screen() is laptop
     assert len(p.book.strokes()) == 1 and p.stopwatch.elapsed() == 300
 
 

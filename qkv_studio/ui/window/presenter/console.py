@@ -5,12 +5,13 @@ live — moving the mouse on it moves the dot on the projector, dragging draws. 
 (or the deck's next scene) as a figure, the notes (else the stage's caption), the elapsed time and the
 clock, and the keys.  Every key pressed here goes to the lecture as if pressed on the slide.
 
-The copy of the slide is a picture of the main window (``QWidget.grab``) taken when what it shows
-changes — a stage, a query, an edit, the theme, the layout — throttled to one grab per ~80 ms and once
-more after a stage change's 250 ms morph; the ink and the dot are drawn over it by the console itself
-(from the same InkBook), so drawing and pointing never cost a grab.  A second set of views bound to the
-same Session would repaint every panel twice on each edit; a grab costs one extra paint per change,
-only while presenting, and shows exactly what the audience sees.
+The copy of the slide is a picture of the audience's slide widget itself (the same
+:class:`~qkv_studio.ui.slide.SlideWidget`, ``QWidget.grab``) taken when what it shows changes — a stage,
+a query, an edit, the theme, its layout — throttled to one grab per ~80 ms and once more after a stage
+change's 250 ms morph (both listed in :mod:`qkv_studio.ui.update_policy`); the ink and the dot are drawn
+over it by the console itself (from the same InkBook), so drawing and pointing never cost a grab.  A
+third set of views would repaint every panel once more on each edit; a grab costs one extra paint per
+change, only while presenting, and shows exactly what the audience sees.
 """
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 
 :class:`Presenter` is the window's part for it (``window.presenter``):
 
-- **F5** (:meth:`present`): with two screens, the slide (the main window in presentation mode) goes
-  full screen on the audience screen and the :class:`~.console.PresenterConsole` full screen on the
-  other (:func:`~.placement.place`); with one screen F5 is as before, or with View → Rehearse the slide
-  and the console share the screen as two windows.  **X** swaps the screens.
+- **F5** (:meth:`present`): with two screens, the slide (:class:`~qkv_studio.ui.slide.SlideWidget`,
+  a window of its own) goes full screen on the audience screen and the
+  :class:`~.console.PresenterConsole` full screen on the other (:func:`~.placement.place`); with one
+  screen the slide takes it, or with View → Rehearse the slide and the console share the screen as two
+  windows.  The main window never moves.  **X** swaps the screens.
 - **Screens change** (``QGuiApplication.screenRemoved`` / ``screenAdded``): a screen of the lecture
   unplugged brings the slide back full screen on the one left (the place, the ink and the timer go
   on); a screen plugged in while presenting on one is offered (X presents on it).
@@ -21,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QImage, QPainter, QScreen
@@ -34,7 +35,9 @@ from qkv_studio.state.ink import InkBook
 from qkv_studio.ui.widgets.ink_overlay import InkOverlay
 
 if TYPE_CHECKING:
+    from qkv_studio.ui.slide import SlideWidget
     from qkv_studio.ui.window.main_window import MainWindow
+    from qkv_studio.ui.window.presenter.console import PresenterConsole
     from qkv_studio.ui.window.presenter.placement import Placement
 
 #: The presenter's keys as the shortcut list writes them (keys, what they do); presentation mode only.
@@ -59,15 +62,13 @@ class Presenter(QObject):
         self._window = window
         s = window.session
         self.book = InkBook(s, self)
-        self.overlay = InkOverlay(window, self.book, appearance=window.appearance)
         self.stopwatch = Stopwatch(clock)
-        self.console = None  # (built when first needed)
+        self.console: PresenterConsole | None = None  # (built when first needed)
         self.placement: Placement | None = None
         self.chosen_screen = ""  # View → Presentation screen ("" automatic)
         self.swapped = False
         self.rehearse = False
         self._banner: QLabel | None = None
-        self._window_before: tuple | None = None  # (geometry, maximised) before F5 moved the window
         self._grab_timer = QTimer(self)
         self._grab_timer.setSingleShot(True)
         self._grab_timer.timeout.connect(self.grab_slide)
@@ -76,8 +77,7 @@ class Presenter(QObject):
         self._morph_timer.timeout.connect(self.grab_slide)
         self._following = False
         self.book.changed.connect(self._ink_changed)
-        self.overlay.pointer_moved.connect(self._pointer_moved)
-        app = QGuiApplication.instance()
+        app = cast(QGuiApplication, QGuiApplication.instance())
         app.screenAdded.connect(self.on_screen_added)
         app.screenRemoved.connect(self.on_screen_removed)
         if s.path:  # (a file opened from the command line: its notes and ink)
@@ -103,6 +103,19 @@ class Presenter(QObject):
     def window(self) -> MainWindow:
         return self._window
 
+    @property
+    def overlay(self) -> InkOverlay:
+        """The slide's ink and laser layer (the slide is built when first asked for)."""
+        ink = self._window.presentation.slide.ink
+        assert ink is not None  # (the slide is built with the presenter's ink book)
+        return ink
+
+    def slide_built(self, slide: SlideWidget) -> None:
+        """The presentation's slide was just built: its ink layer and its layout followed."""
+        if slide.ink is not None:
+            slide.ink.pointer_moved.connect(self._pointer_moved)
+        slide.placed.connect(self._slide_changed)
+
     def is_presenting(self) -> bool:
         return self._window.presentation.on
 
@@ -117,7 +130,6 @@ class Presenter(QObject):
             return
         if not on:
             w.presentation.set(False)
-            self._put_window_back()
             self._hide_console()
             self.overlay.set_active(False)
             self.stopwatch.pause()
@@ -128,17 +140,10 @@ class Presenter(QObject):
 
         placement = place(self.screens(), QGuiApplication.primaryScreen(), self.chosen_screen, self.swapped)
         two = fullscreen and placement is not None and placement.console is not None
-        if two or (self.rehearse and fullscreen):
-            # (the window is moved before presentation mode saves it: Esc must give back the window as
-            # it was on the laptop, not as it was moved)
-            self._window_before = (w.saveGeometry(), w.isMaximized())
-            if w.isMaximized():
-                w.showNormal()
-        if two:
+        if two and placement is not None:
             self.placement = placement
-            self._move_to(w, placement.audience)
-            w.presentation.set(True, fullscreen=True)
-            self._show_console(placement.console)
+            w.presentation.set(True, fullscreen=True, screen=cast(QScreen, placement.audience))
+            self._show_console(cast(QScreen, placement.console))
         elif self.rehearse and fullscreen:
             self.placement = None
             self._rehearse_layout()
@@ -150,36 +155,17 @@ class Presenter(QObject):
         self._raise_overlay()
         self.refresh_console()
 
-    def _put_window_back(self) -> None:
-        """After presentation mode: the window where and as it was before F5 moved it."""
-        before, self._window_before = self._window_before, None
-        if before is None:
-            return
-        w = self._window
-        geometry, maximised = before
-
-        def put_back() -> None:
-            if w.presentation.on:
-                return  # (presenting again already)
-            w.restoreGeometry(geometry)
-            if maximised:
-                w.showMaximized()
-
-        put_back()
-        # (again once the platform has brought the window out of full screen, which puts back the
-        # geometry it had before — the projector's — a moment later)
-        for delay in (0, 250):
-            QTimer.singleShot(delay, w, put_back)
-
     def _rehearse_layout(self) -> None:
-        """One screen, rehearsing: the slide in a window on the left 62 %, the console on the right."""
+        """One screen, rehearsing: the slide in a window on the left 62 %, the console on the right (the
+        main window stays where it is, behind them)."""
         w = self._window
         screen = w.screen() or QGuiApplication.primaryScreen()
         avail = screen.availableGeometry()
         split = int(avail.width() * 0.62)
-        w.showNormal()
-        w.setGeometry(avail.x(), avail.y() + 30, split - 8, int(avail.height() * 0.9) - 30)
         w.presentation.set(True, fullscreen=False)
+        slide = w.presentation.slide
+        slide.setGeometry(avail.x(), avail.y() + 30, split - 8, int(avail.height() * 0.9) - 30)
+        w.presentation.refit(slide.size())
         console = self.build_console()
         console.showNormal()
         console.setGeometry(avail.x() + split, avail.y() + 30, avail.width() - split, int(avail.height() * 0.9) - 30)
@@ -221,7 +207,8 @@ class Presenter(QObject):
                                                          a.scale_changed)] + [(s.stage_changed, self._stage_changed)]
         for signal, slot in pairs:
             signal.connect(slot) if on else signal.disconnect(slot)
-        w.installEventFilter(self) if on else w.removeEventFilter(self)
+        slide = w.presentation.slide
+        slide.installEventFilter(self) if on else slide.removeEventFilter(self)
 
     def _show_console(self, screen: QScreen) -> None:
         console = self.build_console()
@@ -292,15 +279,12 @@ class Presenter(QObject):
         if placement is None:
             return
         self.placement = placement
-        if w.isFullScreen() or placement.console is not None:
-            self._move_to(w, placement.audience)
-            w.showFullScreen()
+        if w.presentation.slide.isFullScreen() or placement.console is not None:
+            w.presentation.show_on(cast(QScreen, placement.audience))
         if placement.console is not None:
-            self._show_console(placement.console)
+            self._show_console(cast(QScreen, placement.console))
         else:
             self._hide_console()
-        w.presentation.screen_changed()  # (the slide composed for its screen now)
-        w.screen_fit.update_scale()
         self._raise_overlay()
 
     # ---- screens plugged and unplugged -------------------------------------------------------------------
@@ -327,12 +311,12 @@ class Presenter(QObject):
 
     def _show_banner(self, text: str) -> None:
         if self._banner is None:
-            self._banner = QLabel(self._window)
+            self._banner = QLabel(self._window.presentation.slide)
             self._banner.setStyleSheet("background: rgba(20, 20, 24, 225); color: white; padding: 10px 16px;"
                                        "border-radius: 6px; font-size: 15pt;")
         self._banner.setText(text)
         self._banner.adjustSize()
-        self._banner.move(20, max(0, self._window.height() - self._banner.height() - 20))
+        self._banner.move(20, max(0, self._window.presentation.slide.height() - self._banner.height() - 20))
         self._banner.show()
         self._banner.raise_()
         QTimer.singleShot(12000, self._hide_banner)
@@ -350,50 +334,61 @@ class Presenter(QObject):
         if not self.is_presenting():
             return False
         o = self.overlay
-        if o.mode == "ink" and int(Qt.Key_1) <= key <= int(Qt.Key_4):
-            o.set_colour(key - int(Qt.Key_1) + 1)
-        elif key == int(Qt.Key_L):
-            o.toggle_mode("laser")
-        elif key in (int(Qt.Key_I), int(Qt.Key_D)):
-            o.toggle_mode("ink")
-        elif key == int(Qt.Key_E):
-            o.toggle_mode("erase")
-        elif key == int(Qt.Key_C):
-            self.book.clear()
-        elif key == int(Qt.Key_U):
-            shifted = text == "U" or bool(QGuiApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
-            self.book.redo() if shifted else self.book.undo()
-        elif key == int(Qt.Key_T):
-            self.stopwatch.toggle()
-        elif key == int(Qt.Key_R):
-            self.stopwatch.reset()
-        elif key == int(Qt.Key_X):
-            if not self.swap() and len(self.screens()) > 1:
-                self._hide_banner()
-                self._place_again()  # (the offered screen: present on it)
+        if o.mode == "ink" and int(Qt.Key.Key_1) <= key <= int(Qt.Key.Key_4):
+            o.set_colour(key - int(Qt.Key.Key_1) + 1)
         else:
-            return False
+            run = self._key_actions().get(int(key))
+            if run is None:
+                return False
+            run(text)
         if self.overlay.mode != "off":
             self._raise_overlay()
         self.refresh_console()
         return True
 
+    def _key_actions(self) -> dict[int, Callable[[str], object]]:
+        """What each presenter key does (given the key's text), by key code (:data:`PRESENTER_KEYS`)."""
+        o, book, watch = self.overlay, self.book, self.stopwatch
+        return {
+            int(Qt.Key.Key_L): lambda _: o.toggle_mode("laser"),
+            int(Qt.Key.Key_I): lambda _: o.toggle_mode("ink"),
+            int(Qt.Key.Key_D): lambda _: o.toggle_mode("ink"),
+            int(Qt.Key.Key_E): lambda _: o.toggle_mode("erase"),
+            int(Qt.Key.Key_C): lambda _: book.clear(),
+            int(Qt.Key.Key_U): self._undo_ink,
+            int(Qt.Key.Key_T): lambda _: watch.toggle(),
+            int(Qt.Key.Key_R): lambda _: watch.reset(),
+            int(Qt.Key.Key_X): lambda _: self._swap_key(),
+        }
+
+    def _undo_ink(self, text: str) -> None:
+        """U undoes the stage's last stroke, Shift+U redoes it."""
+        shifted = text == "U" or bool(QGuiApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier)
+        self.book.redo() if shifted else self.book.undo()
+
+    def _swap_key(self) -> None:
+        """X: the slide and the console swap screens, or the offered new screen is presented on."""
+        if not self.swap() and len(self.screens()) > 1:
+            self._hide_banner()
+            self._place_again()
+
     def console_key(self, event) -> bool:
         """A key pressed in the console: the lecture's, as if pressed on the slide."""
-        if event.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier):
+        mods = Qt.KeyboardModifier
+        if event.modifiers() & (mods.ControlModifier | mods.AltModifier | mods.MetaModifier):
             return False
         return self._window.handle_lecture_key(int(event.key()), event.text())
 
     def _raise_overlay(self) -> None:
         if self.overlay.isVisible():
             self.overlay.raise_()
-        for cover in self._window.covers():
+        for cover in self._window.presentation.covers():
             if cover.isVisible():
                 cover.raise_()
 
     # ---- the console follows the slide -------------------------------------------------------------------
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if obj is self._window and event.type() == QEvent.Type.Resize:
+        if obj is self._window.presentation.built_slide() and event.type() == QEvent.Type.Resize:
             self._slide_changed()
         return False
 
@@ -408,17 +403,27 @@ class Presenter(QObject):
             self.refresh_console()
 
     def _ink_changed(self) -> None:
-        if self.console_shown():
+        if self.console is not None and self.console_shown():
             self.console.mirror.update()
             self.console.refresh_status()
 
     def _pointer_moved(self) -> None:
-        if self.console_shown():
+        if self.console is not None and self.console_shown():
             self.console.mirror.update()
+
+    def settle_pending(self) -> bool:
+        """(:func:`qkv_studio.ui.update_policy.settle`) A grab of the slide waiting for a burst of
+        changes to end, taken now; True if one was waiting."""
+        if not (self._grab_timer.isActive() or self._morph_timer.isActive()):
+            return False
+        self._grab_timer.stop()
+        self._morph_timer.stop()
+        self.grab_slide()
+        return True
 
     def audience_size(self) -> QSize:
         """The slide's size (the console draws its copy in these proportions)."""
-        return self._window.size()
+        return self._window.presentation.slide_size()
 
     def grab_slide(self) -> QImage:
         """The audience's slide as a picture (without the ink and the dot, which the console draws),
@@ -426,7 +431,7 @@ class Presenter(QObject):
         o = self.overlay
         o.painting = False
         try:
-            image = self._window.grab().toImage()
+            image = self._window.presentation.slide.grab().toImage()
         finally:
             o.painting = True
         if self.console is not None:
