@@ -270,6 +270,8 @@ class MonkeyDriver:
         if isinstance(focus, (QLineEdit, QAbstractSpinBox, QTextEdit, QAbstractItemView, QComboBox, QAbstractButton)):
             focus.clearFocus()
         self.window.activateWindow()
+        if QApplication.activeWindow() is not self.window:  # (a closed console or dialog had it: offscreen,
+            QTest.qWaitForWindowActive(self.window, 1000)   # no window manager hands it back at once)
 
     @staticmethod
     def _overflows(before: Scene, name: str, row: int, col: int, block) -> bool:
