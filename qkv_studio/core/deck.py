@@ -29,6 +29,7 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from qkv_studio.core.ink import Notes, notes_from_json, notes_to_json
 from qkv_studio.core.presets import preset_document, preset_names
@@ -60,7 +61,7 @@ class Deck:
     folder: str
     source: str = ""  # (the deck file, as messages name it)
     notes: tuple[Notes | None, ...] = ()  # (the entries' own notes; None: the scene file's)
-    _kept: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _kept: OrderedDict[int, SessionDocument] = field(default_factory=OrderedDict, repr=False)
 
     KEEP = 3  # scenes kept after reading: the one shown and its neighbours, for stepping back and forth
 
@@ -130,7 +131,7 @@ def load_entry(entry: str, folder: str) -> SessionDocument:
     return read_session(p if p.is_absolute() else Path(folder) / p)
 
 
-def read_deck(path: str | os.PathLike) -> Deck:
+def read_deck(path: str | os.PathLike[str]) -> Deck:
     """Read and check a deck file (its scenes are read later, see :class:`Deck`); raises
     :class:`SessionFileError` naming the file and the problem."""
     p = Path(path)
@@ -175,7 +176,7 @@ def read_deck(path: str | os.PathLike) -> Deck:
     return Deck(tuple(entries), folder, source, tuple(own_notes))
 
 
-def _entries(raw: list, source: str) -> tuple[list[str], list[Notes | None]]:
+def _entries(raw: list[Any], source: str) -> tuple[list[str], list[Notes | None]]:
     """The deck's entries as scene names, and each entry's own notes (None where it has none)."""
     names: list[str] = []
     notes: list[Notes | None] = []
@@ -199,11 +200,11 @@ def _entries(raw: list, source: str) -> tuple[list[str], list[Notes | None]]:
     return names, notes
 
 
-def write_deck(entries: list[str], path: str | os.PathLike, notes: list[Notes | None] | None = None) -> None:
+def write_deck(entries: list[str], path: str | os.PathLike[str], notes: list[Notes | None] | None = None) -> None:
     """Write a deck file atomically (temporary file, then rename); ``notes`` (one per entry, None for
     none) makes the entries with notes objects."""
     p = Path(path)
-    scenes: list = list(entries)
+    scenes: list[Any] = list(entries)
     for i, own in enumerate(notes or ()):
         if own is not None and i < len(scenes):
             scenes[i] = {"scene": scenes[i], "notes": notes_to_json(own) or ""}

@@ -69,7 +69,7 @@ def _size_text(cap: int) -> str:
     return f"{mb:g} MB" if mb >= 1 else f"{cap // 1024} KB"
 
 
-def check_path_text(path: str | os.PathLike) -> str | None:
+def check_path_text(path: str | os.PathLike[str]) -> str | None:
     """Why ``path`` cannot name a file at all (a NUL byte, a character that cannot be encoded), or None."""
     text = os.fspath(path)
     if isinstance(text, bytes):
@@ -101,7 +101,7 @@ def _os_problem(exc: OSError) -> str:
     return f"cannot be read ({exc.strerror or exc})"
 
 
-def _open_fd(path: str | os.PathLike, flags: int) -> int:
+def _open_fd(path: str | os.PathLike[str], flags: int) -> int:
     return os.open(path, flags)
 
 
@@ -112,7 +112,7 @@ def _read_chunk(fd: int, size: int) -> bytes:
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 
 
-def _open_checked(path: str | os.PathLike, cap: int, what: str) -> tuple[int, os.stat_result]:
+def _open_checked(path: str | os.PathLike[str], cap: int, what: str) -> tuple[int, os.stat_result]:
     """An open descriptor of ``path`` once it is known to be a regular file of at most ``cap`` bytes."""
     problem = check_path_text(path)
     if problem is not None:
@@ -136,7 +136,7 @@ def _open_checked(path: str | os.PathLike, cap: int, what: str) -> tuple[int, os
     return fd, st
 
 
-def check_regular(path: str | os.PathLike, cap: int, *, what: str = "file") -> os.stat_result:
+def check_regular(path: str | os.PathLike[str], cap: int, *, what: str = "file") -> os.stat_result:
     """``path``'s status once it is known to be a regular file of at most ``cap`` bytes (nothing is read;
     for a file used in place: memory-mapped, or handed to a library that opens it by name)."""
     fd, st = _open_checked(path, cap, what)
@@ -144,7 +144,7 @@ def check_regular(path: str | os.PathLike, cap: int, *, what: str = "file") -> o
     return st
 
 
-def hash_regular(path: str | os.PathLike, cap: int, *, what: str = "file",
+def hash_regular(path: str | os.PathLike[str], cap: int, *, what: str = "file",
                  progress: Callable[[int], None] | None = None) -> tuple[str, os.stat_result]:
     """The SHA-256 (hex) of a regular file of at most ``cap`` bytes, read in 1 MB blocks, and its status
     (taken from the open file, so it describes the bytes that were hashed); ``progress(bytes_read)``
@@ -174,7 +174,7 @@ def hash_regular(path: str | os.PathLike, cap: int, *, what: str = "file",
         os.close(fd)
 
 
-def read_regular(path: str | os.PathLike, cap: int, *, what: str = "file") -> bytes:
+def read_regular(path: str | os.PathLike[str], cap: int, *, what: str = "file") -> bytes:
     """The bytes of ``path`` if it is a regular file of at most ``cap`` bytes; else :class:`UnreadableFile`.
 
     ``what`` names the kind of file in the too-large message ("session file", "deck file" …).
@@ -219,7 +219,7 @@ def read_regular(path: str | os.PathLike, cap: int, *, what: str = "file") -> by
         os.close(fd)
 
 
-def check_kind(path: str | os.PathLike, cap: int, *, what: str = "file") -> str | None:
+def check_kind(path: str | os.PathLike[str], cap: int, *, what: str = "file") -> str | None:
     """Why ``path`` cannot be read as a regular file of at most ``cap`` bytes, judged from its status alone
     (nothing is opened, so a FIFO never blocks): "no such file", "is a named pipe …", or None if it can."""
     problem = check_path_text(path)
@@ -243,7 +243,7 @@ def check_kind(path: str | os.PathLike, cap: int, *, what: str = "file") -> str 
     return None
 
 
-def is_regular_or_missing(path: str | os.PathLike) -> bool:
+def is_regular_or_missing(path: str | os.PathLike[str]) -> bool:
     """True when ``path`` does not exist or is a regular file (``lstat``: a symlink is judged itself)."""
     try:
         st = os.lstat(path)
