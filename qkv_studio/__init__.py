@@ -44,13 +44,15 @@ def _resume_gc(*, freeze: bool = False) -> None:
     gc.enable()
 
 
-# The Python API (``qkv_studio.show``, ``Scene``, ``export`` …), imported on first use: ``import
+# The Python API (``qkv_studio.show``, ``Scene``, ``save``, ``export`` …), imported on first use: ``import
 # qkv_studio`` stays light (the command line imports it before anything else).
 _LAZY = {
     "Scene": "qkv_studio.core.scene",
     "SceneError": "qkv_studio.core.scene",
+    "save": "qkv_studio.core.sessionfile",
     "show": "qkv_studio.api",
     "run": "qkv_studio.api",
+    "widget": "qkv_studio.notebook",
 }
 # ``qkv_studio.export`` is the export package, made callable (see qkv_studio/export/__init__.py): the
 # attribute the import system sets for the package and the function are then one and the same.

@@ -7,7 +7,7 @@
     win = qkv_studio.show("captured.npz")                                   # q, k, v saved from a model
     win = qkv_studio.show(weights=w, tokens=["the", "cat", "sat"])         # only the weights are known
     scene = qkv_studio.Scene.from_arrays(q, k, v, tokens)                   # no window
-    scene.save("mine.qkv.json")                                             # a session file
+    qkv_studio.save(scene, "mine.qkv.json")                                 # a session file
     qkv_studio.export(scene, "fig.svg", stage="weights", query="sat")       # as `qkv-studio export`
 
 Does :func:`show` block?
@@ -199,6 +199,7 @@ def _closing_watcher(window):
     global _watcher_class
     if _watcher_class is None:
         from PySide6.QtCore import QEvent, QObject, QTimer
+        from PySide6.QtWidgets import QWidget
 
         class _ClosingWatcher(QObject):
             def __init__(self, parent) -> None:
@@ -212,7 +213,7 @@ def _closing_watcher(window):
 
             def _after_close(self) -> None:
                 window = self.parent()
-                if window is None or window.isVisible():
+                if not isinstance(window, QWidget) or window.isVisible():
                     return
                 hooks, self.hooks = self.hooks, []
                 for hook in hooks:

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 #: soname → the Debian/Ubuntu package that ships it.
@@ -57,7 +58,7 @@ DLOPENED: dict[str, str] = {"libxcb-cursor.so.0": "libxcb-cursor0"}
 FEDORA_HINT = "Fedora: sudo dnf install xcb-util-cursor xcb-util-wm xcb-util-keysyms"
 
 
-def wants_xcb(env: dict[str, str] | None = None, platform: str | None = None) -> bool:
+def wants_xcb(env: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
     """True when Qt would start its X11 plug-in: Linux, a ``DISPLAY``, and no other platform chosen."""
     env = os.environ if env is None else env
     platform = sys.platform if platform is None else platform

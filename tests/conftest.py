@@ -14,6 +14,10 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+# Chromium for the interactive page's tests (tests/export/test_page*.py, tests/test_notebook.py): one browser
+# per run, defined once here so that every module shares it.
+from tests.export.page_helpers import browser  # noqa: E402, F401
+
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path_factory, monkeypatch):

@@ -1,4 +1,4 @@
-"""The Python API: Scene.from_arrays, scene.save, qkv_studio.export, qkv_studio.show / run."""
+"""The Python API: Scene.from_arrays, qkv_studio.save, qkv_studio.export, qkv_studio.show / run."""
 
 from __future__ import annotations
 
@@ -96,8 +96,16 @@ def test_bad_arrays_raise_one_line_scene_errors(kwargs, words):
 
 def test_save_writes_a_session_file_that_reads_back(tmp_path):
     s = Scene.from_arrays(Q, K, V, TOKENS, mask="causal", title="Saved")
-    s.save(tmp_path / "s.qkv.json")
+    qkv_studio.save(s, tmp_path / "s.qkv.json")
     assert read_session(tmp_path / "s.qkv.json").scene.same_as(s)
+
+
+def test_save_keeps_the_view_it_is_given(tmp_path):
+    from qkv_studio.core.view import View
+
+    s = Scene.from_arrays(Q, K, V, TOKENS)
+    qkv_studio.save(s, tmp_path / "v.qkv.json", View(query=2, stage="scores"))
+    assert read_session(tmp_path / "v.qkv.json").view == View(query=2, stage="scores")
 
 
 # ---- lazy names -----------------------------------------------------------------------------------
@@ -124,7 +132,7 @@ def test_export_is_callable_before_and_after_the_export_package_is_imported(tmp_
 @pytest.mark.parametrize("suffix", [".csv", ".json"])
 def test_export_writes_the_same_bytes_as_the_command_line(tmp_path, suffix, capsys):
     s = Scene.from_arrays(Q, K, V, TOKENS, mask="causal")
-    s.save(tmp_path / "s.qkv.json")
+    qkv_studio.save(s, tmp_path / "s.qkv.json")
     cli_out, api_out = tmp_path / f"cli{suffix}", tmp_path / f"api{suffix}"
     assert main(["export", str(tmp_path / "s.qkv.json"), "--stage", "scaled", "--query", "sat", "--unscaled",
                  "-o", str(cli_out)]) == 0
@@ -137,7 +145,7 @@ def test_export_writes_the_same_bytes_as_the_command_line(tmp_path, suffix, caps
 
 def test_export_svg_matches_the_command_line_and_png_is_a_png(qapp, tmp_path):
     s = Scene.from_arrays(Q, K, V, TOKENS, title="Fig")
-    s.save(tmp_path / "s.qkv.json")
+    qkv_studio.save(s, tmp_path / "s.qkv.json")
     assert main(["export", str(tmp_path / "s.qkv.json"), "--query", "cat", "-o", str(tmp_path / "cli.svg")]) == 0
     qkv_studio.export(s, tmp_path / "api.svg", stage="weights", query="cat")
     svg = (tmp_path / "api.svg").read_bytes()
@@ -280,7 +288,7 @@ def test_show_takes_a_scene_a_session_file_or_a_qkv_file(qtbot, tmp_path, monkey
     _close(w, qtbot)
     with pytest.raises(SceneError, match="not both"):
         qkv_studio.show(scene, k=K, block=False)
-    scene.save(tmp_path / "s.qkv.json")
+    qkv_studio.save(scene, tmp_path / "s.qkv.json")
     w = qkv_studio.show(tmp_path / "s.qkv.json", block=False)
     qtbot.addWidget(w)
     assert w.session.scene.same_as(scene) and w.session.path == str(tmp_path / "s.qkv.json")

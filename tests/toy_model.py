@@ -154,13 +154,6 @@ class ToyGenerating(ToyCausal):
         return ModelRun(model=run.model, label=run.label, text=run.text, tokens=run.tokens, q=run.q, k=run.k,
                         v=run.v, weights=run.weights, mask=run.mask, ids=ids)
 
-    def generate(self, text: str, steps: int) -> ModelRun:
-        """``text`` with ``steps`` greedy tokens appended (as the panel's Next token appends them)."""
-        gen = self.start(text)
-        for _ in range(steps):
-            gen.append(*gen.compute())
-        return gen.run
-
     def start(self, text: str, *, seed: int = 0, progress=None) -> ToyGeneration:
         gen = ToyGeneration.__new__(ToyGeneration)
         gen._toy, gen._seed, gen._undone, gen.reused = self, seed, [], 0

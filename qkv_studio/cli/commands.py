@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, TypedDict
 
 from qkv_studio.cli.errors import CliError, _os_message
 from qkv_studio.cli.inputs import _check_deck, _is_qkv_file, _load, _prepare
@@ -11,6 +12,10 @@ from qkv_studio.cli.options import _export_parser, _motion_job, _presets_parser,
 from qkv_studio.core.presets import list_presets
 from qkv_studio.core.sessionfile import atomic_write
 from qkv_studio.core.view import View
+
+if TYPE_CHECKING:
+    from qkv_studio.app import ModelHead
+    from qkv_studio.core.ink import Ink, Notes
 
 
 # ---- commands ------------------------------------------------------------------------------------------
@@ -41,16 +46,21 @@ def cmd_window(argv: list[str]) -> int:
 
 
 def _cmd_export(argv: list[str]) -> int:
-    from qkv_studio.cli.outputs import _check_output, _run_foreign
+    from qkv_studio.cli.outputs import _check_output, _export_format, _run_foreign
     from qkv_studio.export import formats
 
     args = _export_parser().parse_args(argv)
-    out = _check_output(args.output, formats.suffixes(), (args.file,))
+    out = _check_output(args.output, formats.suffixes(), (args.file, args.deck))
+    if args.deck is not None:
+        return _export_deck_page(args, out)
     scene, view, _, head = _prepare(args)
-    fmt = formats.get(out.suffix)
+    fmt = _export_format(out)
     extra = _motion_job(args, fmt)
-    if fmt.kind == "numbers" and not fmt.needs_qt:  # written here, so Qt is never loaded
-        data = fmt.write(formats.ExportJob(scene=scene, stage=view.stage, query=view.query, head=head))
+    if not fmt.needs_qt:  # numbers, the interactive page: written here, so Qt is never loaded
+        try:
+            data = fmt.write(formats.ExportJob(scene=scene, stage=view.stage, query=view.query, head=head))
+        except ValueError as exc:
+            raise CliError(f"cannot write {args.output!r}: {exc}") from None
         try:
             atomic_write(out, data)
         except OSError as exc:
@@ -92,6 +102,39 @@ def _cmd_export(argv: list[str]) -> int:
         return 0
     _run_foreign(lambda: export_file(scene, str(out), width=args.width, theme=args.theme,
                                      colormap=args.colormap, options=options, **extra), out, "export")
+    return 0
+
+
+def _export_deck_page(args: argparse.Namespace, out) -> int:
+    """``--deck FILE -o NAME.html``: the lecture's scenes in order, as one interactive page."""
+    from qkv_studio.core.deck import read_deck
+    from qkv_studio.export import formats
+    from qkv_studio.export.page import page_bytes
+
+    fmt = formats.get(out.suffix)
+    if fmt is None or fmt.kind != "page":
+        raise CliError(f"--deck is for the interactive page: -o NAME{formats.spelled(formats.suffixes('page'))} "
+                       f"(each scene of a deck as it opens, one page)")
+    if args.file is not None or args.preset is not None or getattr(args, "model", None) is not None:
+        raise CliError("give --deck FILE or a scene (FILE, --preset, --model), not both")
+    given = [f"--{name}" for name in ("stage", "query", "mask") if getattr(args, name) is not None]
+    if args.unscaled:
+        given.append("--unscaled")
+    if given:
+        raise CliError(f"{', '.join(given)} cannot go with --deck: each scene of a deck opens as its file says")
+    _check_deck(args.deck)
+    deck = read_deck(args.deck)
+    documents = [deck.document(i) for i in range(len(deck))]
+    from pathlib import Path
+
+    try:
+        data = page_bytes([(doc.scene, doc.view) for doc in documents], title=Path(args.deck).stem)
+    except ValueError as exc:
+        raise CliError(f"cannot write {args.output!r}: {exc}") from None
+    try:
+        atomic_write(out, data)
+    except OSError as exc:
+        raise CliError(f"cannot write {args.output!r}: {_os_message(exc)}") from None
     return 0
 
 
@@ -151,10 +194,11 @@ def _cmd_screenshot(argv: list[str]) -> int:
     if getattr(args, "with_projections", None) is not None:  # the window shows the scene, the panel both
         scene = args.with_projections
         panels = panels if "unprojected" in panels else panels + ("unprojected",)
-    model = None
+    model: ModelHead | None = None
     if args.model is not None:  # the window in real-model mode: the panel runs the text and shows the head
-        model = (args.model, args.text, 0 if args.layer is None else args.layer,
-                 0 if args.head is None else args.head) + ((args.generate,) if args.generate else ())
+        layer, head = 0 if args.layer is None else args.layer, 0 if args.head is None else args.head
+        model = ((args.model, args.text, layer, head, args.generate) if args.generate else
+                 (args.model, args.text, layer, head))
     elif getattr(args, "qkv_head", None) is not None:  # a Q/K/V file: the model panel shows it as a model
         from qkv_studio.core.models.qkv_file import register
 
@@ -166,14 +210,15 @@ def _cmd_screenshot(argv: list[str]) -> int:
         raise CliError("screenshots are not available yet") from None
     if args.slide_size is not None and not args.presenter:
         raise CliError("--slide-size is the slide beside the presenter console: give --presenter too")
-    extra = {}  # (only what was asked for: the presenter console, the file's ink, a cell)
+    extra: _ScreenshotExtra = {}  # (only what was asked for: the presenter console, the file's ink, a cell)
     if args.cell is not None:
         extra["cell"] = _cell_of(args, scene, view)
         view = view.with_query(args.cell[0])
     if args.presenter or args.ink:
         notes, ink = _annotations(args)
         if args.presenter:
-            extra.update(presenter=args.slide_size or (1920, 1080), notes=notes)
+            extra["presenter"] = args.slide_size or (1920, 1080)
+            extra["notes"] = notes
         if args.ink:
             extra["ink"] = ink
     _run_foreign(lambda: screenshot(scene, str(out), size=args.size, presentation=args.presentation,
@@ -182,7 +227,16 @@ def _cmd_screenshot(argv: list[str]) -> int:
     return 0
 
 
-def _annotations(args: argparse.Namespace):
+class _ScreenshotExtra(TypedDict, total=False):
+    """The options of :func:`qkv_studio.app.screenshot` that a command line gives only when asked."""
+
+    cell: int
+    presenter: tuple[int, int]
+    notes: Notes
+    ink: Ink
+
+
+def _annotations(args: argparse.Namespace) -> tuple[Notes, Ink]:
     """The notes and ink of the session file or preset named (none for a model's head)."""
     from qkv_studio.core.ink import EMPTY_INK, NO_NOTES
     from qkv_studio.core.presets import preset_document

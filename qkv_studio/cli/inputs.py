@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from qkv_studio.cli.errors import CliError, _brief, _os_message
-from qkv_studio.cli.options import DEFAULT_PRESET, QKV_FILE_SUFFIXES, _generates, _model_names
+from qkv_studio.cli.options import DEFAULT_PRESET, QKV_FILE_SUFFIXES, _model_names
 from qkv_studio.core.presets import preset_document
 from qkv_studio.core.safe_read import check_path_text
 from qkv_studio.core.scene import Scene, SceneError
@@ -32,7 +32,7 @@ def _load(args: argparse.Namespace) -> tuple[Scene, View, str]:
 
 def _model_scene(args: argparse.Namespace) -> Scene:
     """The head named by --model/--text/--layer/--head (0-based), computed with NumPy."""
-    from qkv_studio.core.models import ModelInputError, ModelUnavailable, get_model
+    from qkv_studio.core.models import ModelInputError, ModelUnavailable, generate, generates, get_model
 
     if args.file is not None or args.preset is not None:
         raise CliError("give a FILE, --preset NAME or --model with --text, only one of them")
@@ -42,9 +42,9 @@ def _model_scene(args: argparse.Namespace) -> Scene:
     steps = getattr(args, "generate", None)
     try:
         model = get_model(args.model)
-        if steps is not None and not _generates(model):
+        if steps is not None and not generates(model):
             raise CliError(f"--generate needs a model that generates (a causal one); {model.name} does not")
-        run = model.run(args.text) if steps is None else model.generate(args.text, steps)
+        run = model.run(args.text) if steps is None else generate(model, args.text, steps)
         args.model_run = run  # (--without-projections takes the layer's input from it)
         return run.head_scene(0 if args.layer is None else args.layer, 0 if args.head is None else args.head)
     except (ModelInputError, ModelUnavailable) as exc:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from qkv_studio import __version__
 from qkv_studio.cli.errors import CliError, _brief, _Parser
-from qkv_studio.core.scene import STAGES
+from qkv_studio.core.stages import STAGES
 from qkv_studio.ui import registry as panel_registry
 
 if TYPE_CHECKING:
@@ -193,22 +193,21 @@ def _add_model_options(p: argparse.ArgumentParser, *, generate: bool = False,
     model.add_argument("--layer", type=_layer, default=None, metavar="L",
                        help=_help_text(f"layer, 0-based: {layers} (default 0)"))
     if generate:
-        writers = ", ".join(m.name for m in entries if _generates(m)) or "none"
+        from qkv_studio.core.models.registry import generates
+
+        writers = ", ".join(m.name for m in entries if generates(m)) or "none"
         model.add_argument("--generate", type=_generate_count, default=None, metavar="N",
                            help=_help_text(f"append N greedy tokens to the text first (0–{MAX_GENERATE}; models "
                                            f"that generate: {writers}); {shown}"))
-
-
-def _generates(model) -> bool:
-    """True for a registered model that can append tokens (a causal model with ``generate(text, steps)``)."""
-    return bool(model.causal) and callable(getattr(model, "generate", None))
 
 
 def _export_parser() -> _Parser:
     from qkv_studio.export import formats  # (the window's command does not wait for the export registry)
 
     figures, numbers = "/".join(formats.suffixes("figure")), "/".join(formats.suffixes("numbers"))
-    p = _Parser(prog=f"{PROG} export", description=f"Write a stage as an image ({figures}) or the numbers ({numbers}).")
+    pages = "/".join(formats.suffixes("page"))
+    p = _Parser(prog=f"{PROG} export", description=f"Write a stage as an image ({figures}) or the numbers ({numbers}), "
+                                                    f"or the scene as an interactive page ({pages}).")
     _add_source(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help=f"output file; its suffix picks the format: {' '.join(formats.suffixes())}")
@@ -220,6 +219,8 @@ def _export_parser() -> _Parser:
     p.add_argument("--colormap", choices=COLORMAPS, default="viridis",
                    help="colour map for weights (default viridis)")
     _add_motion_options(p)
+    p.add_argument("--deck", metavar="FILE",
+                   help="with -o NAME.html: a lecture deck's scenes, in order, as one interactive page")
     return p
 
 

@@ -5,9 +5,23 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from qkv_studio.cli.errors import CliError, _brief, _os_message
 from qkv_studio.cli.inputs import _check_name
+
+if TYPE_CHECKING:
+    from qkv_studio.export.formats import ExportFormat
+
+
+def _export_format(out: Path) -> ExportFormat:
+    """The registered format of an output name that :func:`_check_output` accepted for export."""
+    from qkv_studio.export import formats
+
+    fmt = formats.get(out.suffix)
+    if fmt is None:  # (not after _check_output with formats.suffixes(): it takes registered endings only)
+        raise CliError(f"cannot write '{_brief(str(out), 80)}': no format is registered for {out.suffix!r}")
+    return fmt
 
 
 def _check_output(out: str, suffixes: Sequence[str], inputs: Sequence[str | None] = ()) -> Path:
@@ -19,7 +33,7 @@ def _check_output(out: str, suffixes: Sequence[str], inputs: Sequence[str | None
     if suffix not in suffixes:
         from qkv_studio.export.formats import spelled
 
-        raise CliError(f"cannot write '{_brief(out, 80)}': the name must end in {spelled(suffixes)}")
+        raise CliError(f"cannot write '{_brief(out, 80)}': the name must end in {spelled(list(suffixes))}")
     try:
         return _check_output_path(out, p, inputs)
     except OSError as exc:  # ENAMETOOLONG, ELOOP, EACCES … from the checks themselves

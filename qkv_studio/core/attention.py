@@ -12,7 +12,7 @@ instead of NaN.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 import numpy as np
@@ -32,14 +32,17 @@ class AttentionResult:
 
     ``scores`` and ``scaled`` hold −∞ where the mask blocks a key; ``weights`` holds exactly 0 there.
     ``fully_masked`` flags query rows whose every key is blocked (their weights and output are 0).
+    The fields marked ``per_query`` hold one row per query, computed from that query alone (an edit of a
+    few queries recomputes just their rows: :func:`update_rows`, and the Session's live result);
+    :data:`ROW_FIELDS` lists them.
     """
 
-    scores: np.ndarray
-    scaled: np.ndarray
-    weights: np.ndarray
-    output: np.ndarray
+    scores: np.ndarray = field(metadata={"per_query": True})
+    scaled: np.ndarray = field(metadata={"per_query": True})
+    weights: np.ndarray = field(metadata={"per_query": True})
+    output: np.ndarray = field(metadata={"per_query": True})
     blocked: np.ndarray
-    fully_masked: np.ndarray
+    fully_masked: np.ndarray = field(metadata={"per_query": True})
     d_k: int
     scale: bool
 
@@ -49,7 +52,12 @@ class AttentionResult:
 
     def stage(self, name: str) -> np.ndarray:
         """The n×n matrix shown for a stage (``vectors``/``output`` fall back to their neighbours)."""
-        return getattr(self, shown_matrix(name))
+        out: np.ndarray = getattr(self, shown_matrix(name))
+        return out
+
+
+#: The result's fields with one row per query (``scores`` … ``fully_masked``), read from the type.
+ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AttentionResult) if f.metadata.get("per_query"))
 
 
 def causal_mask(n: int, m: int | None = None) -> np.ndarray:
@@ -111,7 +119,8 @@ def masked_softmax(unit: np.ndarray, factor: np.ndarray, blocked: np.ndarray) ->
     return weights, fully
 
 
-def _extreme(q, k, scores, scaled, exact, blocked, divisor):
+def _extreme(q: np.ndarray, k: np.ndarray, scores: np.ndarray, scaled: np.ndarray, exact: np.ndarray,
+             blocked: np.ndarray, divisor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Scores, scaled scores and weights when some products overflow the double range.
 
     Every cell is written ``sign · exp(L)`` with ``L = log|q̂·k̂| + log‖q‖ + log‖k‖ − log divisor``
@@ -215,11 +224,10 @@ def update_rows(
     n = q.shape[0]
     blocked_full = resolve_mask(mask, n, k.shape[0])
     part = compute(q[rows], k, v, mask=blocked_full[rows], scale=scale, temperature=temperature)
-    scores, scaled, weights, output = (a.copy() for a in (prev.scores, prev.scaled, prev.weights, prev.output))
-    fully = prev.fully_masked.copy()
-    scores[rows], scaled[rows], weights[rows], output[rows] = part.scores, part.scaled, part.weights, part.output
-    fully[rows] = part.fully_masked
-    return AttentionResult(scores, scaled, weights, output, blocked_full, fully, prev.d_k, prev.scale)
+    arrays = {name: getattr(prev, name).copy() for name in ROW_FIELDS}
+    for name, a in arrays.items():
+        a[rows] = getattr(part, name)
+    return AttentionResult(**arrays, blocked=blocked_full, d_k=prev.d_k, scale=prev.scale)
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -227,7 +235,8 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     x = x - x.max(axis=axis, keepdims=True)
     e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)
+    out: np.ndarray = e / e.sum(axis=axis, keepdims=True)
+    return out
 
 
 def project(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -262,7 +271,8 @@ def _scaled_product(x: np.ndarray, w: np.ndarray, name: str) -> np.ndarray:
         product = name.replace("W^", "")
         raise ValueError(f"{product} = X·{name} is too large: row {i + 1}, column {j + 1} would be beyond "
                          f"±{_FMAX:.3g}, the largest number a double holds; make X or {name} smaller")
-    return p
+    out: np.ndarray = p
+    return out
 
 
 @dataclass(frozen=True)
@@ -292,4 +302,5 @@ def row_stats(result: AttentionResult, row: int) -> RowStats:
 
 def contributions(result: AttentionResult, v: np.ndarray, row: int) -> np.ndarray:
     """What each value adds to query ``row``'s output: wⱼ·vⱼ (their sum is the output)."""
-    return result.weights[row][:, None] * np.asarray(v, dtype=np.float64)
+    out: np.ndarray = result.weights[row][:, None] * np.asarray(v, dtype=np.float64)
+    return out

@@ -38,7 +38,10 @@ def same_numbers(a: Scene, b: Scene) -> bool:
             return False
     elif not np.array_equal(a.mask_matrix(), b.mask_matrix()):
         return False
-    if (a.wo is None) != (b.wo is None) or (a.wo is not None and not np.array_equal(a.wo, b.wo)):
+    if a.wo is None or b.wo is None:
+        if (a.wo is None) != (b.wo is None):
+            return False
+    elif not np.array_equal(a.wo, b.wo):
         return False
     return all(np.array_equal(x, y) for x, y in zip(a.qkv(), b.qkv(), strict=False))
 
@@ -55,20 +58,6 @@ def keep_description_true(origin: Scene, after: Scene) -> Scene:
     if not true and after.description:
         return after._copy(description="")
     return after
-
-
-def description_note(scene: Scene) -> str:
-    """The scene's description as what it is: "Preset “lesson”: …" for a built-in scene, "“title”: …"
-    otherwise; empty when there is none (an edit that made it false has dropped it, see
-    :func:`keep_description_true`)."""
-    if not scene.description:
-        return ""
-    from qkv_studio.core.presets import preset_names_by_text  # (presets import the scene, which imports us)
-
-    name = preset_names_by_text().get((scene.title, scene.description))
-    if name is not None:
-        return f"Preset “{name}”: {scene.description}"
-    return f"“{scene.title}”: {scene.description}" if scene.title else scene.description
 
 
 def head_note(scene: Scene, head: int) -> str:

@@ -89,7 +89,8 @@ class Deck:
         self._kept[i] = doc
         while len(self._kept) > self.KEEP:
             self._kept.popitem(last=False)
-        return doc
+        out: SessionDocument = doc
+        return out
 
     def unreadable(self) -> list[tuple[int, str]]:
         """The entries that cannot be read, judged without reading them (existence and kind: one ``stat``

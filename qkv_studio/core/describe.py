@@ -66,13 +66,9 @@ def _number(value: float, signed: bool) -> str:
 
 
 def _what(stage: str, scene: Scene) -> str:
-    """What the figure's cells are, in words (the stage registry's figure wording, capitalised)."""
-    spec = stage_spec(stage)
-    words = spec.words(scene.scale).figure
-    if spec.name == "vectors":
-        words = f"Query and key vectors, shown by their dot products ({words})"
-    elif spec.name == "scaled" and scene.scale:
-        words = f"{words} (divided by √dₖ = {fmt(math.sqrt(scene.d_k), 3)})"
+    """What the figure's cells are, in words (the stage registry's alt wording, capitalised)."""
+    wording = stage_spec(stage).words(scene.scale)
+    words = wording.alt.format(figure=wording.figure, sqrt=fmt(math.sqrt(scene.d_k), 3))
     return words[0].upper() + words[1:]
 
 
@@ -91,8 +87,8 @@ def _extremes(scene: Scene, matrix: np.ndarray, blocked: np.ndarray, signed: boo
     values = np.where(open_, matrix, np.nan)
     hi = np.unravel_index(int(np.nanargmax(values)), values.shape)
     lo = np.unravel_index(int(np.nanargmin(values)), values.shape)
-    def cell(at: tuple) -> str:
-        return f"{_number(float(matrix[at]), signed)} (query {_q(scene, at[0])}, key {_q(scene, at[1])})"
+    def cell(at: tuple[np.intp, ...]) -> str:
+        return f"{_number(float(matrix[at]), signed)} (query {_q(scene, int(at[0]))}, key {_q(scene, int(at[1]))})"
 
     return f"; the highest cell is {cell(hi)}, the lowest {cell(lo)}"
 
@@ -158,7 +154,7 @@ def describe(scene: Scene, stage: str, query: int, *, heading: str = "") -> Desc
             text += " (rows with every key blocked sum to 0)"
     text += _mask(scene, signed)
     text += _row(scene, stage, query, matrix, blocked, fully, signed)
-    if spec.name == "output":
+    if "output" in spec.reveals:  # (the blend's stage: its alt text also says what the blend makes)
         text += _output(scene, query, result.weights, result.output, blocked, fully)
     if scene.n > 1:
         text += _extremes(scene, matrix, blocked, signed)

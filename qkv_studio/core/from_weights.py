@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, Scene, SceneError
 from qkv_studio.core.scene_arrays import _as_numbers, _shape  # (how from_arrays reads foreign arrays)
@@ -28,7 +29,8 @@ NOTE = ("Only the attention weights are known: the scores shown are log w (any s
         "before softmax are not the model's.")
 
 
-def scene_from_weights(weights, tokens: Iterable[str] | None = None, *, v=None, title: str | None = None) -> Scene:
+def scene_from_weights(weights: ArrayLike, tokens: Iterable[str] | None = None, *, v: ArrayLike | None = None,
+                       title: str | None = None) -> Scene:
     """The scene whose softmax weights are ``weights`` (n × n, each row ≥ 0 summing to 1); see the module
     notes.  Raises :class:`SceneError` with one line for anything else."""
     w = _as_numbers(weights, "weights")

@@ -122,7 +122,7 @@ NO_NOTES = Notes()
 def _stage_key(key: Any, what: str) -> str:
     if key not in STAGES:
         raise ValueError(f"'{what}' has an unknown stage {str(key)[:30]!r}: use {', '.join(STAGES)}")
-    return key
+    return str(key)
 
 
 def notes_from_json(value: Any) -> Notes:
@@ -256,5 +256,7 @@ def ink_to_json(ink: Ink) -> Any:
 
 def stroke(points: Iterable[tuple[float, float, float]], colour: int = 1, width: float = DEFAULT_WIDTH) -> Stroke:
     """A Stroke from points, each clamped into the slide (0–1) and pressure 0–1."""
-    clamp = lambda v: min(1.0, max(0.0, float(v)))  # noqa: E731
+    def clamp(v: float) -> float:
+        return min(1.0, max(0.0, float(v)))
+
     return Stroke(tuple((clamp(x), clamp(y), clamp(p)) for x, y, p in points)[:MAX_POINTS], int(colour), float(width))

@@ -11,10 +11,15 @@ given, projected: MultiHead(X) = Concat(head₁, …, head_h)·W^O.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from qkv_studio.core.attention import AttentionResult, MaskSpec, compute, project
+
+if TYPE_CHECKING:
+    from qkv_studio.core.scene import Scene
 
 MIN_HEADS = 1
 MAX_HEADS = 16
@@ -65,11 +70,11 @@ class MultiHeadResult:
 
     @property
     def d_head_k(self) -> int:
-        return self.q.shape[1] // self.h
+        return int(self.q.shape[1]) // self.h
 
     @property
     def d_head_v(self) -> int:
-        return self.v.shape[1] // self.h
+        return int(self.v.shape[1]) // self.h
 
     def head_columns(self, i: int, which: str = "k") -> slice:
         """Columns of Q/K (``which="k"``) or of V and the concatenation (``"v"``) that belong to head i."""
@@ -88,10 +93,10 @@ class MultiHeadResult:
         return np.stack([r.weights for r in self.heads])
 
 
-def _check_wo(wo, d_v: int) -> np.ndarray | None:
-    if wo is None:
+def _check_wo(given: ArrayLike | None, d_v: int) -> np.ndarray | None:
+    if given is None:
         return None
-    wo = np.asarray(wo, dtype=np.float64)
+    wo = np.asarray(given, dtype=np.float64)
     if wo.ndim != 2:
         raise ValueError(f"W^O must be a 2-D matrix, got {wo.ndim}-D")
     if wo.shape[0] != d_v:
@@ -164,7 +169,7 @@ def multihead(
     return multihead_qkv(q, k, v, heads, wo, mask=mask, scale=scale, temperature=temperature)
 
 
-def multihead_scene(scene, heads: int, wo: np.ndarray | None = None) -> MultiHeadResult:
+def multihead_scene(scene: Scene, heads: int, wo: np.ndarray | None = None) -> MultiHeadResult:
     """Multi-head attention of a Scene: its Q, K, V (projected from X in projection mode), mask and ÷√d_k.
 
     In direct mode the heads split the given Q, K, V by columns — the same thing, since the column

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from qkv_studio.core.scene import STAGES, Scene
+from qkv_studio.core.scene import Scene
+from qkv_studio.core.stages import RESULTS, STAGES
 
 NUMBERS_FORMAT = "qkv-studio-numbers"
 NUMBERS_VERSION = 1
@@ -101,10 +102,7 @@ def all_stages_json(scene: Scene, *, query: int, stage: str,
         "Q": _nested(q),
         "K": _nested(k),
         "V": _nested(v),
-        "scores": _nested(r.scores),
-        "scaled": _nested(r.scaled),
-        "weights": _nested(r.weights),
-        "output": _nested(r.output),
+        **{name: _nested(getattr(r, name)) for name in RESULTS},
         "query": {"index": int(query), "token": scene.tokens[query]},
         "stage": stage,
         "mask": scene.mask if isinstance(scene.mask, str) else np.asarray(scene.mask).tolist(),

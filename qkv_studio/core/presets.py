@@ -10,6 +10,7 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
+from importlib.abc import Traversable
 from pathlib import Path
 
 from qkv_studio.core.scene import Scene
@@ -28,7 +29,7 @@ class Preset:
     description: str
 
 
-def _folder():
+def _folder() -> Traversable:
     return resources.files("qkv_studio.resources.presets")
 
 
@@ -75,3 +76,15 @@ def preset_names_by_text() -> dict[tuple[str, str], str]:
 def preset_path(name: str) -> Path:
     """Filesystem path of a preset file (for "open as file" and tests)."""
     return Path(str(_folder() / f"{name}{SUFFIX}"))
+
+
+def description_note(scene: Scene) -> str:
+    """The scene's description as what it is: "Preset “lesson”: …" for a built-in scene, "“title”: …"
+    otherwise; empty when there is none (an edit that made it false has dropped it, see
+    :func:`~qkv_studio.core.captions.keep_description_true`)."""
+    if not scene.description:
+        return ""
+    name = preset_names_by_text().get((scene.title, scene.description))
+    if name is not None:
+        return f"Preset “{name}”: {scene.description}"
+    return f"“{scene.title}”: {scene.description}" if scene.title else scene.description

@@ -15,6 +15,7 @@ float32, as transformers does, inside the model.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 DEFAULT_BASE = 10_000.0
 
@@ -55,10 +56,11 @@ def scores_by_offset(q: np.ndarray, k: np.ndarray, offsets: np.ndarray, base: fl
 def pair_angles(offset: float, dim: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """The angle (radians, in (−π, π]) between a pair of q and the same pair of k that the offset adds."""
     a = float(offset) * pair_frequencies(dim, base)
-    return np.angle(np.exp(1j * a))
+    out: np.ndarray = np.angle(np.exp(1j * a))
+    return out
 
 
-def pair_before_after(rotated: np.ndarray, positions, pair: int, base: float = DEFAULT_BASE
+def pair_before_after(rotated: np.ndarray, positions: ArrayLike, pair: int, base: float = DEFAULT_BASE
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One rotary pair of vectors that RoPE has turned (a model's q or k rows, n × d, row j at
     ``positions[j]``): the pair's 2-D vectors before the turn (n × 2: the rows turned back), after it

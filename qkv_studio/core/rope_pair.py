@@ -17,10 +17,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from qkv_studio.core import rope
+
+if TYPE_CHECKING:
+    from qkv_studio.core.models.registry import AttentionModel
+    from qkv_studio.core.models.run import ModelRun
+    from qkv_studio.core.scene import Scene
 
 ARC_STEPS = 48  # points on an arc (a smooth quarter turn at projector size, ~1 µs each)
 
@@ -39,7 +45,7 @@ class Rotary:
         return int(self.positions.size)
 
 
-def model_base(model) -> float | None:
+def model_base(model: object) -> float | None:
     """The RoPE base a registry entry declares (``rope_base``), or None for a model without RoPE."""
     base = getattr(model, "rope_base", None)
     try:
@@ -49,7 +55,7 @@ def model_base(model) -> float | None:
     return base if base is not None and math.isfinite(base) and base > 1 else None
 
 
-def rotary_of(scene, model, run) -> tuple[Rotary | None, str]:
+def rotary_of(scene: Scene, model: AttentionModel | None, run: ModelRun | None) -> tuple[Rotary | None, str]:
     """Whether ``scene`` is a head of ``run`` (the model's last run, or None) whose q and k RoPE turned —
     the head itself or the user's copy of it, tokens unchanged — as (its :class:`Rotary`, "") or (None,
     why not, one sentence for a tooltip)."""

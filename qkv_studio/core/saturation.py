@@ -98,7 +98,8 @@ def softmax_rows(scores: np.ndarray) -> np.ndarray:
     """Row softmax (max subtracted first, as in the lesson)."""
     s = np.asarray(scores, dtype=np.float64)
     e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return out
 
 
 def entropy_bits(weights: np.ndarray) -> np.ndarray:
@@ -106,7 +107,8 @@ def entropy_bits(weights: np.ndarray) -> np.ndarray:
     w = np.asarray(weights, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(w > 0, -w * np.log2(np.where(w > 0, w, 1.0)), 0.0)
-    return np.maximum(terms.sum(axis=-1), 0.0)
+    out: np.ndarray = np.maximum(terms.sum(axis=-1), 0.0)
+    return out
 
 
 def jacobian_norm(weights: np.ndarray) -> np.ndarray:
@@ -117,7 +119,8 @@ def jacobian_norm(weights: np.ndarray) -> np.ndarray:
     w = np.asarray(weights, dtype=np.float64)
     s2 = (w * w).sum(axis=-1)
     s3 = (w * w * w).sum(axis=-1)
-    return np.sqrt(np.maximum(s2 - 2.0 * s3 + s2 * s2, 0.0))
+    out: np.ndarray = np.sqrt(np.maximum(s2 - 2.0 * s3 + s2 * s2, 0.0))
+    return out
 
 
 def jacobian(weights: np.ndarray) -> np.ndarray:
@@ -163,7 +166,8 @@ def histogram(scores: np.ndarray, bins: int = 41, limit: float | None = None) ->
 def normal_density(x: np.ndarray, std: float) -> np.ndarray:
     """The N(0, std²) curve the histogram should follow for large d_k."""
     x = np.asarray(x, dtype=np.float64)
-    return np.exp(-0.5 * (x / std) ** 2) / (std * np.sqrt(2.0 * np.pi))
+    out: np.ndarray = np.exp(-0.5 * (x / std) ** 2) / (std * np.sqrt(2.0 * np.pi))
+    return out
 
 
 class ScoreBank:
@@ -210,7 +214,8 @@ class ScoreBank:
         """Unscaled scores q·k (samples × n_keys) with d_k components."""
         _check(d_k, self.n_keys, self.samples, 1.0)
         self._grow(int(d_k))
-        return self._sums[int(d_k) - 1]
+        out: np.ndarray = self._sums[int(d_k) - 1]
+        return out
 
     def scores(self, d_k: int, scale: bool = True, temperature: float = 1.0) -> np.ndarray:
         """The scores that reach the softmax: raw / (√d_k if scale) / temperature."""

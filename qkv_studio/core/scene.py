@@ -11,19 +11,23 @@ read-only and shared between versions), which is what makes undo, autosave and c
 This module holds the type, its construction and its derived values (computed once per scene, carried
 to the copies that keep their inputs).  Its parts live beside it: :mod:`.scene_checks` (what is valid,
 :class:`SceneError`, the limits), :mod:`.scene_arrays` (arrays from outside → fields, for
-:meth:`Scene.from_arrays`) and :mod:`.scene_edits` (the ``with_*``/token/dimension edits, the mode changes).
+:meth:`Scene.from_arrays`) and :mod:`.scene_edits` (the ``with_*``/token/dimension edits, the mode changes,
+each a function of the scene that the Scene lists as its method).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from qkv_studio.core.attention import AttentionResult, compute, project
+from qkv_studio.core import scene_edits
+from qkv_studio.core.attention import AttentionResult, compute, project, resolve_mask
 from qkv_studio.core.multihead import MultiHeadResult, multihead_scene, valid_heads
 from qkv_studio.core.scene_arrays import fields_from_arrays
 from qkv_studio.core.scene_checks import (  # noqa: F401 - (the limits, Mask and SceneError: their public home)
@@ -34,19 +38,20 @@ from qkv_studio.core.scene_checks import (  # noqa: F401 - (the limits, Mask and
     SceneError,
     frozen,
     frozen_mask,
+    present,
     scene_widths,
     validate_scene,
 )
-from qkv_studio.core.scene_edits import SceneEdits, projection_of, with_random_projections  # noqa: F401
-from qkv_studio.core.stages import STAGE_TITLES, STAGES  # noqa: F401 - (STAGE_TITLES: its old home)
+from qkv_studio.core.scene_edits import projection_of, with_random_projections  # noqa: F401
 
 MATRICES_DIRECT = ("Q", "K", "V")
 MATRICES_PROJECTION = ("X", "Wq", "Wk", "Wv")
 __all__ = [
-    "MATRICES_DIRECT", "MATRICES_PROJECTION", "MAX_TOKENS", "MAX_WIDTH", "MAX_TOKEN_CHARS", "STAGES", "STAGE_TITLES",
+    "MATRICES_DIRECT", "MATRICES_PROJECTION", "MAX_TOKENS", "MAX_WIDTH", "MAX_TOKEN_CHARS",
     "Mask", "Scene", "SceneError", "nearest_heads", "projection_of", "shape_equation", "with_random_projections",
 ]
 _INDEX = re.compile(r"\s*-?[0-9]+\s*")
+T = TypeVar("T")
 
 
 # What each derived value (computed once per scene, on first use) is made from: a copy of the scene
@@ -63,7 +68,7 @@ _DERIVED_FROM: dict[str, frozenset[str]] = {
 
 
 @dataclass(frozen=True, eq=False)
-class Scene(SceneEdits):
+class Scene:
     """Tokens plus the matrices of attention and the options of computing it (no view state).
 
     ``heads`` (1–16, dividing d_k and d_v) says how many heads the Q/K/V columns split into and ``wo``
@@ -85,13 +90,35 @@ class Scene(SceneEdits):
     description: str = ""
     heads: int = 1
     wo: np.ndarray | None = None
-    _derived: dict = field(default_factory=dict, repr=False, compare=False)
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    # ---- edits: each returns a new, validated Scene (the functions of :mod:`.scene_edits`) -------------
+    with_value = scene_edits.with_value
+    with_block = scene_edits.with_block
+    with_matrix = scene_edits.with_matrix
+    with_mask = scene_edits.with_mask
+    with_scale = scene_edits.with_scale
+    with_heads = scene_edits.with_heads
+    with_wo = scene_edits.with_wo
+    toggle_blocked = scene_edits.toggle_blocked
+    rename_token = scene_edits.rename_token
+    insert_token = scene_edits.insert_token
+    remove_token = scene_edits.remove_token
+    move_token = scene_edits.move_token
+    permute = scene_edits.permute
+    dim = scene_edits.dim
+    add_dim = scene_edits.add_dim
+    remove_dim = scene_edits.remove_dim
+    to_direct = scene_edits.to_direct
+    to_projection = scene_edits.to_projection
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
-    def create(cls, tokens: Iterable[str], *, q=None, k=None, v=None, x=None, wq=None, wk=None, wv=None,
-               mask: Mask = "none", scale: bool = True,
-               title: str = "", description: str = "", heads: int = 1, wo=None) -> Scene:
+    def create(cls, tokens: Iterable[str], *, q: ArrayLike | None = None, k: ArrayLike | None = None,
+               v: ArrayLike | None = None, x: ArrayLike | None = None, wq: ArrayLike | None = None,
+               wk: ArrayLike | None = None, wv: ArrayLike | None = None, mask: Mask | ArrayLike = "none",
+               scale: bool = True, title: str = "", description: str = "", heads: int = 1,
+               wo: ArrayLike | None = None) -> Scene:
         """Build and validate a scene; raises :class:`SceneError` with a readable message."""
         mask = frozen_mask(mask)
         scene = cls(
@@ -104,9 +131,10 @@ class Scene(SceneEdits):
         return scene
 
     @classmethod
-    def from_arrays(cls, q=None, k=None, v=None, tokens: Iterable[str] | None = None, *, x=None, wq=None, wk=None,
-                    wv=None, mask=None, scale: bool = True, title: str | None = None,
-                    description: str = "") -> Scene:
+    def from_arrays(cls, q: ArrayLike | None = None, k: ArrayLike | None = None, v: ArrayLike | None = None,
+                    tokens: Iterable[str] | None = None, *, x: ArrayLike | None = None, wq: ArrayLike | None = None,
+                    wk: ArrayLike | None = None, wv: ArrayLike | None = None, mask: Mask | ArrayLike | None = None,
+                    scale: bool = True, title: str | None = None, description: str = "") -> Scene:
         """A scene from arrays you already hold (a notebook's NumPy, a model's captured queries and keys).
 
         Either ``q``, ``k``, ``v`` (direct mode) or ``x``, ``wq``, ``wk``, ``wv`` (projection mode: Q = X·W^Q
@@ -115,23 +143,15 @@ class Scene(SceneEdits):
         (heads, n, d): several heads are laid side by side as the scene's ``heads`` (``head_scene(h)`` gives
         one back).  ``tokens`` default to ``t0 … t{n-1}``; ``mask`` is None/"none", "causal" or an n×n
         boolean matrix (True = blocked).  A Scene is content only: the query and stage to look at it
-        with are a :class:`~qkv_studio.core.view.View` (``show(..., query=...)``, ``save(path, view)``).
+        with are a :class:`~qkv_studio.core.view.View` (``show(..., query=...)``,
+        ``qkv_studio.save(scene, path, view)``).
 
         Raises :class:`SceneError` with one line (a shape mismatch names both shapes).
         """
         fields = fields_from_arrays(q, k, v, tokens, x, wq, wk, wv, mask)
         return cls.create(**fields, scale=scale, title=title or "", description=description)
 
-    def save(self, path, view=None) -> None:
-        """Write this scene as a session file (``*.qkv.json``), atomically, looked at with ``view`` (a
-        :class:`~qkv_studio.core.view.View`; default: the first query, the weights); the app and the
-        command line open it.  Raises OSError with a one-line message when the file cannot be written."""
-        from qkv_studio.core.sessionfile import write_session  # (the file format builds on this module)
-        from qkv_studio.core.view import View
-
-        write_session(path, self, View() if view is None else view)
-
-    def _evolve(self, **changes) -> Scene:
+    def _evolve(self, **changes: Any) -> Scene:
         """A validated copy with some fields replaced (keeping the derived values it can, see :meth:`_copy`).
 
         When the change gives Q/K/V (or their W) other widths and does not set ``heads`` itself, the
@@ -152,16 +172,16 @@ class Scene(SceneEdits):
         new.validate(tokens_checked="tokens" not in changes)
         return new
 
-    def _copy(self, **changes) -> Scene:
+    def _copy(self, **changes: Any) -> Scene:
         """A copy with some fields replaced, nothing checked; it keeps the derived values whose inputs
         (:data:`_DERIVED_FROM`) it keeps.  Every new version of a scene is made here."""
         kept = {name: value for name, value in self._derived.items() if not _DERIVED_FROM[name] & changes.keys()}
         return replace(self, _derived=kept, **changes)
 
-    def _derive(self, name: str, make):
+    def _derive(self, name: str, make: Callable[[], T]) -> T:
         """The derived value ``name``: made once per scene (and carried to copies that keep its inputs)."""
         try:
-            return self._derived[name]
+            return cast(T, self._derived[name])
         except KeyError:
             value = self._derived[name] = make()
             return value
@@ -215,7 +235,7 @@ class Scene(SceneEdits):
         """Q, K, V (derived in projection mode), X, Wq, Wk or Wv by name."""
         if name in MATRICES_DIRECT:
             return self.qkv()["QKV".index(name)]
-        arr = getattr(self, name.lower())
+        arr: np.ndarray | None = getattr(self, name.lower())
         if arr is None:
             raise KeyError(f"this scene has no {name}")
         return arr
@@ -223,19 +243,17 @@ class Scene(SceneEdits):
     def qkv(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The effective Q, K, V: stored, or projected from X in projection mode (cached)."""
         if self.mode == "direct":
-            return self.q, self.k, self.v  # type: ignore[return-value]
+            return present(self.q, "Q"), present(self.k, "K"), present(self.v, "V")
         return self._derive("qkv", self._project)
 
     def _project(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        mats = project(self.x, self.wq, self.wk, self.wv)
+        mats = project(present(self.x, "X"), present(self.wq, "Wq"), present(self.wk, "Wk"), present(self.wv, "Wv"))
         for m in mats:
             m.flags.writeable = False
         return mats
 
     def mask_matrix(self) -> np.ndarray:
         """The n×n boolean mask (True = blocked)."""
-        from qkv_studio.core.attention import resolve_mask
-
         return resolve_mask(self.mask, self.n, self.n)
 
     def result(self) -> AttentionResult:
@@ -339,6 +357,6 @@ def nearest_heads(heads: int, d_k: int, d_v: int) -> int:
 
 def shape_equation(scene: Scene, which: str) -> str:
     """"4×3 · 3×2 = 4×2" for Q, K or V of a projection scene."""
-    w = {"Q": scene.wq, "K": scene.wk, "V": scene.wv}[which]
-    n, d_model = scene.x.shape
+    w = present({"Q": scene.wq, "K": scene.wk, "V": scene.wv}[which], f"W{which.lower()}")
+    n, d_model = present(scene.x, "X").shape
     return f"{n}×{d_model} · {w.shape[0]}×{w.shape[1]} = {n}×{w.shape[1]}"

@@ -7,6 +7,7 @@ are checked here, with messages that name both shapes, before the scene validate
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ def _shape(a: np.ndarray) -> str:
     return "(" + ", ".join(map(str, a.shape)) + ("," if a.ndim == 1 else "") + ")"
 
 
-def _as_numbers(a, name: str) -> np.ndarray:
+def _as_numbers(a: object, name: str) -> np.ndarray:
     """``numpy.asarray`` of an argument of :meth:`Scene.from_arrays`, as float64; SceneError if not numbers."""
     try:
         arr = np.asarray(a)
@@ -59,12 +60,15 @@ def _join_heads(arrays: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], i
     return joined, heads
 
 
-def fields_from_arrays(q, k, v, tokens: Iterable[str] | None, x, wq, wk, wv, mask) -> dict:
+def fields_from_arrays(q: object, k: object, v: object, tokens: Iterable[str] | None, x: object, wq: object,
+                       wk: object, wv: object, mask: object) -> dict[str, Any]:
     """The keyword arguments of :meth:`Scene.create` (tokens, the arrays, mask, heads) for
     :meth:`Scene.from_arrays`'s arguments; raises :class:`SceneError` with one line."""
     direct, projection = (q, k, v), (x, wq, wk, wv)
     if any(a is not None for a in direct) and any(a is not None for a in projection):
         raise SceneError("Q", "give q, k, v or x, wq, wk, wv, not both")
+    names: tuple[str, ...]
+    given: tuple[object, ...]
     if all(a is None for a in projection):
         names, given = ("q", "k", "v"), direct
     else:

@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS, valid_heads
 
@@ -57,7 +58,7 @@ def check_size(a: object, name: str) -> None:
                                f"array")
 
 
-def frozen(a: np.ndarray | None, name: str) -> np.ndarray | None:
+def frozen(a: ArrayLike | None, name: str) -> np.ndarray | None:
     if a is None:
         return None
     check_size(a, name)
@@ -71,12 +72,16 @@ def frozen(a: np.ndarray | None, name: str) -> np.ndarray | None:
     return arr
 
 
-def frozen_mask(mask) -> Mask:
+def frozen_mask(mask: object) -> Mask:
     """``"none"``/``"causal"`` as given (None means "none"); anything else as a read-only boolean array."""
     if mask is None:
         return "none"
     if isinstance(mask, str):
-        return mask
+        if mask == "causal":
+            return "causal"
+        if mask == "none":
+            return "none"
+        raise SceneError("mask", f"unknown mask {mask!r}: use 'none', 'causal' or a boolean matrix")
     check_size(mask, "mask")
     try:
         m = np.array(mask, dtype=bool, copy=True)
@@ -110,32 +115,31 @@ def validate_scene(scene: Scene, *, tokens_checked: bool = False) -> None:
             raise SceneError(name, f"the {name} must be text")
         if _SURROGATE.search(getattr(scene, name)):
             raise SceneError(name, f"the {name} contains an invalid character (a lone surrogate)")
-    direct = [scene.q, scene.k, scene.v]
-    proj = [scene.x, scene.wq, scene.wk, scene.wv]
-    if scene.x is not None:
-        if any(m is None for m in proj):
+    q, k, v, x, wq, wk, wv = scene.q, scene.k, scene.v, scene.x, scene.wq, scene.wk, scene.wv
+    if x is not None:
+        if wq is None or wk is None or wv is None:
             raise SceneError("X", "projection mode needs X, Wq, Wk and Wv together")
-        check_rows("X", scene.x, n)
-        d_model = scene.x.shape[1]
+        check_rows("X", x, n)
+        d_model = x.shape[1]
         check_width("X", d_model)
-        for name, w in (("Wq", scene.wq), ("Wk", scene.wk), ("Wv", scene.wv)):
+        for name, w in (("Wq", wq), ("Wk", wk), ("Wv", wv)):
             if w.shape[0] != d_model:
                 raise SceneError(name, f"{name} has {w.shape[0]} rows but X rows have {d_model} numbers "
                                        f"(d_model): {name} must be d_model×d")
             check_width(name, w.shape[1])
             check_finite(name, w)
-        if scene.wq.shape[1] != scene.wk.shape[1]:
-            raise SceneError("Wk", f"Wq makes queries of width {scene.wq.shape[1]} but Wk makes keys of width "
-                                   f"{scene.wk.shape[1]}: they must share d_k")
+        if wq.shape[1] != wk.shape[1]:
+            raise SceneError("Wk", f"Wq makes queries of width {wq.shape[1]} but Wk makes keys of width "
+                                   f"{wk.shape[1]}: they must share d_k")
     else:
-        if any(m is None for m in direct):
-            missing = [nm for nm, m in zip("QKV", direct, strict=False) if m is None]
+        if q is None or k is None or v is None:
+            missing = [nm for nm, m in zip("QKV", (q, k, v), strict=False) if m is None]
             raise SceneError(missing[0], f"missing {', '.join(missing)} (or X with Wq, Wk, Wv)")
-        for name, m in zip("QKV", direct, strict=False):
+        for name, m in zip("QKV", (q, k, v), strict=False):
             check_rows(name, m, n)
             check_width(name, m.shape[1])
-        if scene.q.shape[1] != scene.k.shape[1]:
-            raise SceneError("K", f"Q rows have {scene.q.shape[1]} numbers but K rows have {scene.k.shape[1]}: "
+        if q.shape[1] != k.shape[1]:
+            raise SceneError("K", f"Q rows have {q.shape[1]} numbers but K rows have {k.shape[1]}: "
                                   f"queries and keys must share d_k")
     if isinstance(scene.mask, str):
         if scene.mask not in ("none", "causal"):
@@ -147,11 +151,18 @@ def validate_scene(scene: Scene, *, tokens_checked: bool = False) -> None:
     check_heads(scene)
 
 
+def present(a: np.ndarray | None, name: str) -> np.ndarray:
+    """``a``, a matrix the scene's mode must have; SceneError naming it when it is missing."""
+    if a is None:
+        raise SceneError(name, f"missing {name}")
+    return a
+
+
 def scene_widths(scene: Scene) -> tuple[int, int]:
     """(d_k, d_v) without projecting (for validation)."""
     if scene.x is not None:
-        return int(scene.wq.shape[1]), int(scene.wv.shape[1])
-    return int(scene.q.shape[1]), int(scene.v.shape[1])
+        return int(present(scene.wq, "Wq").shape[1]), int(present(scene.wv, "Wv").shape[1])
+    return int(present(scene.q, "Q").shape[1]), int(present(scene.v, "V").shape[1])
 
 
 def check_heads(scene: Scene) -> None:

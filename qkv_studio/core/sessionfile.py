@@ -33,7 +33,9 @@ from qkv_studio.core.ink import (
 )
 from qkv_studio.core.multihead import MAX_HEADS, MIN_HEADS
 from qkv_studio.core.safe_read import UnreadableFile, json_depth, read_regular
-from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, STAGES, Scene, SceneError
+from qkv_studio.core.scene import MAX_TOKENS, MAX_WIDTH, Scene, SceneError
+from qkv_studio.core.scene_checks import present
+from qkv_studio.core.stages import STAGES
 from qkv_studio.core.view import View
 
 FORMAT = "qkv-studio-session"
@@ -64,7 +66,8 @@ class SessionDocument(_Document):
     notes: Notes
     ink: Ink
 
-    def __new__(cls, scene: Scene, view: View = View(), notes: Notes = NO_NOTES, ink: Ink = EMPTY_INK):
+    def __new__(cls, scene: Scene, view: View = View(), notes: Notes = NO_NOTES,
+                ink: Ink = EMPTY_INK) -> SessionDocument:
         doc = super().__new__(cls, scene, view)
         doc.notes = notes
         doc.ink = ink
@@ -133,7 +136,7 @@ def parse_bytes(data: bytes, source: str = "<data>") -> SessionDocument:
     return document_from_dict(obj, source)
 
 
-def read_session(path: str | os.PathLike) -> SessionDocument:
+def read_session(path: str | os.PathLike[str]) -> SessionDocument:
     """Read and validate a session file; raise :class:`SessionFileError` naming the file on any problem."""
     return parse_bytes(read_file(path, what="session file"), display_name(path))
 
@@ -148,13 +151,13 @@ def suggested_file_name(scene: Scene) -> str:
     return f"{stem or 'attention'}.qkv.json"
 
 
-def display_name(path: str | os.PathLike) -> str:
+def display_name(path: str | os.PathLike[str]) -> str:
     """The file's name for a message (a name that cannot be printed is shown escaped)."""
     text = str(Path(os.fsdecode(path)))
     return text.replace("\x00", "\\0").encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def read_file(path: str | os.PathLike, *, what: str = "session file", cap: int = MAX_BYTES) -> bytes:
+def read_file(path: str | os.PathLike[str], *, what: str = "session file", cap: int = MAX_BYTES) -> bytes:
     """The bytes of a file the user named (a regular file, at most ``cap`` bytes, never blocking on a
     FIFO or a device); raise :class:`SessionFileError` naming the file on any problem."""
     try:
@@ -185,7 +188,7 @@ def _brief(number: int) -> str:
     return text if len(text) <= 20 else f"{text[:8]}…({len(text)} digits)"
 
 
-def _matrix(obj: dict, name: str, source: str, rows_expected: int | None) -> np.ndarray:
+def _matrix(obj: dict[str, Any], name: str, source: str, rows_expected: int | None) -> np.ndarray:
     rows = obj[name]
     if not isinstance(rows, list) or not rows:
         raise SessionFileError(source, f"{name} must be a non-empty list of rows")
@@ -313,9 +316,10 @@ def scene_to_dict(scene: Scene, view: View, notes: Notes = NO_NOTES, ink: Ink = 
         obj["description"] = scene.description
     obj["tokens"] = list(scene.tokens)
     if scene.mode == "projection":
-        obj.update(X=_rows(scene.x), Wq=_rows(scene.wq), Wk=_rows(scene.wk), Wv=_rows(scene.wv))
+        obj.update(X=_rows(present(scene.x, "X")), Wq=_rows(present(scene.wq, "Wq")),
+                   Wk=_rows(present(scene.wk, "Wk")), Wv=_rows(present(scene.wv, "Wv")))
     else:
-        obj.update(Q=_rows(scene.q), K=_rows(scene.k), V=_rows(scene.v))
+        obj.update(Q=_rows(present(scene.q, "Q")), K=_rows(present(scene.k, "K")), V=_rows(present(scene.v, "V")))
     if scene.heads != 1:  # the defaults (one head, no W^O) are left out
         obj["heads"] = scene.heads
     if scene.wo is not None:
@@ -355,7 +359,7 @@ def _new_file_mode(target: Path) -> int:
     return 0o666 & ~mask
 
 
-def atomic_write(path: str | os.PathLike, data: bytes) -> None:
+def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: a temporary file in the same folder, flushed and fsynced,
     then renamed over the target.  Raises ``OSError``; on any failure (or interruption) the old file is
     untouched and the temporary file is removed.
@@ -379,7 +383,7 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-def write_session(path: str | os.PathLike, scene: Scene, view: View, *, notes: Notes = NO_NOTES,
+def write_session(path: str | os.PathLike[str], scene: Scene, view: View, *, notes: Notes = NO_NOTES,
                   ink: Ink = EMPTY_INK) -> None:
     """Write ``scene`` and ``view`` (and ``notes`` and ``ink`` when given) to ``path`` atomically: a
     temporary file in the same folder, flushed, then renamed over the target.
@@ -395,3 +399,12 @@ def write_session(path: str | os.PathLike, scene: Scene, view: View, *, notes: N
         atomic_write(path, data)
     except OSError as exc:
         raise SessionFileError(str(Path(path)), f"cannot be written ({exc.strerror or exc})") from None
+
+
+def save(scene: Scene, path: str | os.PathLike[str], view: View | None = None) -> None:
+    """``qkv_studio.save(scene, path)``: write ``scene`` as a session file (``*.qkv.json``), atomically,
+    looked at with ``view`` (default: the first query, the weights); the app and the command line open
+    it.  The Python API's side of :func:`write_session` (a Scene is content only and knows no file
+    format: the format builds on the Scene, not the other way round).  Raises :class:`SessionFileError`
+    (one line naming the file) when the file cannot be written."""
+    write_session(path, scene, View() if view is None else view)

@@ -13,7 +13,8 @@ How to add a stage
    field of :class:`~qkv_studio.core.attention.AttentionResult` its heatmap shows (None: it previews
    the next stage's matrix, as ``vectors`` does); ``caption`` is a function of
    :mod:`qkv_studio.core.captions` (write one there).  ``reveals`` names the results the stage shows
-   first (views hide them before it: see :func:`reveals`).
+   first (views hide them before it: see :func:`reveals`).  Its narration is part of the entry: ``spoken``
+   (the formula in words, for speaker notes) and ``wording.alt`` (what its figure shows, for alt text).
 2. If the stage has a piece of its own in the whole formula, put ``{name[0]}`` (and ``{name[1]}`` …,
    one per entry of ``formula_piece``) into :data:`FORMULA`.
 3. Add its test to ``tests/core/test_stages.py``; every consumer picks the new entry up by itself.
@@ -37,12 +38,15 @@ Caption = Callable[["Scene", "AttentionResult", int], str]
 @dataclass(frozen=True)
 class Wording:
     """What a stage's picture is called: the heatmap's title (rich text; ``{d_k}`` is filled in), the
-    figure's title and its line of meaning (``{sqrt}`` = √dₖ is filled in), the colour legend's title."""
+    figure's title and its line of meaning (``{sqrt}`` = √dₖ is filled in), the colour legend's title, and
+    ``alt``: what the figure's cells are in its alt text (:mod:`qkv_studio.core.describe`; ``{figure}`` is
+    the figure's title, ``{sqrt}`` √dₖ)."""
 
     heatmap: str
     figure: str
     meaning: str
     legend: str
+    alt: str = "{figure}"
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,9 @@ class StageSpec:
     (fields of the result: ``"scores"``, ``"weights"``, ``"output"`` …); a view shows a result only from
     the stage that reveals it on (see :func:`reveals`).  ``row_sums``: the heatmap shows the Σ column;
     ``in_deck``: the slide deck of exported figures has a slide for it.  ``wording`` names its
-    picture; ``unscaled`` replaces that wording when ÷√dₖ is switched off (None: the same).
+    picture (and says what it is in the figure's alt text); ``unscaled`` replaces that wording when ÷√dₖ
+    is switched off (None: the same).  ``spoken`` is the stage's formula read out in words (the speaker
+    notes of an exported slide deck, :mod:`qkv_studio.export.slides`).
     """
 
     name: str
@@ -77,6 +83,7 @@ class StageSpec:
     caption: Caption
     columns: tuple[tuple[str, str], ...]
     wording: Wording
+    spoken: str
     unscaled: Wording | None = None
     reveals: tuple[str, ...] = ()
     row_sums: bool = False
@@ -120,7 +127,9 @@ REGISTRY: tuple[StageSpec, ...] = (
         # The map is the scores, faded and without numbers: its title says so (only where the map is shown;
         # a presentation's vectors slide shows the plane instead).
         wording=Wording(heatmap=PREVIEW_TITLE, figure=_SCORES.figure, meaning=_SCORES.meaning,
-                        legend=_SCORES.legend),
+                        legend=_SCORES.legend, alt="query and key vectors, shown by their dot products ({figure})"),
+        spoken=("Each token's embedding x is multiplied by three learned matrices: W-Q gives its query q, "
+                "W-K its key k and W-V its value v."),
         in_deck=False,  # (its figure would repeat the scores)
     ),
     StageSpec(
@@ -133,6 +142,8 @@ REGISTRY: tuple[StageSpec, ...] = (
         columns=(("score", "q·kⱼ"),),
         reveals=("scores",),
         wording=_SCORES,
+        spoken=("The score of query i for key j is the dot product of q i and k j: multiply them component by "
+                "component and add up."),
     ),
     StageSpec(
         name="scaled", title="÷ √dₖ", button="÷ √dₖ", short="÷√dₖ", export_label="Scaled ÷ √dₖ",
@@ -145,7 +156,8 @@ REGISTRY: tuple[StageSpec, ...] = (
         wording=Wording(
             heatmap="scaled scores Q·K<sup>T</sup> / √d<sub>k</sub> &nbsp;(÷ √{d_k})",
             figure="scaled scores Q·Kᵀ / √dₖ", meaning="divided by √dₖ = {sqrt} so the softmax does not saturate",
-            legend="score q·k / √dₖ"),
+            legend="score q·k / √dₖ", alt="{figure} (divided by √dₖ = {sqrt})"),
+        spoken="Each score is divided by the square root of d k, the length of the key vectors.",
         unscaled=Wording(
             heatmap="scaled scores — ÷ √d<sub>k</sub> is switched off, so they equal Q·K<sup>T</sup>",
             figure="scores (÷√dₖ switched off)", meaning="the raw dot products, not divided by √dₖ",
@@ -163,6 +175,8 @@ REGISTRY: tuple[StageSpec, ...] = (
         wording=Wording(heatmap="softmax weights w — each row sums to 1", figure="softmax weights",
                         meaning="each row sums to 1: how much each query attends to each key",
                         legend="softmax weight (0–1)"),
+        spoken=("Each weight is e to the power of its scaled score, divided by the sum of those powers over "
+                "the row, so every row adds up to one."),
         row_sums=True,
     ),
     StageSpec(
@@ -176,6 +190,7 @@ REGISTRY: tuple[StageSpec, ...] = (
         wording=Wording(heatmap="softmax weights w — the blend: output = w · V", figure="softmax weights → blend",
                         meaning="output = weights · V: each query's row blends the values",
                         legend="softmax weight (0–1)"),
+        spoken="The output for query i is the sum over all tokens j of weight i j times the value vector v j.",
         row_sums=True,
     ),
 )
@@ -224,6 +239,9 @@ def table_columns() -> tuple[tuple[str, str, str], ...]:
 
 #: Each result a stage reveals → the index of that stage in ``STAGES``.
 _REVEALED_AT: dict[str, int] = {what: i for i, s in enumerate(REGISTRY) for what in s.reveals}
+#: The results the lesson shows, in the order its stages reveal them (fields of
+#: :class:`~qkv_studio.core.attention.AttentionResult`: ``scores``, ``scaled``, ``weights``, ``output``).
+RESULTS: tuple[str, ...] = tuple(_REVEALED_AT)
 
 
 def reveals(stage: str, what: str, *, all_stages: bool = False) -> bool:

@@ -15,11 +15,13 @@ the quiz use it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from qkv_studio.core.scene import Scene, SceneError
+from qkv_studio.core.scene_checks import Mask
 from qkv_studio.core.text import fmt_fixed
 
 #: what the two figures side by side are of (their headings, before each figure's title)
@@ -41,7 +43,8 @@ def without_projections(scene: Scene) -> Scene:
                         description="Q = K = V = X: the embeddings dotted directly, no learned projections.")
 
 
-def from_embeddings(tokens, x: np.ndarray, *, mask="none", scale: bool = True, title: str = "") -> Scene:
+def from_embeddings(tokens: Iterable[str], x: np.ndarray, *, mask: Mask = "none", scale: bool = True,
+                    title: str = "") -> Scene:
     """A real model's layer input X as the scene without projections (Q = K = V = X)."""
     return Scene.create(tokens, q=x, k=x, v=x, mask=mask, scale=scale,
                         title=f"{title} — without projections" if title else "Without projections",
@@ -124,12 +127,12 @@ def compare(with_projections: Scene, without: Scene, query: int) -> ProjectionFa
     )
 
 
-def _names(keys, label) -> str:
+def _names(keys: Iterable[int], label: Callable[[int], str]) -> str:
     names = [f"“{label(j)}”" for j in keys]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _own(query: int, weight: float, best: tuple[int, ...], label) -> str:
+def _own(query: int, weight: float, best: tuple[int, ...], label: Callable[[int], str]) -> str:
     """"0.41 on itself", with "(most on “cat”)" or "(tied with “cat”)" as the cells show it."""
     text = f"{fmt_fixed(weight)} on itself"
     others = [j for j in best if j != query]
@@ -144,7 +147,7 @@ def _ties(count: int) -> str:
     return f" ({count} tied)" if count else ""
 
 
-def caption(facts: ProjectionFacts, label) -> str:
+def caption(facts: ProjectionFacts, label: Callable[[int], str]) -> str:
     """The comparison in words, true for the numbers shown; ``label(i)`` names token i.
 
     E.g. "Without projections “sat” puts 0.37 on itself; with them 0.25 (most on “cat”). …"."""

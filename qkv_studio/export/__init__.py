@@ -9,10 +9,12 @@ callable — calling it is :func:`.script.export`.
 
 import sys
 import types
+from pathlib import Path
+from typing import Any
 
 
 class _CallableModule(types.ModuleType):
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Path:
         from qkv_studio.export.script import export
 
         return export(*args, **kwargs)

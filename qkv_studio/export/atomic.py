@@ -38,7 +38,7 @@ def write_temp(path: Path, data: bytes) -> str:
     return tmp
 
 
-def unlink_quietly(name: str | os.PathLike) -> None:
+def unlink_quietly(name: str | os.PathLike[str]) -> None:
     """Remove a file if it is there; never raises."""
     try:
         os.unlink(name)
@@ -46,7 +46,7 @@ def unlink_quietly(name: str | os.PathLike) -> None:
         pass
 
 
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace ``path`` with ``data`` all at once; OSError "cannot write PATH: reason" otherwise."""
     path = Path(path)
     tmp = None

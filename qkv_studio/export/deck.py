@@ -24,7 +24,7 @@ from qkv_studio.render.figure import FigureOptions
 # numbered 1… in order; ``vectors`` is left out, its figure would repeat the scores.
 
 
-def deck_paths(base_path: str | os.PathLike) -> list[Path]:
+def deck_paths(base_path: str | os.PathLike[str]) -> list[Path]:
     """The files :func:`export_all_stages` writes for ``base_path``: ``name-1-scores.png`` …"""
     base = Path(base_path)
     suffix = base.suffix.lower()
@@ -38,7 +38,7 @@ def deck_paths(base_path: str | os.PathLike) -> list[Path]:
     return [stem.with_name(f"{stem.name}-{i}-{stage}{suffix}") for i, stage in enumerate(DECK_STAGES, 1)]
 
 
-def export_all_stages(scene: Scene, base_path: str | os.PathLike, *, width: int | None = None,
+def export_all_stages(scene: Scene, base_path: str | os.PathLike[str], *, width: int | None = None,
                       theme: str | None = None, colormap: str | None = None,
                       options: FigureOptions | None = None) -> list[Path]:
     """One figure per stage, numbered in stage order, for a slide deck; returns the paths written.

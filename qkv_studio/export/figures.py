@@ -16,6 +16,7 @@ import math
 import os
 import sys
 from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, QMarginsF, QRectF, QSize, QSizeF
 from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
@@ -68,7 +69,7 @@ def resolve_options(scene: Scene, options: FigureOptions | None = None, *, theme
     """``options`` (default: the weights of query 0, light theme) with ``theme``/``colormap`` applied when
     given; ValueError for an unknown stage, theme, background or colormap."""
     opts = options if options is not None else FigureOptions()
-    changes = {}
+    changes: dict[str, Any] = {}
     if theme is not None:
         changes["theme"] = theme
     if colormap is not None:

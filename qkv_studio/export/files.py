@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from qkv_studio.render.figure import FigureOptions
 
 
-def unknown_format(path: str | os.PathLike, suffix: str, kind: formats.Kind | None = None) -> str:
+def unknown_format(path: str | os.PathLike[str], suffix: str, kind: formats.Kind | None = None) -> str:
     """``cannot export to PATH: unknown format '.txt' (use .png, .svg, …)``."""
     return (f"cannot export to {path}: unknown format {suffix or '(no suffix)'!r} "
             f"(use {', '.join(formats.suffixes(kind))})")
@@ -76,7 +76,7 @@ def check_ink(fmt: formats.ExportFormat, picture: str | None, ink: Ink | None) -
                          "slides, a page per stage, not on the heatmap figure (laid out differently)")
 
 
-def export_file(scene: Scene, path: str | os.PathLike, *, width: int | None = None, theme: str | None = None,
+def export_file(scene: Scene, path: str | os.PathLike[str], *, width: int | None = None, theme: str | None = None,
                 colormap: str | None = None, options: FigureOptions | None = None, query: int | None = None,
                 stages: tuple[str, ...] | None = None, motion: MotionOptions | None = None,
                 picture: str | None = None, slide: SlidePainter | None = None, ink: Ink | None = None,

@@ -26,8 +26,9 @@ them in its *Picture* box for the formats that have them.  ``job.ink`` (not None
 for) is drawn on those two, the slide's own layout, never on the bare figure: a ``slides`` writer then
 makes each page the presentation slide of its stage (``job.compose(stage)``) with that stage's ink.
 Kinds: ``figure`` (one stage's heatmap), ``numbers``, ``animation`` (the stage sequence moving: ``job.motion``,
-``job.stages``) and ``deck``
-(a slide per stage: ``job.stages``).  (:func:`register` adds one at run time; tests use it
+``job.stages``), ``deck``
+(a slide per stage: ``job.stages``) and ``page`` (the interactive page: the scene itself, every stage,
+editable).  (:func:`register` adds one at run time; tests use it
 with a monkeypatched :data:`REGISTRY`.)
 """
 
@@ -44,11 +45,11 @@ if TYPE_CHECKING:
     from qkv_studio.export.timeline import MotionOptions
     from qkv_studio.render.figure import FigureOptions
 
-Kind = Literal["figure", "numbers", "animation", "deck"]
+Kind = Literal["figure", "numbers", "animation", "deck", "page"]
 #: How a figure's size is given: ``pixels`` (a raster image ``width`` px wide), ``scalable`` (vector,
 #: no size of its own) or ``page`` (vector, one page of the figure's size in points).
 Size = Literal["pixels", "scalable", "page"]
-KINDS: tuple[str, ...] = ("figure", "numbers", "animation", "deck")
+KINDS: tuple[str, ...] = ("figure", "numbers", "animation", "deck", "page")
 SIZES: tuple[str, ...] = ("pixels", "scalable", "page")
 
 
@@ -84,6 +85,18 @@ class ExportJob:
     def selected_query(self) -> int:
         """The query the file shows (the view's)."""
         return self.query
+
+    def figure_options(self) -> FigureOptions:
+        """``options``, which every writer of a figure needs; ValueError for a job without them."""
+        if self.options is None:
+            raise ValueError("a figure export needs its figure options")
+        return self.options
+
+    def pixel_width(self) -> int:
+        """``width``, which every writer of pixels needs; ValueError for a job without one."""
+        if self.width is None:
+            raise ValueError("a raster export needs its width in pixels")
+        return self.width
 
     def motion_options(self) -> MotionOptions:
         """``motion`` (or the defaults) with ``stages`` applied, validated."""
@@ -146,19 +159,19 @@ class ExportFormat:
 def _png(job: ExportJob) -> bytes:
     from qkv_studio.export.figures import png_bytes
 
-    return png_bytes(job.scene, job.options, job.width)
+    return png_bytes(job.scene, job.figure_options(), job.pixel_width())
 
 
 def _svg(job: ExportJob) -> bytes:
     from qkv_studio.export.figures import svg_bytes
 
-    return svg_bytes(job.scene, job.options)
+    return svg_bytes(job.scene, job.figure_options())
 
 
 def _pdf(job: ExportJob) -> bytes:
     from qkv_studio.export.figures import pdf_bytes
 
-    return pdf_bytes(job.scene, job.options)
+    return pdf_bytes(job.scene, job.figure_options())
 
 
 def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
@@ -167,8 +180,9 @@ def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
 
         if job.slide is None:
             raise ValueError("a slide export needs the slide to paint (the window's presentation)")
-        slide = job.slide if job.ink is None else with_ink(job.slide, job.ink.strokes(job.options.stage))
-        return slide_bytes(suffix, slide, job.scene, job.options)
+        options = job.figure_options()
+        slide = job.slide if job.ink is None else with_ink(job.slide, job.ink.strokes(options.stage))
+        return slide_bytes(suffix, slide, job.scene, options)
 
     return write
 
@@ -176,7 +190,7 @@ def _slide(suffix: str) -> Callable[[ExportJob], bytes]:
 def _slides_pdf(job: ExportJob) -> bytes:
     from qkv_studio.export.slides import slides_pdf_bytes
 
-    return slides_pdf_bytes(job.scene, job.options, job.stages, query=job.selected_query, ink=job.ink,
+    return slides_pdf_bytes(job.scene, job.figure_options(), job.stages, query=job.selected_query, ink=job.ink,
                             compose=job.compose)
 
 
@@ -185,7 +199,8 @@ def _animation(suffix: str) -> Callable[[ExportJob], bytes]:
         from qkv_studio.export import motion
 
         encode = {".gif": motion.gif_bytes, ".apng": motion.apng_bytes, ".mp4": motion.mp4_bytes}[suffix]
-        return encode(job.scene, job.options, job.motion_options(), job.width, query=job.selected_query)
+        return encode(job.scene, job.figure_options(), job.motion_options(), job.pixel_width(),
+                      query=job.selected_query)
 
     return write
 
@@ -193,8 +208,8 @@ def _animation(suffix: str) -> Callable[[ExportJob], bytes]:
 def _pptx(job: ExportJob) -> bytes:
     from qkv_studio.export.slides import pptx_bytes
 
-    return pptx_bytes(job.scene, job.options, job.stages, job.width, query=job.selected_query, ink=job.ink,
-                      compose=job.compose)
+    return pptx_bytes(job.scene, job.figure_options(), job.stages, job.pixel_width(), query=job.selected_query,
+                      ink=job.ink, compose=job.compose)
 
 
 def _csv(job: ExportJob) -> bytes:
@@ -207,6 +222,13 @@ def _json(job: ExportJob) -> bytes:
     from qkv_studio.export.numbers import json_bytes
 
     return json_bytes(job.scene, query=job.query, stage=job.stage, head=job.head)
+
+
+def _page(job: ExportJob) -> bytes:
+    from qkv_studio.core.view import View
+    from qkv_studio.export.page import page_bytes
+
+    return page_bytes([(job.scene, View(job.query, job.stage))])
 
 
 _BUILT_IN = (
@@ -224,6 +246,8 @@ _BUILT_IN = (
                  transparent=False),
     ExportFormat(".pptx", "PowerPoint deck, a slide per stage", "deck", _pptx, needs_qt=True, transparent=False,
                  slides=_pptx),
+    ExportFormat(".html", "Interactive page (.html), one file for phones and laptops", "page", _page,
+                 needs_qt=False, size="scalable"),
 )
 
 #: suffix → format, in the order the formats are offered.  Read it through the functions below.
@@ -267,6 +291,7 @@ PICTURES: dict[str, str] = {
     "figure": "The heatmap figure",
     "slide": "The slide as the audience sees it",
     "slides": "Slides, a page per stage",
+    "page": "The scene itself: every stage, editable, offline",
 }
 
 
@@ -274,6 +299,8 @@ def pictures(fmt: ExportFormat) -> tuple[str, ...]:
     """The pictures (keys of :data:`PICTURES`) a format writes, the first its own."""
     if fmt.kind == "deck":
         return ("slides",)
+    if fmt.kind == "page":
+        return ("page",)
     if fmt.kind == "animation":
         return ("figure",)
     if fmt.kind != "figure":
@@ -290,7 +317,7 @@ def writer(fmt: ExportFormat, picture: str | None = None) -> Callable[[ExportJob
         having = [f.suffix for f in formats() if picture in pictures(f)]
         what = PICTURES.get(picture, picture).lower()
         raise ValueError(f"{fmt.suffix} cannot hold {what}: use {spelled(having) or 'another picture'}")
-    if picture == "slide":
+    if picture == "slide" and fmt.slide is not None:
         return fmt.slide
     if picture == "slides":
         return fmt.slides or fmt.write

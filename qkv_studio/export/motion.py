@@ -27,6 +27,7 @@ import io
 import os
 import tempfile
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
@@ -35,6 +36,10 @@ from qkv_studio.core import Scene
 from qkv_studio.core.describe import describe
 from qkv_studio.export.timeline import Frame, MotionOptions, frame_durations_ms, generation_timeline, timeline
 from qkv_studio.render.figure import FigureOptions, Morph, background_color, figure_size, paint_figure
+
+if TYPE_CHECKING:  # (both are imported where they are used: the numbers exports load neither)
+    import numpy as np
+    from PIL import Image
 
 ASPECT = (16, 9)
 #: Widest frame per format: GIF/APNG keep every picture in memory while encoding; an MP4 is streamed.
@@ -124,11 +129,12 @@ class _Painter:
             raise ValueError(f"cannot allocate a {w}×{h} frame")
         bg = background_color(opts)
         img.fill(bg if bg.alpha() == 255 else QColor("#ffffff"))
-        x, y, fw, fh = self._steps.get(frame.tokens) or figure_rect(scene, opts, self.size)
+        step = None if frame.tokens is None else self._steps.get(frame.tokens)
+        x, y, fw, fh = step or figure_rect(scene, opts, self.size)
         painter = QPainter(img)
         try:
             painter.translate(x, y)
-            morph = None if frame.still else Morph(frame.source, frame.t)
+            morph = None if frame.still or frame.source is None else Morph(frame.source, frame.t)
             paint_figure(painter, QRectF(0, 0, fw, fh), scene, opts, morph)
         finally:
             painter.end()
@@ -188,7 +194,7 @@ def description(scene: Scene, options: FigureOptions, motion: MotionOptions, *, 
     return " Then: ".join(describe(scene, s, query, heading=options.heading).text for s in motion.stages)
 
 
-def _rgb_array(img: QImage):
+def _rgb_array(img: QImage) -> np.ndarray:
     import numpy as np
 
     rgb = img.convertToFormat(QImage.Format.Format_RGB888)
@@ -196,7 +202,7 @@ def _rgb_array(img: QImage):
     return np.frombuffer(rgb.constBits(), np.uint8, count=bpl * h).reshape(h, bpl)[:, : w * 3].reshape(h, w, 3).copy()
 
 
-def _pil(img: QImage):
+def _pil(img: QImage) -> Image.Image:
     from PIL import Image
 
     return Image.fromarray(_rgb_array(img), "RGB")
@@ -229,7 +235,7 @@ def gif_bytes(scene: Scene, options: FigureOptions, motion: MotionOptions, width
     return buf.getvalue()
 
 
-def _shared_palette(pictures: list[Picture]):
+def _shared_palette(pictures: list[Picture]) -> Image.Image:
     """One palette for every frame, from the stills and a few morph frames: their most frequent colours
     exactly (the background, the cells' fills, the text), the rest by median cut."""
     from PIL import Image
@@ -244,10 +250,11 @@ def _shared_palette(pictures: list[Picture]):
     sheet = Image.new("RGB", (tw, th * len(tiles)))
     for k, t in enumerate(tiles):
         sheet.paste(t, (0, k * th))
-    counts = sorted(sheet.getcolors(tw * th * len(tiles)), reverse=True)
-    exact = [rgb for _, rgb in counts[:_EXACT_COLOURS]]
+    # (an RGB image's colours are (r, g, b) tuples; as many may be asked for as it has pixels: never None)
+    counts = sorted(sheet.getcolors(tw * th * len(tiles)) or [], reverse=True)
+    exact = [rgb for _, rgb in counts[:_EXACT_COLOURS] if isinstance(rgb, tuple)]
     rest = sheet.quantize(256 - len(exact), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    extra = rest.getpalette()[: 3 * (256 - len(exact))]
+    extra = (rest.getpalette() or [])[: 3 * (256 - len(exact))]
     colours = [c for rgb in exact for c in rgb] + extra
     palette = Image.new("P", (1, 1))
     palette.putpalette(colours + [0] * (768 - len(colours)))
@@ -259,16 +266,16 @@ class _Quantiser:
     own palette lookup is approximate, white came out as 252, 252, 252).  A 24-bit table remembers each
     colour's index, so a colour is searched for once per animation, not once per pixel."""
 
-    def __init__(self, palette) -> None:
+    def __init__(self, palette: Image.Image) -> None:
         import numpy as np
 
         self.palette = palette
-        self.colours = np.asarray(palette.getpalette()[:768], dtype=np.int32).reshape(-1, 3)
+        self.colours = np.asarray((palette.getpalette() or [])[:768], dtype=np.int32).reshape(-1, 3)
         self.table = np.full(1 << 24, -1, dtype=np.int16)
         codes = (self.colours[:, 0] << 16) | (self.colours[:, 1] << 8) | self.colours[:, 2]
         self.table[codes[::-1]] = np.arange(len(codes) - 1, -1, -1, dtype=np.int16)  # (first entry wins)
 
-    def __call__(self, img: QImage):
+    def __call__(self, img: QImage) -> Image.Image:
         import numpy as np
         from PIL import Image
 
@@ -287,7 +294,7 @@ class _Quantiser:
                 self.table[new[start:start + 4096]] = d.argmin(axis=1).astype(np.int16)
             index = self.table[codes]
         out = Image.fromarray(index.astype(np.uint8), "P")
-        out.putpalette(self.palette.getpalette())
+        out.putpalette(self.palette.getpalette() or [])
         return out
 
 

@@ -55,7 +55,7 @@ def _encode_png(img: QImage, opaque: bool, text: dict[str, str]) -> bytes:
     filtered[:, 0] = 2  # the "Up" filter on every row (the first row's "above" is zeros)
     filtered[0, 1:] = rows[0]
     np.subtract(rows[1:], rows[:-1], out=filtered[1:, 1:])
-    raw = memoryview(filtered.reshape(-1))
+    raw = memoryview(filtered.reshape(-1).data)
     slices = max(1, min(_PNG_THREADS, h // 64))
     step = -(-h // slices) * filtered.shape[1]
     parts = [raw[i:i + step] for i in range(0, len(raw), step)]

@@ -40,9 +40,10 @@ def _rewrite(xml: bytes, names: dict[str, str]) -> tuple[bytes, set[str]]:
     found: set[str] = set()
     for pic in root.iter(f"{{{_P}}}pic"):
         c_nv_pr = pic.find(_CNVPR)
-        if c_nv_pr is not None and c_nv_pr.get("name") in names:
-            c_nv_pr.set("descr", names[c_nv_pr.get("name")])
-            found.add(c_nv_pr.get("name"))
+        name = None if c_nv_pr is None else c_nv_pr.get("name")
+        if c_nv_pr is not None and name is not None and name in names:
+            c_nv_pr.set("descr", names[name])
+            found.add(name)
     return ET.tostring(root, encoding="UTF-8", xml_declaration=True), found
 
 
@@ -77,6 +78,7 @@ def picture_descriptions(pptx: bytes) -> dict[tuple[str, str], str]:
             root = ET.fromstring(src.read(name))
             for pic in root.iter(f"{{{_P}}}pic"):
                 c_nv_pr = pic.find(_CNVPR)
-                if c_nv_pr is not None and c_nv_pr.get("descr") is not None:
-                    found[(f"/{name}", c_nv_pr.get("name", ""))] = c_nv_pr.get("descr")
+                descr = None if c_nv_pr is None else c_nv_pr.get("descr")
+                if c_nv_pr is not None and descr is not None:
+                    found[(f"/{name}", c_nv_pr.get("name", ""))] = descr
     return found

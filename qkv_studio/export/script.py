@@ -16,13 +16,14 @@ from qkv_studio.core.view import View
 from qkv_studio.export import formats
 
 
-def export(scene: Scene, path: str | os.PathLike, *, stage: str | None = None, query: int | str | None = None,
+def export(scene: Scene, path: str | os.PathLike[str], *, stage: str | None = None, query: int | str | None = None,
            mask: Any = None, scale: bool | None = None, width: int | None = None, theme: str = "light",
            colormap: str = "viridis", heading: str = "") -> Path:
     """Write ``scene`` as ``qkv-studio export`` would: the format follows the suffix of ``path``.
 
     ``.png`` (``width`` pixels wide, default 1600), ``.svg``, ``.pdf`` (the heatmap figure of ``stage``),
-    ``.csv`` (that stage's numbers), ``.json`` (every stage), and any other registered format.
+    ``.csv`` (that stage's numbers), ``.json`` (every stage), ``.html`` (the interactive page, opening on
+``stage`` and ``query``), and any other registered format.
     ``stage``, ``query`` (an index or a token's name), ``mask`` ("none", "causal" or a boolean matrix) and
     ``scale`` (False: no ÷√d_k) change the scene first, as ``--stage``, ``--query``, ``--mask`` and
     ``--unscaled`` do; ``theme`` and ``colormap`` as their options.  The bytes are the command line's for
@@ -47,7 +48,7 @@ def export(scene: Scene, path: str | os.PathLike, *, stage: str | None = None, q
         scene = scene.with_mask(mask)
     if scale is not None:
         scene = scene.with_scale(scale)
-    if fmt.kind == "numbers" and not fmt.needs_qt:  # as the command line writes them: Qt is never loaded
+    if not fmt.needs_qt:  # numbers, the interactive page: as the command line writes them, Qt is never loaded
         atomic_write(out, fmt.write(formats.ExportJob(scene=scene, stage=view.stage, query=view.query)))
         return out
     from qkv_studio.export.files import export_file

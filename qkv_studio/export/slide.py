@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSize, QSizeF
-from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPaintDevice, QPainter, QPdfWriter
 
 from qkv_studio.core import Scene
 from qkv_studio.core.describe import describe
@@ -41,7 +41,8 @@ class SlidePainter(Protocol):
     """Paints the presentation slide: ``size`` is (width, height) in pixels; ``paint`` draws the slide onto
     a painter whose coordinates are those pixels (0, 0 at the top left)."""
 
-    size: tuple[int, int]
+    @property
+    def size(self) -> tuple[int, int]: ...
 
     def paint(self, painter: QPainter) -> None: ...
 
@@ -135,7 +136,7 @@ def slide_bytes(suffix: str, slide: SlidePainter, scene: Scene, options: FigureO
     return bytes(data.data())
 
 
-def _paint(device, slide: SlidePainter, scale: float = 1.0) -> None:
+def _paint(device: QPaintDevice, slide: SlidePainter, scale: float = 1.0) -> None:
     painter = QPainter()
     if not painter.begin(device):
         raise OSError("the slide's writer could not start")

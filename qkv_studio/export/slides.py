@@ -29,31 +29,29 @@ import html
 import io
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from qkv_studio.core import STAGES, Scene, progress
 from qkv_studio.core.describe import describe
 from qkv_studio.core.stages import stage_spec
+
+if TYPE_CHECKING:  # (Qt and the renderer are imported where they are used)
+    from PySide6.QtGui import QPainter
+
+    from qkv_studio.core.ink import Ink
+    from qkv_studio.export.slide import SlidePainter
+    from qkv_studio.render.figure import FigureOptions
+
+    Compose = Callable[[str], SlidePainter]
 
 #: The slide: 13.333 × 7.5 in (PowerPoint's 16:9), in points for the PDF.
 SLIDE_PT = (960.0, 540.0)
 _TITLE_PT = 54.0  # the title band's height
 _MARGIN_PT = 18.0
 DEFAULT_STAGES = STAGES
-
-#: Each stage's formula read out, for the speaker notes.
-FORMULA_WORDS = {
-    "vectors": "Each token's embedding x is multiplied by three learned matrices: W-Q gives its query q, "
-               "W-K its key k and W-V its value v.",
-    "scores": "The score of query i for key j is the dot product of q i and k j: multiply them component by "
-              "component and add up.",
-    "scaled": "Each score is divided by the square root of d k, the length of the key vectors.",
-    "weights": "Each weight is e to the power of its scaled score, divided by the sum of those powers over "
-               "the row, so every row adds up to one.",
-    "output": "The output for query i is the sum over all tokens j of weight i j times the value vector v j.",
-}
-
 
 def _plain(rich: str) -> str:
     """Rich text (captions, formulas) as plain text: sub/superscripts inline, tags dropped."""
@@ -63,8 +61,8 @@ def _plain(rich: str) -> str:
     return " ".join(html.unescape(text).replace("\u2009", " ").split())
 
 
-def _check_stages(stages) -> tuple[str, ...]:
-    stages = tuple(DEFAULT_STAGES if not stages else stages)
+def _check_stages(given: Sequence[str] | None) -> tuple[str, ...]:
+    stages = tuple(DEFAULT_STAGES if not given else given)
     for s in stages:
         stage_spec(s)
     if len(set(stages)) != len(stages):
@@ -72,21 +70,21 @@ def _check_stages(stages) -> tuple[str, ...]:
     return stages
 
 
-def _inked_slides(ink, compose):
-    """``compose`` when the ink was asked for (None when not); ValueError when it cannot be drawn."""
+def _inked_slides(ink: Ink | None, compose: Compose | None) -> Compose | None:
+    """Each stage's presentation slide with its ink on top, when the ink was asked for (None when not);
+    ValueError when it cannot be drawn."""
     if ink is None:
         return None
     if compose is None:
         raise ValueError("the ink is drawn on the presentation slide of each stage, which only the window "
                          "composes: export the slides with their ink from the window or the command line")
-    return compose
 
+    def inked(stage: str) -> SlidePainter:
+        from qkv_studio.export.slide import with_ink
 
-def _inked(ink, compose, stage: str):
-    """The presentation slide of ``stage`` with its ink on top."""
-    from qkv_studio.export.slide import with_ink
+        return with_ink(compose(stage), ink.strokes(stage))
 
-    return with_ink(compose(stage), ink.strokes(stage))
+    return inked
 
 
 def slide_title(stage: str, index: int, total: int) -> str:
@@ -98,12 +96,11 @@ def slide_notes(scene: Scene, stage: str, query: int) -> str:
     """The speaker notes of a stage's slide: its caption with the query's numbers, the formula, in words."""
     spec = stage_spec(stage)
     caption = _plain(spec.caption(scene, scene.result(), query))
-    words = FORMULA_WORDS.get(stage, _plain(spec.formula))
-    return f"{caption}\n\nFormula: {_plain(spec.formula)}\n\nIn words: {words}"
+    return f"{caption}\n\nFormula: {_plain(spec.formula)}\n\nIn words: {spec.spoken}"
 
 
-def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int, *, query: int,
-               ink=None, compose=None) -> bytes:
+def pptx_bytes(scene: Scene, options: FigureOptions, stages: tuple[str, ...] | None, width: int, *, query: int,
+               ink: Ink | None = None, compose: Compose | None = None) -> bytes:
     """A PowerPoint deck: one 16:9 slide per stage, title, figure picture (with its description) and notes;
     with ``ink`` the picture is the stage's presentation slide with its ink, filling the slide."""
     from pptx import Presentation
@@ -131,7 +128,7 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
             from qkv_studio.export.slide import slide_bytes
 
             with progress.part((k - 1) / len(stages), k / len(stages), f"slide {k} of {len(stages)}"):
-                data = slide_bytes(".png", _inked(ink, compose, stage), shown, opts)
+                data = slide_bytes(".png", compose(stage), shown, opts)
             area_w, area_h, top = SLIDE_PT[0], SLIDE_PT[1], 0.0
         else:  # the picture fills the slide below the title, keeping its aspect
             data = png_bytes(shown, opts, width)
@@ -163,8 +160,8 @@ def pptx_bytes(scene: Scene, options, stages: tuple[str, ...] | None, width: int
     return set_descriptions(buf.getvalue(), descriptions)
 
 
-def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, query: int, ink=None,
-                     compose=None) -> bytes:
+def slides_pdf_bytes(scene: Scene, options: FigureOptions, stages: tuple[str, ...] | None, *, query: int,
+                     ink: Ink | None = None, compose: Compose | None = None) -> bytes:
     """A multi-page vector PDF: one 16:9 page per stage, the title and the figure (text stays text); with
     ``ink`` each page is the stage's presentation slide with its ink."""
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt
@@ -201,7 +198,7 @@ def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, q
                 writer.newPage()
             if compose is not None:
                 with progress.part((k - 1) / len(stages), k / len(stages), f"page {k} of {len(stages)}"):
-                    _paint_slide_page(painter, _inked(ink, compose, stage), full.width(), full.height())
+                    _paint_slide_page(painter, compose(stage), full.width(), full.height())
                 continue
             opts = replace(options, stage=stage, query=query).validated()
             if opts.background == "transparent":  # (a PDF page is opaque)
@@ -224,7 +221,7 @@ def slides_pdf_bytes(scene: Scene, options, stages: tuple[str, ...] | None, *, q
     return bytes(data.data())
 
 
-def _paint_slide_page(painter, slide, page_w: float, page_h: float) -> None:
+def _paint_slide_page(painter: QPainter, slide: SlidePainter, page_w: float, page_h: float) -> None:
     """``slide`` (its pixels) scaled to fill a page of ``page_w`` × ``page_h`` device units, centred."""
     w, h = slide.size
     k = min(page_w / w, page_h / h)
@@ -235,8 +232,9 @@ def _paint_slide_page(painter, slide, page_w: float, page_h: float) -> None:
     painter.restore()
 
 
-def export_slides_pdf(scene: Scene, path: str | os.PathLike, *, options=None, stages: tuple[str, ...] | None = None,
-                      query: int | None = None, ink=None, compose=None) -> Path:
+def export_slides_pdf(scene: Scene, path: str | os.PathLike[str], *, options: FigureOptions | None = None,
+                      stages: tuple[str, ...] | None = None, query: int | None = None, ink: Ink | None = None,
+                      compose: Compose | None = None) -> Path:
     """Write :func:`slides_pdf_bytes` to ``path`` atomically (nothing partial on failure); returns the path.
     ``ink`` and ``compose`` as for :func:`slides_pdf_bytes`."""
     from qkv_studio.export.atomic import reason, write_atomic

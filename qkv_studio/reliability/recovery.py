@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from qkv_studio.core import Scene, SessionFileError, View, read_session
 from qkv_studio.reliability.autosave import Recovered, _forget, pending_recovery, take_notices
+from qkv_studio.reliability.window import attach
 
 APP_NAME = "QKV Studio"
 
@@ -67,8 +68,6 @@ def restore(window, recovered: tuple[Scene, str] | tuple[Scene, str, View]) -> N
     The recovered notes and ink (a :class:`Recovered`'s) go to the window's presenter: the strokes are
     back on their stages, one ink undo step ("Restore unsaved ink") on top of the file's own ink.
     """
-    from qkv_studio.reliability import attach
-
     scene, path = recovered[0], recovered[1]
     view = recovered[2] if len(recovered) > 2 else getattr(recovered, "view", View())
     session = window.session

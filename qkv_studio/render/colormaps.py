@@ -70,7 +70,7 @@ class ColorScale:
         table = lut(self.cmap)
         t = self.normalise(values)
         idx = np.nan_to_num(t * (len(table) - 1), nan=0).round().astype(int)
-        out = table[idx].copy()
+        out: np.ndarray = table[idx].copy()
         out[np.isnan(t)] = (0, 0, 0, 0)
         return out
 

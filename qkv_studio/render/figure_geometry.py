@@ -183,6 +183,8 @@ class FigureLayout:
     def colorbar_value_y(self, value: float) -> float:
         """Target y of a value on the colour bar (top = the scale's high end)."""
         r = self.colorbar_logical
+        if r is None:
+            raise ValueError("this figure has no colour bar")
         t = (value - self.scale.lo) / (self.scale.hi - self.scale.lo)
         return self.transform.map(QPointF(r.center().x(), r.bottom() - t * r.height())).y()
 
@@ -190,7 +192,7 @@ class FigureLayout:
 
 def _nice_step(span: float) -> float:
     raw = span / 3.0
-    mag = 10 ** math.floor(math.log10(raw))
+    mag = 10.0 ** math.floor(math.log10(raw))
     for m in (1, 2, 2.5, 5, 10):
         if m * mag >= raw:
             return m * mag
@@ -276,7 +278,7 @@ def _layout(scene: Scene, options: FigureOptions, morph: Morph | None = None) ->
     result = scene.result()
     matrix = result.stage(options.stage)
     scale = stage_scale(scene, options)
-    source = None
+    source = source_rgba = None
     if morph is not None:
         source = result.stage(morph.source)
         source_rgba = stage_scale(scene, replace(options, stage=morph.source)).rgba(source)
@@ -300,7 +302,7 @@ def _layout(scene: Scene, options: FigureOptions, morph: Morph | None = None) ->
                        blocked=result.blocked, n=n, cell=c, logical_size=QSizeF(), origin=QPointF())
     lay.zoom = u
     lay.gap = 0.0 if c < 16 else min(1.5, c * 0.025)
-    if source is not None:
+    if morph is not None and source is not None and source_rgba is not None:
         lay.cell_rgba = blend_colours(source_rgba, scale.rgba(matrix), morph.t)
         lay.text_matrix = blend_values(source, matrix, morph.t)
     items: list[TextItem] = []
@@ -464,10 +466,7 @@ def figure_layout(scene: Scene, options: FigureOptions, size: QSizeF | None = No
     return lay
 
 
-def figure_size(scene: Scene, options: FigureOptions) -> QSizeF:
-    """Natural size of the figure at scale 1 (logical px; 0.75 pt each in a PDF)."""
-    if options.compare_with is not None:
-        from qkv_studio.render.pair import pair_size
-
-        return pair_size(scene, options)
+def single_size(scene: Scene, options: FigureOptions) -> QSizeF:
+    """Natural size of one figure at scale 1 (logical px; 0.75 pt each in a PDF); ``options.compare_with``
+    is not looked at (:func:`qkv_studio.render.figure.figure_size` sizes pairs)."""
     return QSizeF(_layout(scene, options).logical_size)

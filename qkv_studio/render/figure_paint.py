@@ -1,6 +1,7 @@
-"""Painting the figure: :func:`paint_figure` draws exactly the layout of
+"""Painting one figure: :func:`paint_single` draws exactly the layout of
 :mod:`qkv_studio.render.figure_geometry` (cells, hatching, numbers, the query outline, label ticks, the
-colour bar, every text) onto any paint device; :func:`render_image` makes a PNG-ready image of it.
+colour bar, every text) onto any paint device.  :func:`qkv_studio.render.figure.paint_figure` (which
+also draws a pair, :mod:`qkv_studio.render.pair`) and ``render_image`` are built on it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from qkv_studio.render.figure_geometry import (
     _fit,
     _layout,
     background_color,
-    figure_size,
 )
 from qkv_studio.render.figure_text import _draw_text, _set_reference_font, _text_at_reference, format_value
 
@@ -131,18 +131,15 @@ def _paint_colorbar(painter: QPainter, lay: FigureLayout) -> None:
         painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 5 * u, y))
 
 
-def paint_figure(painter: QPainter, rect: QRectF, scene: Scene, options: FigureOptions,
+def paint_single(painter: QPainter, rect: QRectF, scene: Scene, options: FigureOptions,
                  morph: Morph | None = None) -> FigureLayout:
-    """Draw the figure into ``rect`` (device coordinates of the painter), scaled uniformly and centred.
+    """Draw one figure into ``rect`` (device coordinates of the painter), scaled uniformly and centred
+    (``options.compare_with`` is not looked at: :func:`qkv_studio.render.figure.paint_figure` draws pairs).
 
     The background is *not* filled here unless ``options.background`` asks for one (then ``rect`` is
     filled).  With ``morph``, a frame of the stage morph (see :class:`Morph`).  Returns the layout
-    used, mapped into ``rect`` (of the left figure when ``options.compare_with`` draws two).
+    used, mapped into ``rect``.
     """
-    if options.compare_with is not None:
-        from qkv_studio.render.pair import paint_pair
-
-        return paint_pair(painter, rect, scene, options)
     lay = _layout(scene, options, morph)
     lay.transform = _fit(lay.logical_size, QRectF(rect))
     bg = background_color(options)
@@ -181,22 +178,3 @@ def paint_figure(painter: QPainter, rect: QRectF, scene: Scene, options: FigureO
         _draw_text(painter, it)
     painter.restore()
     return lay
-
-
-def render_image(scene: Scene, options: FigureOptions, width_px: int) -> QImage:
-    """The figure as an ARGB32-premultiplied image exactly ``width_px`` wide (height from the aspect)."""
-    width_px = int(width_px)
-    if not 16 <= width_px <= MAX_WIDTH_PX:
-        raise ValueError(f"image width must be 16–{MAX_WIDTH_PX} px, got {width_px}")
-    size = figure_size(scene, options)
-    height = max(1, round(width_px * size.height() / size.width()))
-    img = QImage(width_px, height, QImage.Format.Format_ARGB32_Premultiplied)
-    if img.isNull():
-        raise ValueError(f"cannot allocate a {width_px}×{height} image")
-    img.fill(background_color(options))
-    painter = QPainter(img)
-    try:
-        paint_figure(painter, QRectF(0, 0, width_px, height), scene, options)
-    finally:
-        painter.end()
-    return img

@@ -163,7 +163,7 @@ def _device_points(painter: QPainter, px: float) -> float:
     return px * 72.0 / dpi
 
 
-def _text_at_reference(painter: QPainter, rect: QRectF, px: float, align, text: str) -> None:
+def _text_at_reference(painter: QPainter, rect: QRectF, px: float, align: Qt.AlignmentFlag, text: str) -> None:
     """drawText of ``text`` at ``px`` logical pixels inside ``rect``.
 
     The font is always set at the reference size the layout measured with (:data:`_REF_PX`) and the

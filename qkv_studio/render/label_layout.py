@@ -147,9 +147,8 @@ def key_labels(names: Sequence[str], cell_w: float, px: float, measure: TextMeas
     if widest > 0 and cell_w > 0:
         flat = min(px, (cell_w - gap) / widest)
         if flat >= flat_min:
-            shown = list(idx)
-            texts = tuple(names[i] for i in shown)
-            return AxisLabels(tuple(shown), texts, flat, 0, 1, measure.height(flat), cell_w)
+            every = tuple(idx)
+            return AxisLabels(every, tuple(names[i] for i in every), flat, 0, 1, measure.height(flat), cell_w)
     # upright: a line per column
     shown, texts, size, step, extent = _line_per_cell(names, cell_w, px, min_px, max_extent, measure,
                                                       lo, hi, keep)

@@ -12,10 +12,15 @@ crash as it keeps unsaved edits (:mod:`qkv_studio.reliability.autosave`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from qkv_studio.core.ink import EMPTY_INK, NO_NOTES, Ink, Notes, Stroke
+
+if TYPE_CHECKING:
+    from qkv_studio.state.session import Session
 
 
 class _InkEdit(QUndoCommand):
@@ -41,7 +46,7 @@ class InkBook(QObject):
     changed = Signal()
     unsaved_changed = Signal(bool)
 
-    def __init__(self, session, parent: QObject | None = None) -> None:
+    def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._books: dict[str, Ink] = {}

@@ -16,13 +16,16 @@ query rows recomputes only those rows, in place, in the Session's own :class:`Li
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from qkv_studio.core import STAGES, AttentionResult, Scene, SceneError, View, compute
+from qkv_studio.core.attention import ROW_FIELDS
 from qkv_studio.core.captions import keep_description_true
+from qkv_studio.core.scene_checks import Mask
 from qkv_studio.core.stages import shown_matrix
 from qkv_studio.core.view import head_block, query_after_insert, query_after_remove, shown_scene
 from qkv_studio.state.changes import ResultChange
@@ -45,17 +48,23 @@ class LiveResult:
     milliseconds.  The arrays views get are read-only; the rows that changed in place are named by
     the next ``result_changed(change)``, which comes before any other change of the Session (a new
     query or stage, another scene).  Read the numbers when told; copy them to keep them.
+
+    It reads as an :class:`AttentionResult`: ``blocked``, ``d_k`` and ``scale`` as the result's, and each
+    per-query field of the result type (:data:`~qkv_studio.core.attention.ROW_FIELDS`: ``scores`` …) by
+    its name.
     """
 
-    __slots__ = ("scores", "scaled", "weights", "output", "blocked", "fully_masked", "d_k", "scale", "_own")
+    __slots__ = (*ROW_FIELDS, "_own", "blocked", "d_k", "scale")
 
     def __init__(self, result: AttentionResult) -> None:
         self.d_k = result.d_k
         self.scale = result.scale
         self.blocked = _read_only(result.blocked)
         self._own: dict[str, np.ndarray] | None = None
-        self._expose({name: getattr(result, name) for name in ("scores", "scaled", "weights", "output",
-                                                                 "fully_masked")})
+        self._expose({name: getattr(result, name) for name in ROW_FIELDS})
+
+    if TYPE_CHECKING:  # (the per-query fields are slots set by their names: this tells the type checker so)
+        def __getattr__(self, name: str) -> np.ndarray: ...
 
     def _expose(self, arrays: dict[str, np.ndarray]) -> None:
         for name, a in arrays.items():
@@ -67,18 +76,16 @@ class LiveResult:
 
     def stage(self, name: str) -> np.ndarray:
         """The n×n matrix shown for a stage (as :meth:`AttentionResult.stage`)."""
-        return getattr(self, shown_matrix(name))
+        shown: np.ndarray = getattr(self, shown_matrix(name))
+        return shown
 
     def write_rows(self, rows: np.ndarray, part: AttentionResult) -> None:
         """Overwrite query ``rows`` with ``part`` (computed for those rows alone); for the Session only."""
         if self._own is None:  # (the scene's result is shared with the undo history: copy it once)
-            self._own = {name: np.array(getattr(self, name)) for name in ("scores", "scaled", "weights",
-                                                                           "output", "fully_masked")}
+            self._own = {name: np.array(getattr(self, name)) for name in ROW_FIELDS}
             self._expose(self._own)
-        own = self._own
-        own["scores"][rows], own["scaled"][rows] = part.scores, part.scaled
-        own["weights"][rows], own["output"][rows] = part.weights, part.output
-        own["fully_masked"][rows] = part.fully_masked
+        for name, own in self._own.items():
+            own[rows] = getattr(part, name)
 
 
 class SceneEdit(QUndoCommand):
@@ -90,7 +97,7 @@ class SceneEdit(QUndoCommand):
     """
 
     def __init__(self, session: Session, before: Scene, after: Scene, text: str,
-                 merge_key: tuple | None = None, rows_hint: tuple[str, list[int]] | None = None,
+                 merge_key: tuple[object, ...] | None = None, rows_hint: tuple[str, list[int]] | None = None,
                  queries: tuple[int, int] = (0, 0)) -> None:
         super().__init__(text)
         self._session = session
@@ -244,9 +251,8 @@ class Session(QObject):
         if new.n != old.n:
             self._view = self._view.with_query(min(max(query, 0), new.n - 1))
         self._view = self._view.with_head(min(old_head, new.heads - 1))
-        patchable = (rows_hint is not None and rows_hint[0] == "Q" and self._result is not None
-                     and self._result.weights.shape == (new.n, new.n))
-        if patchable:
+        if (rows_hint is not None and rows_hint[0] == "Q" and self._result is not None
+                and self._result.weights.shape == (new.n, new.n)):
             self._scene = new
             self._pending_rows = sorted(set(self._pending_rows or []) | set(rows_hint[1]))
             self._announce(ResultChange.of_rows(rows_hint[1]))
@@ -291,7 +297,7 @@ class Session(QObject):
             self._notify.stop()
             self._emit_result()
 
-    def edit(self, make: Callable[[Scene], Scene], text: str, *, merge_key: tuple | None = None,
+    def edit(self, make: Callable[[Scene], Scene], text: str, *, merge_key: tuple[object, ...] | None = None,
              rows_hint: tuple[str, list[int]] | None = None, query: int | None = None,
              as_given: bool = False) -> bool:
         """Push an undoable edit; a refused edit emits ``message`` and changes nothing.
@@ -487,7 +493,7 @@ class Session(QObject):
     def remove_dim(self, group: str) -> bool:
         return self.edit(lambda s: s.remove_dim(group), f"Remove dimension ({_GROUP_NAMES[group]})")
 
-    def set_mask(self, mask) -> bool:
+    def set_mask(self, mask: Mask) -> bool:
         name = mask if isinstance(mask, str) else "custom"
         return self.edit(lambda s: s.with_mask(mask), f"Mask: {name}")
 

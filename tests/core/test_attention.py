@@ -20,7 +20,8 @@ from qkv_studio.core import (
     update_rows,
 )
 
-# The lesson's example (DESIGN.md): keys the=[1,0], cat=[2,1], sat=[0,1], mat=[1,1]; query from sat = [1, 2].
+# The lesson's example (README.md's opening and the `lesson` preset, resources/presets/lesson.qkv.json): keys
+# the=[1,0], cat=[2,1], sat=[0,1], mat=[1,1]; query from sat = [1, 2].
 Q = np.array([[0, 1], [1, 0], [1, 2], [0.5, 0.5]], dtype=float)
 K = np.array([[1, 0], [2, 1], [0, 1], [1, 1]], dtype=float)
 V = np.array([[1, 0], [0, 1], [1, 1], [0.5, -1]], dtype=float)
@@ -402,3 +403,23 @@ def test_prop_no_nan_or_inf_for_extreme_magnitudes(p, scale, causal):
     hi, lo = v.max(axis=0), v.min(axis=0)
     assert np.all(r.output <= hi + 1e-12 * np.abs(hi) + 1e-300)
     assert np.all(r.output >= lo - 1e-12 * np.abs(lo) - 1e-300)
+
+
+def test_the_row_fields_are_read_from_the_result_type_and_every_revealed_result_is_one():
+    from dataclasses import fields
+
+    from qkv_studio.core.attention import ROW_FIELDS, AttentionResult, update_rows
+    from qkv_studio.core.stages import RESULTS
+
+    names = {f.name for f in fields(AttentionResult)}
+    assert ROW_FIELDS == ("scores", "scaled", "weights", "output", "fully_masked")
+    assert set(RESULTS) <= set(ROW_FIELDS) <= names and RESULTS == ("scores", "scaled", "weights", "output")
+    rng = np.random.default_rng(3)
+    q, k, v = rng.normal(size=(3, 5, 2))
+    before = compute(q, k, v, mask="causal")
+    q2 = q.copy()
+    q2[[1, 3]] += 1.0
+    after, whole = update_rows(before, [1, 3], q2, k, v, mask="causal"), compute(q2, k, v, mask="causal")
+    for name in ROW_FIELDS:  # every per-query field is recomputed for the edited rows, and only those
+        np.testing.assert_array_equal(getattr(after, name), getattr(whole, name))
+        np.testing.assert_array_equal(getattr(after, name)[[0, 2, 4]], getattr(before, name)[[0, 2, 4]])

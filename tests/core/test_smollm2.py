@@ -17,7 +17,7 @@ from qkv_studio.core import compute
 from qkv_studio.core.models import get_model
 from qkv_studio.core.models import smollm2 as S
 from qkv_studio.core.models import weights_cache as W
-from qkv_studio.core.models.registry import AttentionModel
+from qkv_studio.core.models.registry import AttentionModel, generate
 from qkv_studio.core.models.run import ModelInputError, ModelUnavailable
 
 REPO = Path(__file__).resolve().parents[2]
@@ -334,8 +334,8 @@ def test_back_takes_a_token_back_and_sampling_is_seeded(model):
 
 @needs_model
 def test_the_entry_generates_greedy_tokens_for_the_command_line(model, ref):
-    run = get_model("smollm2").generate(str(ref["texts"][0]), 3)
+    run = generate(get_model("smollm2"), str(ref["texts"][0]), 3)
     assert run.ids[-3:].tolist() == ref["generated_ids"][:3].tolist() and run.n == len(ref["s0_ids"]) + 3
-    assert get_model("smollm2").generate("Hi", 0).n == 1
+    assert generate(get_model("smollm2"), "Hi", 0).n == 1
     with pytest.raises(ModelInputError, match="generate"):
-        get_model("smollm2").generate("Hi", -1)
+        generate(get_model("smollm2"), "Hi", -1)

@@ -18,9 +18,6 @@ def test_the_public_names_are_derived_from_the_registry():
     assert core.STAGES == tuple(s.name for s in REGISTRY) == ("vectors", "scores", "scaled", "weights", "output")
     assert core.STAGE_TITLES == {s.name: s.title for s in REGISTRY}
     assert core.STAGE_TITLES["scores"] == "Q·Kᵀ"
-    from qkv_studio.core.scene import STAGES as scene_stages
-
-    assert scene_stages is core.STAGES
 
 
 def test_entries_are_frozen_and_complete():
@@ -166,3 +163,35 @@ def test_each_result_is_revealed_from_its_own_stage_on():
         reveals("output", "colours")
     with pytest.raises(ValueError, match="unknown stage"):
         reveals("blend", "output")
+
+
+def test_every_stage_carries_its_narration():
+    # The speaker notes' formula in words and the alt text's words for the figure live in each StageSpec.
+    from qkv_studio.core.describe import describe
+    from qkv_studio.core.presets import load_preset
+
+    scene = load_preset("lesson")
+    spoken = set()
+    for spec in REGISTRY:
+        assert spec.spoken.endswith(".") and "<" not in spec.spoken and len(spec.spoken.split()) >= 8, spec.name
+        spoken.add(spec.spoken)
+        for scale in (True, False):
+            wording = spec.words(scale)
+            assert "{figure}" in wording.alt, spec.name
+            shown = scene if scale else scene.with_scale(False)
+            title = describe(shown, spec.name, 0).title
+            said = wording.alt.format(figure=wording.figure, sqrt="√")
+            assert title.lower().startswith(said.split("√")[0].lower()), (spec.name, title)
+    assert len(spoken) == len(REGISTRY)  # each stage says its own
+
+
+def test_the_alt_text_says_what_the_stage_registry_says():
+    from qkv_studio.core.describe import describe
+    from qkv_studio.core.presets import load_preset
+
+    scene = load_preset("lesson")
+    assert describe(scene, "vectors", 0).title.startswith("Query and key vectors, shown by their dot products (raw")
+    assert describe(scene, "scaled", 0).title.startswith("Scaled scores Q·Kᵀ / √dₖ (divided by √dₖ = 1.41)")
+    assert "(divided by" not in describe(scene.with_scale(False), "scaled", 0).title
+    assert "its output is the blend" in describe(scene, "output", 2).text
+    assert "its output is the blend" not in describe(scene, "weights", 2).text

@@ -104,7 +104,7 @@ def test_the_dialog_offers_the_animations_and_the_deck_and_writes_them(qtbot, le
     dlg = ExportDialog(w, use_settings=False)
     qtbot.addWidget(dlg)
     combo = dlg.format_combo
-    assert [combo.itemData(i) for i in range(combo.count())][3:] == [".gif", ".apng", ".mp4", ".pptx"]
+    assert [combo.itemData(i) for i in range(combo.count())][3:] == [".gif", ".apng", ".mp4", ".pptx", ".html"]
     assert not dlg.fps_spin.isVisibleTo(dlg)  # a PNG does not move
     combo.setCurrentIndex(combo.findData(".gif"))
     assert dlg.fps_spin.isVisibleTo(dlg) and dlg.hold_spin.isVisibleTo(dlg)

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 # ---- the built-in entries ------------------------------------------------------------------------
 def test_the_built_in_formats_in_the_order_they_are_offered():
-    assert formats.suffixes() == (".png", ".svg", ".pdf", ".csv", ".json", ".gif", ".apng", ".mp4", ".pptx")
+    assert formats.suffixes() == (".png", ".svg", ".pdf", ".csv", ".json", ".gif", ".apng", ".mp4", ".pptx", ".html")
     assert formats.suffixes("figure") == (".png", ".svg", ".pdf")
     assert formats.suffixes("numbers") == (".csv", ".json")
     assert formats.suffixes("animation") == (".gif", ".apng", ".mp4") and formats.suffixes("deck") == (".pptx",)
@@ -111,9 +111,9 @@ def test_a_new_format_is_accepted_by_the_command_line(extra_formats, tmp_path, c
     assert (tmp_path / "w.tsv").read_text(encoding="utf-8").splitlines()[0] == "\tthe\tcat\tsat\tmat"
     capsys.readouterr()
     assert main(["export", "--help"]) == 0
-    assert ".json .gif .apng .mp4 .pptx .txt .tsv" in " ".join(capsys.readouterr().out.split())
+    assert ".json .gif .apng .mp4 .pptx .html .txt .tsv" in " ".join(capsys.readouterr().out.split())
     assert main(["export", "-o", str(tmp_path / "f.xyz")]) == 2
-    told = "the name must end in .png, .svg, .pdf, .csv, .json, .gif, .apng, .mp4, .pptx, .txt or .tsv"
+    told = "the name must end in .png, .svg, .pdf, .csv, .json, .gif, .apng, .mp4, .pptx, .html, .txt or .tsv"
     assert told in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt", "w.tsv"]
 
@@ -129,8 +129,8 @@ def test_a_new_format_is_listed_in_the_dialog_and_written_by_it(extra_formats, q
     qtbot.addWidget(dialog)
     combo = dialog.format_combo
     assert [combo.itemData(i) for i in range(combo.count())] == [".png", ".svg", ".pdf", ".gif", ".apng", ".mp4",
-                                                                  ".pptx", ".txt"]
-    assert combo.itemText(7) == "Caption text"
+                                                                  ".pptx", ".html", ".txt"]
+    assert combo.itemText(8) == "Caption text"
     assert ed.figure_filter().endswith(";;Caption text (*.txt)")
     assert ed.number_filter() == "CSV — current stage (*.csv);;JSON — all stages (*.json);;TSV — current stage (*.tsv)"
 

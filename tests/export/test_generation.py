@@ -2,7 +2,7 @@
 each, from ``qkv-studio export --model M --text … --generate N --animate generation -o x.gif|.apng|.mp4``.
 
 A small fake generating model stands in for SmolLM2 (no weights needed): the toy causal model of
-``tests/toy_model.py`` with a greedy ``generate(text, steps)`` that appends fixed words.
+``tests/toy_model.py`` whose ``start(text)`` (the registry's generation protocol) appends fixed words.
 """
 
 from __future__ import annotations
@@ -23,6 +23,45 @@ WIDTH = 640
 WORDS = ("on", "the", "mat", "today")
 
 
+class _Words:
+    """A toy :class:`~qkv_studio.core.models.registry.TokenGeneration`: each step appends the next of
+    :data:`WORDS` (the whole toy run computed again: no cache, so ``reused`` stays 0)."""
+
+    reused = 0
+
+    def __init__(self, toy: ToyGenerator, text: str) -> None:
+        self._toy, self._runs, self._undone = toy, [toy.run(text)], []
+        self._prompt = self._runs[0].n
+
+    @property
+    def run(self):
+        return self._runs[-1]
+
+    @property
+    def generated(self) -> int:
+        return self.run.n - self._prompt
+
+    def choices(self, k=5, *, temperature=0.0, top_k=0):
+        return [(WORDS[self.generated % len(WORDS)], 1.0)]
+
+    def compute(self, *, temperature=0.0, top_k=0, progress=None):
+        return self._toy.run(f"{self.run.text} {self.choices()[0][0]}"), np.zeros(1)
+
+    def append(self, run, logits):
+        self._runs.append(run)
+        return run
+
+    def back(self):
+        if len(self._runs) > 1:
+            self._undone.append(self._runs.pop())
+        return self.run
+
+    def redo(self):
+        if self._undone:
+            self._runs.append(self._undone.pop())
+        return self.run
+
+
 class ToyGenerator(ToyCausal):
     """The toy causal model, able to generate: each step appends the next of :data:`WORDS`."""
 
@@ -30,8 +69,8 @@ class ToyGenerator(ToyCausal):
     title = "Toy generating LM"
     label = "ToyGen"
 
-    def generate(self, text: str, steps: int):
-        return self.run(" ".join([text, *(WORDS[i % len(WORDS)] for i in range(steps))]))
+    def start(self, text: str, *, seed=0, progress=None) -> _Words:
+        return _Words(self, text)
 
 
 @pytest.fixture
@@ -62,7 +101,7 @@ def test_the_generation_timeline_is_the_prompt_then_a_token_per_step():
 
 
 def test_a_causal_prefix_is_the_same_rows_as_the_whole(toygen):
-    scene = toygen.generate("the cat sat", 3).head_scene(1, 2)
+    scene = registry.generate(toygen, "the cat sat", 3).head_scene(1, 2)
     part = motion.prefix(scene, 4)
     assert part.tokens == scene.tokens[:4]
     np.testing.assert_allclose(part.result().weights, scene.result().weights[:4, :4], atol=1e-12)
@@ -82,7 +121,7 @@ def test_cli_animates_the_generation_row_by_row(toygen, tmp_path):
     assert description.startswith("Generation, one token at a time (3 generated after 3 of the prompt)")
     assert "“mat”" in description
     # Each step is the still figure of the first tokens, the newest token's row outlined, the step named.
-    scene = toygen.generate("the cat sat", 3).head_scene(1, 2)
+    scene = registry.generate(toygen, "the cat sat", 3).head_scene(1, 2)
     heading = "Toy generating LM layer 1 head 2"  # (the command line names the model by its title)
     rects = motion.generation_rects(scene, FigureOptions(heading=heading, query=2).validated(),
                                     motion.frame_size(WIDTH), 3)

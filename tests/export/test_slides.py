@@ -13,9 +13,10 @@ from pptx.util import Emu
 from qkv_studio.cli import main
 from qkv_studio.core import STAGES
 from qkv_studio.core.describe import describe
+from qkv_studio.core.stages import stage_spec
 from qkv_studio.export.files import export_file
 from qkv_studio.export.pptx_alt import picture_descriptions
-from qkv_studio.export.slides import FORMULA_WORDS, export_slides_pdf, slide_notes
+from qkv_studio.export.slides import export_slides_pdf, slide_notes
 from qkv_studio.render.figure import FigureOptions
 from tests.pdf_facts import pdf_facts
 
@@ -48,7 +49,7 @@ def test_the_pptx_has_a_slide_per_stage_with_picture_title_notes_and_description
         texts = [sh.text_frame.text for sh in slide.shapes if sh.has_text_frame]
         assert texts[0].startswith(f"{k} / {len(STAGES)} · ")
         notes = slide.notes_slide.notes_text_frame.text
-        assert FORMULA_WORDS[stage] in notes and "Formula: " in notes
+        assert stage_spec(stage).spoken in notes and "Formula: " in notes
     notes = [s.notes_slide.notes_text_frame.text for s in prs.slides]
     assert "0.54 on “cat”, 0.27 on “mat”, 0.13 on “sat”, 0.06 on “the”" in notes[STAGES.index("weights")]
     assert "q·k = 4" in notes[STAGES.index("scores")] and "√dₖ = 1.414" in notes[STAGES.index("scaled")]

@@ -8,11 +8,12 @@ controller inspects the loaded BLAS libraries once (it is slow), then limits the
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
-_CONTROLLER = None  # threadpoolctl's controller, False when threadpoolctl is missing or cannot inspect
+_CONTROLLER: Any = None  # threadpoolctl's controller, False when threadpoolctl is missing or cannot inspect
 
 
-def one_blas_thread():
+def one_blas_thread() -> contextlib.AbstractContextManager[object]:
     """A context manager that runs its block with one BLAS thread (a no-op without threadpoolctl).
 
     Called once without ``with``, it inspects the libraries now rather than in the first run."""
@@ -25,4 +26,5 @@ def one_blas_thread():
             _CONTROLLER = False
     if not _CONTROLLER:
         return contextlib.nullcontext()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
+    limited: contextlib.AbstractContextManager[object] = _CONTROLLER.limit(limits=1, user_api="blas")
+    return limited

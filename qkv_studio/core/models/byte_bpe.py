@@ -49,7 +49,7 @@ def build_tokenizer_json(tokens: Sequence[str], merges: Sequence[str], token_typ
     alphabet = set(spelling.values())
     vocab = {(t if set(t) <= alphabet else "".join(spelling[b] for b in t.encode("utf-8"))): i
              for i, t in enumerate(tokens)}
-    pairs = [tuple(m.split(" ")) for m in merges]
+    pairs = [(m.partition(" ")[0], m.partition(" ")[2]) for m in merges]
     tok = Tokenizer(BPE(vocab=vocab, merges=pairs, dropout=None, continuing_subword_prefix="",
                         end_of_word_suffix="", fuse_unk=False))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -34,7 +34,7 @@ class Generation:
         self.prompt_length = run.n
         self._history: list[tuple[ModelRun, np.ndarray]] = [(run, logits)]
         self._undone: list[tuple[ModelRun, np.ndarray]] = []  # taken back, most recent last
-        self._seed = seed if seed is not None else int(np.random.SeedSequence().entropy % (2 ** 63))
+        self._seed = seed if seed is not None else int(cast(int, np.random.SeedSequence().entropy) % (2 ** 63))
         self.reused = 0
 
     @property
@@ -48,7 +48,7 @@ class Generation:
 
     @property
     def ids(self) -> np.ndarray:
-        return self.run.ids
+        return _ids(self.run)
 
     @property
     def generated(self) -> int:
@@ -95,7 +95,7 @@ class Generation:
             raise ModelInputError(f"a token id must be 0–{model.vocab_size - 1}, not {token!r}")
         if run.n + 1 > MAX_TOKENS:
             raise ModelInputError(f"{MAX_TOKENS} tokens at most")
-        ids = np.append(run.ids, np.int64(token))
+        ids = np.append(_ids(run), np.int64(token))
         past = [(run.k[i], run.v[i]) for i in range(run.n_layers)]
         with one_blas_thread():
             rows = model._rows(ids[-1:], run.n, past, progress=progress)
@@ -115,7 +115,7 @@ class Generation:
         """Append a step :meth:`compute` gave for the current run; raises :class:`ModelInputError` when the
         generation moved on meanwhile (a token was taken back or added)."""
         base = self.run
-        if run.n != base.n + 1 or run.ids is None or not np.array_equal(run.ids[:-1], base.ids):
+        if run.n != base.n + 1 or run.ids is None or not np.array_equal(run.ids[:-1], _ids(base)):
             raise ModelInputError("the text changed while the next token was computed: press Next token again")
         self._history.append((run, logits))
         self._undone.clear()
@@ -135,3 +135,10 @@ class Generation:
             self._history.append(self._undone.pop())
             self.reused = self.run.n - 1
         return self.run
+
+
+def _ids(run: ModelRun) -> np.ndarray:
+    """The token ids of a run a generation continues (a run of a generating model always has them)."""
+    if run.ids is None:
+        raise ModelInputError("this run keeps no token ids, so no token can be appended to it")
+    return run.ids

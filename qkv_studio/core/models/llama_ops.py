@@ -18,7 +18,8 @@ def frozen(a: np.ndarray) -> np.ndarray:
 def rms_norm(x: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
     """transformers' LlamaRMSNorm in float32: x / √(mean(x²) + ε) · w."""
     var = np.mean(x * x, axis=-1, keepdims=True, dtype=np.float32)
-    return (x * (1.0 / np.sqrt(var + np.float32(eps)))).astype(np.float32) * w
+    out: np.ndarray = (x * (1.0 / np.sqrt(var + np.float32(eps)))).astype(np.float32) * w
+    return out
 
 
 def rope_tables(positions: np.ndarray, dim: int = HEAD_DIM, base: float = ROPE_BASE) -> tuple[np.ndarray, np.ndarray]:
@@ -37,14 +38,17 @@ def apply_rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     """x·cos + rotate_half(x)·sin, rotate_half(x) = (−x₂, x₁) of x's two halves (transformers' RoPE)."""
     half = x.shape[-1] // 2
     rotated = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
-    return x * cos + rotated * sin
+    out: np.ndarray = x * cos + rotated * sin
+    return out
 
 
 def silu(x: np.ndarray) -> np.ndarray:
-    return x / (np.float32(1.0) + np.exp(-x))
+    out: np.ndarray = x / (np.float32(1.0) + np.exp(-x))
+    return out
 
 
 def softmax(x: np.ndarray) -> np.ndarray:
     x = x - x.max(axis=-1, keepdims=True)
     e = np.exp(x)
-    return e / e.sum(axis=-1, keepdims=True)
+    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return out

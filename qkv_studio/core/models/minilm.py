@@ -32,8 +32,10 @@ import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from qkv_studio.core.models.blas import one_blas_thread
 from qkv_studio.core.models.run import ModelInputError, ModelRun, ModelUnavailable, causal_blocked
@@ -79,7 +81,8 @@ def erf(x: np.ndarray) -> np.ndarray:
     """The error function, element-wise, to about 1e-10 absolute (float64; NaN stays NaN)."""
     x = np.asarray(x, dtype=np.float64)
     if x.ndim == 0:
-        return erf(x.reshape(1))[0]
+        out: np.ndarray = erf(x.reshape(1))[0]
+        return out
     a = np.abs(x)
     nan = np.isnan(a)
     has_nan = bool(nan.any())
@@ -108,13 +111,15 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     mean = x.mean(axis=-1, keepdims=True)
     centred = x - mean
     var = np.mean(centred * centred, axis=-1, keepdims=True)
-    return centred / np.sqrt(var + eps) * weight + bias
+    out: np.ndarray = centred / np.sqrt(var + eps) * weight + bias
+    return out
 
 
 def _softmax_rows(s: np.ndarray) -> np.ndarray:
     s = s - s.max(axis=-1, keepdims=True)
     e = np.exp(s)
-    return e / e.sum(axis=-1, keepdims=True)
+    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return out
 
 
 def _dense(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -195,7 +200,7 @@ class MiniLM:
     label = "MiniLM"
     causal = False  # BERT is an encoder: every token attends to every token
 
-    def __init__(self, folder: Path, config: dict, tokenizer, tensors: dict[str, np.ndarray], *,
+    def __init__(self, folder: Path, config: dict[str, Any], tokenizer: Any, tensors: dict[str, np.ndarray], *,
                  precision: str = "float32") -> None:
         if precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
@@ -212,7 +217,7 @@ class MiniLM:
         self._tokenizer = tokenizer
         self._lock = threading.Lock()  # a tokenizers.Tokenizer is not to be shared across threads mid-call
 
-        def get(name: str, dtype=np.float64) -> np.ndarray:
+        def get(name: str, dtype: DTypeLike = np.float64) -> np.ndarray:
             try:
                 arr = tensors[name]
             except KeyError:
@@ -228,8 +233,13 @@ class MiniLM:
         self._layers: list[_Layer] = []
         for i in range(self.n_layers):
             p = f"encoder.layer.{i}."
-            w = lambda name, p=p: get(p + name)  # noqa: E731
-            dense = lambda name, p=p: get(p + name, mm)  # noqa: E731 - no copy in float32: stored as is
+
+            def w(name: str, p: str = p) -> np.ndarray:
+                return get(p + name)
+
+            def dense(name: str, p: str = p) -> np.ndarray:
+                return get(p + name, mm)  # (no copy in float32: stored as is)
+
             qkv = [p + f"attention.self.{m}." for m in ("query", "key", "value")]
             try:  # one copy for the three projections
                 wqkv = np.concatenate([tensors[m + "weight"] for m in qkv], axis=0, dtype=mm)
@@ -253,7 +263,7 @@ class MiniLM:
                 f"from {self.folder}>")
 
     # ---- tokens ---------------------------------------------------------------------------------------
-    def tokenize(self, text: str):
+    def tokenize(self, text: str) -> Any:
         """The tokenizer's encoding of one sentence: ``[CLS] … [SEP]``, no padding, at most 512 tokens."""
         if not isinstance(text, str):
             raise ModelInputError("the text must be a string")
@@ -269,7 +279,7 @@ class MiniLM:
         with one_blas_thread():
             return self._forward(text, enc)
 
-    def _forward(self, text: str, enc) -> ModelRun:
+    def _forward(self, text: str, enc: Any) -> ModelRun:
         ids = np.asarray(enc.ids, dtype=np.int64)
         type_ids = np.asarray(enc.type_ids, dtype=np.int64)
         allowed = np.asarray(enc.attention_mask, dtype=bool)
@@ -295,7 +305,10 @@ class MiniLM:
             h = _layer_norm(_dense(ctx, layer.wo) + layer.bo + h, layer.ln1_w, layer.ln1_b, self.eps)
             f = _dense(gelu(_dense(h, layer.wi) + layer.bi), layer.wf) + layer.bf
             h = _layer_norm(f + h, layer.ln2_w, layer.ln2_b, self.eps)
-            qs.append(q), ks.append(k), vs.append(v), ws.append(p)
+            qs.append(q)
+            ks.append(k)
+            vs.append(v)
+            ws.append(p)
             hidden.append(h)
         return ModelRun(
             model=self.name, label=self.label, text=text, tokens=tuple(enc.tokens), ids=_frozen(ids),

@@ -26,6 +26,7 @@ import os
 import re
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def is_qkv_file(path: str | os.PathLike | None) -> bool:
+def is_qkv_file(path: str | os.PathLike[str] | None) -> bool:
     """True for a name ending in ``.npz`` or ``.safetensors`` (what the command line opens as Q/K/V)."""
     return path is not None and Path(path).suffix.lower() in SUFFIXES
 
@@ -117,7 +118,7 @@ def unregister(model: QKVFileModel) -> None:
 
 
 # ---- reading -------------------------------------------------------------------------------------------
-def read_qkv_file(path: str | os.PathLike) -> QKVFileModel:
+def read_qkv_file(path: str | os.PathLike[str]) -> QKVFileModel:
     """Read a ``.npz``/``.safetensors`` file of q, k, v (see the module notes); raises SessionFileError."""
     p = Path(path)
     source = str(path)
@@ -143,7 +144,7 @@ def _read(p: Path, source: str, what: str) -> bytes:
         raise SessionFileError(source, exc.problem) from None
 
 
-def _read_npz(data: bytes, source: str) -> tuple[dict, dict]:
+def _read_npz(data: bytes, source: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             unpacked = sum(info.file_size for info in zf.infolist())
@@ -153,7 +154,7 @@ def _read_npz(data: bytes, source: str) -> tuple[dict, dict]:
                 _check_header(zf, info, source)
     except (zipfile.BadZipFile, OSError, EOFError):
         raise SessionFileError(source, "is not a NumPy .npz file (not a zip archive)") from None
-    arrays: dict = {}
+    arrays: dict[str, np.ndarray] = {}
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             for key in npz.files:
@@ -190,7 +191,7 @@ def _check_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> No
                                        f"{info.file_size:,}")
 
 
-def _safetensors_metadata(data: bytes, source: str) -> dict:
+def _safetensors_metadata(data: bytes, source: str) -> dict[str, Any]:
     """The ``__metadata__`` of a safetensors file's JSON header, read with the app's bounded JSON parser."""
     if len(data) < 8:
         raise SessionFileError(source, "is not a readable .safetensors file (shorter than its header)")
@@ -209,7 +210,7 @@ def _safetensors_metadata(data: bytes, source: str) -> dict:
     return dict(meta or {})
 
 
-def _read_safetensors(data: bytes, source: str) -> tuple[dict, dict]:
+def _read_safetensors(data: bytes, source: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     try:
         from safetensors.numpy import load
     except ImportError:
@@ -238,7 +239,7 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _qkv(arrays: dict, source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _qkv(arrays: dict[str, np.ndarray], source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     missing = [name for name in ("q", "k", "v") if name not in arrays]
     if missing:
         found = ", ".join(sorted(arrays)) or "none"
@@ -288,7 +289,7 @@ def _qkv(arrays: dict, source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return result[0], result[1], result[2]
 
 
-def _beside(p: Path, source: str) -> dict:
+def _beside(p: Path, source: str) -> dict[str, Any]:
     """``<name>.tokens.json`` or ``tokens.json`` next to the file, as {"tokens": …, "causal": …} ({} if none)."""
     for side in (p.with_name(p.stem + ".tokens.json"), p.with_name("tokens.json")):
         if not (side.exists() or side.is_symlink()):
@@ -316,7 +317,7 @@ def _clean(token: str) -> str:
     return _SURROGATE.sub("?", token)
 
 
-def _tokens(value, n: int, source: str) -> tuple[str, ...]:
+def _tokens(value: object, n: int, source: str) -> tuple[str, ...]:
     if value is None:
         return tuple(f"t{i}" for i in range(n))
     if isinstance(value, np.ndarray):
@@ -333,7 +334,7 @@ def _tokens(value, n: int, source: str) -> tuple[str, ...]:
     return tuple(_clean(t) for t in value)
 
 
-def _causal(value, source: str) -> bool:
+def _causal(value: object, source: str) -> bool:
     if isinstance(value, np.ndarray):
         if value.size != 1 or value.dtype.kind not in "biu" or value.item() not in (0, 1):
             raise SessionFileError(source, "causal must be one true/false (or 0/1) value")

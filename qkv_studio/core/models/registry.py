@@ -30,17 +30,21 @@ Five lines (a toy causal model: random projections, 1 layer × 2 heads of 4) and
 Grouped-query attention: ``n_kv_heads`` < ``n_heads`` (dividing it); the run's ``k`` and ``v`` then hold
 ``n_kv_heads`` heads and ``ModelRun.kv_head(h)`` says which one query head ``h`` reads.
 
-Generation (optional, causal models): ``generate(text, steps) -> ModelRun`` appends ``steps`` greedy tokens
-(``qkv-studio export --generate N`` offers it for the models that have it; SmolLM2's also has
-``start(text)``, a step-by-step :class:`~qkv_studio.core.models.smollm2.Generation` with a KV cache).
+Generation (causal language models) has one name: ``start(text)``, the :class:`GeneratingModel` protocol's
+method, gives a :class:`TokenGeneration` — the prompt's run, growing one token at a time (SmolLM2's is a
+:class:`~qkv_studio.core.models.generation.Generation` with a KV cache).  :func:`generates` says whether a
+model has it (the Real model panel's Next token, ``qkv-studio export/screenshot --generate N``), and
+:func:`generate` appends N greedy tokens with it (what ``--generate N`` and ``qkv_studio`` scripts call).
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeGuard, runtime_checkable
+
+import numpy as np
 
 from qkv_studio.core.models.minilm import MiniLMModel
-from qkv_studio.core.models.run import ModelInputError, ModelRun
+from qkv_studio.core.models.run import ModelInputError, ModelRun, Progress
 from qkv_studio.core.models.smollm2 import SmolLM2Model
 
 
@@ -80,6 +84,66 @@ class AttentionModel(Protocol):
     def run(self, text: str) -> ModelRun:
         """Every layer and head on ``text``; raises ModelInputError or ModelUnavailable."""
         ...
+
+
+class TokenGeneration(Protocol):
+    """A prompt and the tokens appended to it one at a time (what :meth:`GeneratingModel.start` gives).
+
+    ``run`` is the current run (prompt + generated tokens), ``generated`` how many tokens were appended,
+    ``reused`` how many K/V rows the last step read from a cache (0 without one).  :meth:`choices` are the
+    next-token bars (the ``k`` likeliest tokens as readable pieces, with their probabilities) under the
+    sampling settings; :meth:`compute` works out the next step without appending it (safe on a worker
+    thread while the run is shown) and :meth:`append` appends it; :meth:`back` takes the last token back
+    and :meth:`redo` puts it on again.  Each returns the run it leaves.
+    """
+
+    @property
+    def run(self) -> ModelRun: ...
+
+    @property
+    def generated(self) -> int: ...
+
+    @property
+    def reused(self) -> int: ...
+
+    def choices(self, k: int = 5, *, temperature: float = 0.0, top_k: int = 0) -> list[tuple[str, float]]: ...
+
+    def compute(self, *, temperature: float = 0.0, top_k: int = 0,
+                progress: Progress | None = None) -> tuple[ModelRun, np.ndarray]: ...
+
+    def append(self, run: ModelRun, logits: np.ndarray) -> ModelRun: ...
+
+    def back(self) -> ModelRun: ...
+
+    def redo(self) -> ModelRun: ...
+
+
+@runtime_checkable
+class GeneratingModel(AttentionModel, Protocol):
+    """An :class:`AttentionModel` that writes text (a causal language model): ``start(text)`` runs the prompt
+    and returns its :class:`TokenGeneration`; ``seed`` makes sampled tokens repeatable, ``progress`` hears of
+    the prompt's run.  Raises ModelInputError or ModelUnavailable as ``run`` does."""
+
+    def start(self, text: str, *, seed: int | None = 0, progress: Progress | None = None) -> TokenGeneration: ...
+
+
+def generates(model: AttentionModel) -> TypeGuard[GeneratingModel]:
+    """True for a causal model that can append tokens (it has :meth:`GeneratingModel.start`)."""
+    return bool(model.causal) and isinstance(model, GeneratingModel)
+
+
+def generate(model: AttentionModel, text: str, steps: int) -> ModelRun:
+    """``text`` run by ``model`` with ``steps`` greedy tokens appended through its :class:`TokenGeneration`
+    (with its KV cache where it has one); ModelInputError for a model that does not generate or a bad
+    ``steps``."""
+    if not generates(model):
+        raise ModelInputError(f"{model.name} does not generate text (only a causal language model does)")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ModelInputError(f"the number of tokens to generate must be ≥ 0, not {steps!r}")
+    gen = model.start(text)
+    for _ in range(steps):
+        gen.append(*gen.compute())
+    return gen.run
 
 
 # the registry: one line per model, in the order the picker and --help list them

@@ -12,12 +12,18 @@ mask, whose own ``compute()`` gives back the model's weights.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from qkv_studio.core.scene import MAX_TOKEN_CHARS, Scene
+from qkv_studio.core.scene_checks import frozen_mask
+
+if TYPE_CHECKING:
+    from qkv_studio.core.models.registry import AttentionModel
 
 MASKS = ("none", "causal")
 
@@ -39,7 +45,7 @@ class Cancelled(Exception):
 Progress = Callable[[float, str], None]
 
 
-def takes_progress(fn: Callable) -> bool:
+def takes_progress(fn: Callable[..., object]) -> bool:
     """True when ``fn`` accepts a ``progress=`` keyword (models that report how far a run is)."""
     try:
         params = inspect.signature(fn).parameters
@@ -81,7 +87,7 @@ class ModelRun:
     ids: np.ndarray | None = None
     hidden: np.ndarray | None = None
     truncated: bool = False
-    _scenes: dict = field(default_factory=dict, repr=False)
+    _scenes: dict[tuple[int, int], Scene] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.mask not in MASKS:
@@ -99,7 +105,8 @@ class ModelRun:
             object.__setattr__(self, "label", self.model)
 
     @classmethod
-    def from_qkv(cls, model, text: str, tokens, q, k, v, **extra) -> ModelRun:
+    def from_qkv(cls, model: AttentionModel, text: str, tokens: Sequence[str], q: ArrayLike, k: ArrayLike,
+                 v: ArrayLike, **extra: Any) -> ModelRun:
         """A run from a model's q (layers, heads, n, d), k and v (layers, kv_heads, n, d): the weights are
         softmax(q·kᵀ/√d) over the keys the model's mask allows (``model.causal``).  ``model`` gives
         ``title``, ``label`` and ``causal``; ``extra`` the optional fields (``ids``, ``hidden``, ``truncated``).
@@ -184,5 +191,5 @@ class ModelRun:
         if self.hidden is None:
             raise ModelInputError(f"{self.model} does not keep its layers' inputs, so “without projections” "
                              "cannot be shown for it")
-        return from_embeddings(self.scene_tokens(), self.hidden[layer], mask=self.mask, scale=True,
+        return from_embeddings(self.scene_tokens(), self.hidden[layer], mask=frozen_mask(self.mask), scale=True,
                                title=f"{self.label} layer {layer} input")

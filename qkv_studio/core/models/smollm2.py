@@ -44,12 +44,13 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from qkv_studio.core.models import weights_cache
 from qkv_studio.core.models.blas import one_blas_thread
@@ -158,21 +159,21 @@ class SmolLM2:
             raise ModelInputError(f"the text has {len(ids)} tokens; {MAX_TOKENS} at most")
         return np.asarray(ids, dtype=np.int64)
 
-    def pieces(self, ids) -> tuple[str, ...]:
+    def pieces(self, ids: Iterable[int | np.integer[Any]]) -> tuple[str, ...]:
         """Readable token pieces ("␣cat", not "Ġcat") for ids."""
         with self._lock:
             return tuple(readable_piece(self._tokenizer.id_to_token(int(i)) or "?") for i in ids)
 
-    def decode(self, ids) -> str:
+    def decode(self, ids: Iterable[int | np.integer[Any]]) -> str:
         with self._lock:
-            return self._tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
+            return str(self._tokenizer.decode([int(i) for i in ids], skip_special_tokens=False))
 
     def tokenize(self, text: str) -> tuple[str, ...]:
         return self.pieces(self.encode(text))
 
     # ---- the forward pass -----------------------------------------------------------------------------
-    def _check_ids(self, ids) -> np.ndarray:
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    def _check_ids(self, given: ArrayLike) -> np.ndarray:
+        ids: np.ndarray = np.asarray(given, dtype=np.int64).reshape(-1)
         if ids.size == 0:
             raise ModelInputError("no tokens to run")
         if ids.min() < 0 or ids.max() >= self.vocab_size:
@@ -218,7 +219,10 @@ class SmolLM2:
             ctx = (p.reshape(KV, group * m, n) @ v_all).reshape(H, m, d)
             ctx = ctx.transpose(1, 0, 2).reshape(m, H * d).astype(np.float32)
             h = h + ctx @ b.o
-            qs.append(q), ks.append(k), vs.append(v), ws.append(p)
+            qs.append(q)
+            ks.append(k)
+            vs.append(v)
+            ws.append(p)
             if i == len(self._blocks) - 1 and not logits:
                 break  # the last feed-forward block changes no attention, only the next-token logits
             x = rms_norm(h, b.ffn_norm, self.eps)
@@ -239,7 +243,7 @@ class SmolLM2:
                         tokens=self.pieces(ids), q=q, k=k, v=v, weights=w, mask="causal",
                         ids=frozen(ids.copy()))
 
-    def forward(self, ids, *, progress: Progress | None = None) -> tuple[ModelRun, np.ndarray]:
+    def forward(self, ids: ArrayLike, *, progress: Progress | None = None) -> tuple[ModelRun, np.ndarray]:
         """Every layer and head on the token ids, and the logits of the token after the last."""
         ids = self._check_ids(ids)
         with one_blas_thread():
@@ -253,11 +257,12 @@ class SmolLM2:
             rows = self._rows(ids, 0, None, logits=False, progress=progress)
         return self._run_from_rows(ids, rows, text)
 
-    def next_token_distribution(self, ids, *, temperature: float = 1.0) -> np.ndarray:
+    def next_token_distribution(self, ids: ArrayLike, *, temperature: float = 1.0) -> np.ndarray:
         """The probabilities of every token coming next after ``ids`` (a full forward pass)."""
         return probabilities(self.forward(ids)[1], temperature=temperature)
 
-    def start(self, text_or_ids, *, seed: int | None = 0, progress: Progress | None = None) -> Generation:
+    def start(self, text_or_ids: str | ArrayLike, *, seed: int | None = 0,
+              progress: Progress | None = None) -> Generation:
         """A :class:`Generation` beginning with a prompt (text, or token ids)."""
         ids = self.encode(text_or_ids) if isinstance(text_or_ids, str) else self._check_ids(text_or_ids)
         run, logits = self.forward(ids, progress=progress)
@@ -380,8 +385,9 @@ def _load(progress: Progress | None) -> SmolLM2:
 class SmolLM2Model:
     """SmolLM2-135M-Instruct as an entry of :mod:`qkv_studio.core.models.registry` (a causal ``AttentionModel``).
 
-    Light: nothing is imported or read until the first ``tokenize``/``run``.  ``generate(text, steps)``
-    appends greedy tokens first (the command line's ``--generate N``).
+    Light: nothing is imported or read until the first ``tokenize``/``run``.  A ``GeneratingModel``:
+    ``start(text)`` gives the prompt's :class:`Generation` (the registry's ``generate(model, text, steps)``
+    appends greedy tokens with it, as the command line's ``--generate N`` does).
     """
 
     name = "smollm2"
@@ -410,12 +416,3 @@ class SmolLM2Model:
 
     def start(self, text: str, *, seed: int | None = 0, progress: Progress | None = None) -> Generation:
         return _load(progress).start(text, seed=seed, progress=_stage(progress, "running"))
-
-    def generate(self, text: str, steps: int) -> ModelRun:
-        """``text`` with ``steps`` greedy tokens appended (computed with the KV cache)."""
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ModelInputError(f"the number of tokens to generate must be ≥ 0, not {steps!r}")
-        gen = self.start(text)
-        for _ in range(steps):
-            gen.step()
-        return gen.run

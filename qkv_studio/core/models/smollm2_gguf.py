@@ -13,6 +13,7 @@ import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ def _t(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(w.T)
 
 
-def _field(reader, key: str):
+def _field(reader: Any, key: str) -> Any:
     f = reader.fields.get(key)
     if f is None:
         raise ModelUnavailable(f"the GGUF file has no {key!r}: not the SmolLM2 file")

@@ -29,7 +29,7 @@ K_ALL_STAGES = "export/all_stages"
 K_PICTURE = "export/picture"
 
 #: The registry's kinds *Export heatmap…* offers: one stage's figure, the stages animated, a deck of them.
-PICTURE_KINDS = ("figure", "animation", "deck")
+PICTURE_KINDS = ("figure", "animation", "deck", "page")
 
 
 def figure_formats() -> tuple[formats.ExportFormat, ...]:

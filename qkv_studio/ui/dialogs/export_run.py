@@ -58,6 +58,14 @@ def do_export(dialog) -> list[Path]:
     PATH: reason"); the exporters leave nothing partial behind.
     """
     paths = targets(dialog)
+    if dialog.format.kind == "page":  # the scene itself, every head of it, opening as the window shows it
+        from qkv_studio.core.view import View
+        from qkv_studio.export.page import export_page
+
+        opened = dialog.options()  # (the dialog's stage and query: where the page opens)
+        s = dialog.window_.session
+        export_page([(s.scene, View(opened.query, opened.stage, s.head))], paths[0])
+        return paths
     options, width = export_options_from_dialog(dialog)
     scene = dialog.scene
     if dialog.all_stages:

@@ -24,7 +24,7 @@ from qkv_studio.core.multihead import MultiHeadResult
 from qkv_studio.core.scene import Scene
 from qkv_studio.render.colormaps import DIVERGING, lut
 from qkv_studio.render.heads_layout import dark_text, grid_columns, subscript, symmetric_limit, tick_step
-from qkv_studio.render.theme import Theme
+from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
 from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed
 
 MAX_NUMBERS = 10  # the large heatmap writes its weights in the cells up to this many tokens
@@ -59,7 +59,7 @@ class LargeHead(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._theme: Theme | None = None
+        self._theme: Theme = get_theme(DEFAULT_THEME)  # (the view restyles it as it is built)
         self._scale = 1.0
         self._scene: Scene | None = None
         self._weights: np.ndarray | None = None
@@ -147,9 +147,10 @@ class LargeHead(QWidget):
         else:
             self.query_box.hide()
 
-    def _cell_font(self) -> QFont | None:
-        """The largest of three fonts whose "0.00" fits a cell of the large heatmap, or None."""
-        n, m = self._weights.shape
+    def _cell_font(self, w: np.ndarray) -> QFont | None:
+        """The largest of three fonts whose "0.00" fits a cell of the large heatmap (of weights ``w``), or
+        None."""
+        n, m = w.shape
         if n > MAX_NUMBERS or m > MAX_NUMBERS:
             return None
         vb = self.plot.vb
@@ -161,11 +162,10 @@ class LargeHead(QWidget):
                 return font
         return None
 
-    def _update_cells(self) -> None:
-        """The weights written in the large heatmap's cells when they fit."""
-        w = self._weights
+    def _update_cells(self, w: np.ndarray, table: np.ndarray) -> None:
+        """The weights ``w`` written in the large heatmap's cells (in colour table ``table``) when they fit."""
         n, m = w.shape
-        font = self._cell_font()
+        font = self._cell_font(w)
         show = font is not None
         needed = n * m if show else 0
         while len(self.cell_texts) < needed:
@@ -174,7 +174,7 @@ class LargeHead(QWidget):
             self.plot.addItem(item, ignoreBounds=True)
             self.cell_texts.append(item)
         if show:
-            dark = dark_text(w, self._table)
+            dark = dark_text(w, table)
             for k, item in enumerate(self.cell_texts[:needed]):
                 a, b = divmod(k, m)
                 item.setText(fmt_fixed(float(w[a, b])))
@@ -188,9 +188,9 @@ class LargeHead(QWidget):
     def update_ticks(self, *_: object) -> None:
         """Token names on both axes: the key names a little smaller when that lets every one of them
         fit, else thinned to every k-th, never overlapping."""
-        if self._weights is None or self._scene is None:
+        w, table, s = self._weights, self._table, self._scene
+        if w is None or table is None or s is None:  # (weights and table come together: show_head)
             return
-        s = self._scene
         n = m = s.n
         f = self._scale
         labels = [s.token_label(j) for j in range(n)]
@@ -222,7 +222,7 @@ class LargeHead(QWidget):
         if top.style.get("tickFont") is None or top.style["tickFont"].pointSizeF() != top_font.pointSizeF():
             top.setStyle(tickFont=top_font)
         top.setTicks([[(j, labels[j]) for j in range(0, m, step_x)], []])
-        self._update_cells()
+        self._update_cells(w, table)
 
 
 class SmallMultiples(pg.GraphicsLayoutWidget):

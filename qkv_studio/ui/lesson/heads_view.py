@@ -339,11 +339,11 @@ class HeadsView(FollowsAppearance, QWidget):
         self._draw_selection()
 
     def _draw_selection(self) -> None:
-        r = self._result
-        if r is None or len(self.small_images) != r.h:
+        r, s = self._result, self._scene
+        if r is None or s is None or len(self.small_images) != r.h:  # (a result is always of a scene)
             return
         self.graphics.mark(self._selected, self._theme, self._font_scale)
-        self.large.show_head(self._scene, r.heads[self._selected].weights, lut(self._cmap), self._query)
+        self.large.show_head(s, r.heads[self._selected].weights, lut(self._cmap), self._query)
         self._write_big_title()
         self.detail.draw(r, self._selected, self._theme, self._font_scale)
         self._write_title()
@@ -376,7 +376,7 @@ class HeadsView(FollowsAppearance, QWidget):
         t = self._theme
         r = self._result
         s = self._scene
-        if r is None:
+        if r is None or s is None:  # (a result is always of a scene)
             self.title.setText(f"<span style='color:{t.text}'><b>Multi-head attention</b></span>")
             return
         source = (f"d<sub>model</sub> = {s.d_model}: W<sup>Q</sup>, W<sup>K</sup> {s.d_model}×{r.q.shape[1]}"

@@ -100,7 +100,8 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         self.temperature_slider = QLabeledDoubleSlider(Qt.Orientation.Horizontal)
         self.temperature_slider.setRange(0.1, 5.0)
         self.temperature_slider.setDecimals(2)
-        self.temperature_slider.setSingleStep(0.05)
+        # (superqt types the labelled sliders' proxy as int; this one's slider is a QDoubleSlider)
+        self.temperature_slider.setSingleStep(0.05)  # type: ignore[arg-type]
         self.temperature_slider.setValue(1.0)
         self.temperature_slider.setToolTip("temperature: the scores are divided by it too (below 1 sharpens, "
                                            "above 1 flattens)")
@@ -118,9 +119,9 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         # The dₖ of what the window's other views show (see set_scene_d_k): one click to see its softmax.
         self.scene_button = QToolButton()
         self.scene_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        self.scene_button.clicked.connect(lambda: self._scene_d_k and self.set_d_k(self._scene_d_k))
-        self.scene_button.hide()
         self._scene_d_k = 0
+        self.scene_button.clicked.connect(self._show_scene_d_k)
+        self.scene_button.hide()
         quick.addWidget(self.scene_button)
         self.d_k_label = QLabel("dₖ")
         self.t_label = QLabel("temperature")
@@ -187,6 +188,10 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         self.scene_button.setToolTip(f"d_k = {self._scene_d_k}: the width of {whose}'s queries and keys, as the "
                                      f"other views show it")
 
+    def _show_scene_d_k(self) -> None:
+        if self._scene_d_k:
+            self.set_d_k(self._scene_d_k)
+
     def flush(self) -> None:
         """Draw now any slider move still waiting for the throttle."""
         self._throttled.flush()
@@ -222,11 +227,11 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
     # ---- test hooks -----------------------------------------------------------------------------------
     def current(self) -> Saturation:
         """The numbers of the setting in use (the ÷√d_k box decides)."""
-        return self._cur
+        return self._computed()[0]
 
     def other(self) -> Saturation:
         """The same d_k and temperature with the ÷√d_k box flipped."""
-        return self._oth
+        return self._computed()[1]
 
     def readouts(self) -> dict[str, str]:
         """The four readouts' values as shown (plain text)."""
@@ -243,7 +248,14 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
 
     def histogram_data(self) -> tuple[np.ndarray, np.ndarray]:
         """Bin edges and densities of the histogram in use."""
-        return self._hist[0], self._hist[1]
+        hist = self._computed()[2]
+        return hist[0], hist[1]
+
+    def _computed(self) -> tuple[Saturation, Saturation, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """The setting in use, the flipped one and the histograms (the explorer computes them as it is built)."""
+        if self._cur is None or self._oth is None or self._hist is None:
+            raise RuntimeError("the explorer has not computed its numbers yet")
+        return self._cur, self._oth, self._hist
 
     def plots_in_a_row(self) -> bool:
         """True when the histogram and the two bar charts stand side by side (test hook)."""
@@ -289,19 +301,19 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
                 child.setStyleSheet(slider_css)
                 child.setMinimumHeight(handle + 4)
         for w in (self.d_k_slider, self.temperature_slider):  # superqt's editable number box
-            for child in w.findChildren(QLineEdit):
-                child.setFont(base)
-                child.setStyleSheet(f"background: transparent; border: 0; color: {t.text};")
-                if hasattr(child, "_update_size"):  # superqt sizes the box from its font only when told
-                    child._update_size()
+            for edit in w.findChildren(QLineEdit):
+                edit.setFont(base)
+                edit.setStyleSheet(f"background: transparent; border: 0; color: {t.text};")
+                if hasattr(edit, "_update_size"):  # superqt sizes the box from its font only when told
+                    edit._update_size()
         self.cards.restyle(t, f, self.font())
         self.graphics.restyle(t, f, self.font())
         self._recompute()
 
     def _recompute(self, *_: object) -> None:
         d, on, temp = self.d_k(), self.scaled(), self.temperature()
-        self._cur = saturation(d, on, temp, bank=self._bank)
-        self._oth = saturation(d, not on, temp, bank=self._bank)
+        self._cur = cur = saturation(d, on, temp, bank=self._bank)
+        self._oth = oth = saturation(d, not on, temp, bank=self._bank)
         raw_row = self._bank.scores(d, False, temp)[self._sample]
         scaled_row = self._bank.scores(d, True, temp)[self._sample]
         self._sample_s = {"raw": raw_row, "scaled": scaled_row}
@@ -310,10 +322,10 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         edges, dens = histogram(self._bank.scores(d, on, temp), bins=BINS, limit=limit)
         g_edges, g_dens = histogram(self._bank.scores(d, not on, temp), bins=BINS, limit=limit)
         self._hist = (edges, dens, g_edges, g_dens)
-        self.graphics.draw_histogram(self._hist, limit, self._cur.stats.score_std, on)
+        self.graphics.draw_histogram(self._hist, limit, cur.stats.score_std, on)
         self.graphics.draw_bars(self._sample_w, self._sample_s, d, on)
-        self._write_readouts()
-        self._write_caption()
+        self._write_readouts(cur, oth)
+        self._write_caption(cur, oth)
         self.changed.emit()
 
     # ---- fitting the room ----------------------------------------------------------------------------
@@ -324,20 +336,20 @@ class SqrtDkExplorer(FollowsAppearance, QWidget):
         tight = self.height() < 420 * self._font_scale
         if tight != self._tight:
             self._tight = tight
-            if self._cur is not None:
-                self._write_caption()
-                self._write_readouts()
+            if self._cur is not None and self._oth is not None:
+                self._write_caption(self._cur, self._oth)
+                self._write_readouts(self._cur, self._oth)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self._reflow()
 
-    def _write_readouts(self) -> None:
-        self.cards.write(self._cur, self._oth, self._theme, tight=self._tight)
+    def _write_readouts(self, cur: Saturation, oth: Saturation) -> None:
+        self.cards.write(cur, oth, self._theme, tight=self._tight)
 
-    def _write_caption(self) -> None:
+    def _write_caption(self, cur: Saturation, oth: Saturation) -> None:
         on = self.scaled()
-        raw = (self._oth if on else self._cur).stats
-        scl = (self._cur if on else self._oth).stats
+        raw = (oth if on else cur).stats
+        scl = (cur if on else oth).stats
         text = explorer_caption(self.d_k(), self.temperature(), raw, scl, SAMPLES, tight=self._tight)
         self.caption.setText(f"<span style='color:{self._theme.text}'>{text}</span>")

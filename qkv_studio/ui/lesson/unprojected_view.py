@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
@@ -35,7 +36,10 @@ from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 
-ModelSource = Callable[[], "tuple[object, int] | None"]
+if TYPE_CHECKING:
+    from qkv_studio.core.models.run import ModelRun
+
+ModelSource = Callable[[], "tuple[ModelRun, int] | None"]
 
 
 class _PairCanvas(QWidget):

@@ -205,7 +205,8 @@ class ValueLabels:
         rank = [max(float(weights[j]) for j in m) if weights is not None else -i
                 for i, m in enumerate(self._members)]
         out_key = None if output is None else (output[0], output[1], output[3])
-        key = (self._heads.tobytes(), tuple(rank), dx, dy, tuple(view.getRect()), head_px, out_key)
+        in_view = (view.x(), view.y(), view.width(), view.height())
+        key = (self._heads.tobytes(), tuple(rank), dx, dy, in_view, head_px, out_key)
         if key == self._key:
             return
         self._key = key

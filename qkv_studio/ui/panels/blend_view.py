@@ -9,6 +9,7 @@ weights appear from the softmax stage on and the output at the blend stage (the 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -31,6 +32,9 @@ from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.plot_cache import cache_axes, plot_item, show_only
 from qkv_studio.ui.widgets.rich_label import RichLabel
 from qkv_studio.ui.widgets.view_caches import keep_caches_while_hidden, paint_opaquely
+
+if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
 
 _MAX_BARS = 64  # beyond this the bars carry no labels
 _NO_PEN = pg.mkPen(None)
@@ -83,7 +87,8 @@ class BlendView(FollowsAppearance, QWidget):
         # What the items show now, so an update touches only what changed.
         self._drawn = False
         self._stale = False
-        self._ticks: list[str] | None = None
+        self._ticks: tuple[list[tuple[int, str]], float] | None = None  # (ticks, point size) as shown
+        self._ticks_for: tuple[tuple[str, ...], float, float] | None = None  # (tokens, width, scale) of those
         self._bars_n: tuple | None = None  # (n, the margins left and right of the end bars) as drawn
         self._x_margins = (0.6, 0.6)  # (in bars: the end names' room when they are wider than a bar)
         self._bar_style: tuple | None = None
@@ -224,7 +229,10 @@ class BlendView(FollowsAppearance, QWidget):
         s, r = self._session.shown, self._session.result
         head = f"<b>Blend for “{s.token_label(qi)}”</b>: output = Σ w<sub>j</sub> v<sub>j</sub>"
         if shown[1]:
-            return f"{head} = {fmt_vector(r.output[qi], decimals=2)} — {contribution(s, r, qi)}."
+            # the Session's LiveResult reads as an AttentionResult (state/session.py); core's
+            # functions are typed for the dataclass
+            terms = contribution(s, cast("AttentionResult", r), qi)
+            return f"{head} = {fmt_vector(r.output[qi], decimals=2)} — {terms}."
         if shown[0]:
             return (f"{head} — the weights w: “{s.token_label(best)}” most ({fmt_fixed(weight)}); "
                     "the blend itself comes at the blend stage.")
@@ -237,7 +245,7 @@ class BlendView(FollowsAppearance, QWidget):
         every k-th."""
         s = self._session.scene
         key = (s.tokens, self.bars_plot.getViewBox().width(), self._font_scale)
-        if key == getattr(self, "_ticks_for", None):  # (every edit comes here: measure names only anew)
+        if key == self._ticks_for:  # (every edit comes here: measure names only anew)
             return
         self._ticks_for = key
         if s.n > _MAX_BARS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QModelIndex, QRect, QSize
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize
 from PySide6.QtGui import QBrush, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyledItemDelegate, QTableView
 
@@ -39,7 +39,8 @@ class CalcDelegate(QStyledItemDelegate):
         if isinstance(parent, QTableView):
             self.restyle(parent.font(), parent.palette())
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
         self.paint_cell(painter, option.rect, index.row(), index.column())
 
     def paint_cell(self, painter: QPainter, rect: QRect, row: int, column: int) -> None:
@@ -52,7 +53,8 @@ class CalcDelegate(QStyledItemDelegate):
             painter.setPen(self._pen)
             self._text.draw(painter, rect, text, bold=model.is_bold(row), left=model.is_left_aligned(column))
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self, option: QStyleOptionViewItem,  # noqa: N802 - Qt's name
+                 index: QModelIndex | QPersistentModelIndex) -> QSize:
         # (the table fits its columns itself, from text_width; this answers Qt's own questions)
         width = self.text_width(index.row(), index.column())
         return QSize(math.ceil(width) + 2 * self.pad + 2, math.ceil(self._text.line_height()) + 6)

@@ -7,7 +7,9 @@ A virtualised table model: it reads the Session's result on demand and never cop
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, cast
 
+import numpy as np
 from PySide6.QtCore import SIGNAL, SLOT, QAbstractTableModel, QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyleOption, QTableView
@@ -23,6 +25,9 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.formatting import fmt, fmt_fixed, fmt_vector
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.table_style import style_table
+
+if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
 
 # Every column in order, its heading and the stage at which it first appears (the stage registry's).
 COLUMNS = tuple(key for key, _, _ in table_columns())
@@ -80,7 +85,7 @@ class CalcModel(QAbstractTableModel):
         self._forms: dict[str, str] = {}  # column -> its heading's form, when not one line (see set_heading_forms)
         self.generation = 0  # counts the times the texts were forgotten (widths measured go with them)
         self._best_row: int | None = None
-        self._contrib = None  # wⱼ·vⱼ of the selected query, until the next refresh
+        self._contrib: np.ndarray | None = None  # wⱼ·vⱼ of the selected query, until the next refresh
         self._seen: tuple | None = None  # (query, best key, bold?, texts' generation) last shown
         self._vectors_new = True  # the token, key and value columns changed since they were last shown
         session.scene_changed.connect(self._forget)
@@ -225,7 +230,9 @@ class CalcModel(QAbstractTableModel):
         if col == "weight":
             return fmt_fixed(float(r.weights[qi, j]))
         if self._contrib is None:
-            self._contrib = contributions(r, v, qi)
+            # the Session's LiveResult reads as an AttentionResult (state/session.py); core's
+            # functions are typed for the dataclass
+            self._contrib = contributions(cast("AttentionResult", r), v, qi)
         return fmt_vector(self._contrib[j], limit=VECTOR_LIMIT, decimals=2)
 
     def _total_text(self, col: str) -> str:
@@ -604,7 +611,7 @@ class CalcTable(FollowsAppearance, QTableView):
         signal, slot = SIGNAL("rangeChanged(int,int)"), SLOT("_q_showOrHideScrollBars()")
         bar = self.horizontalScrollBar()
         if follow:
-            done = QObject.connect(bar, signal, self, slot, Qt.ConnectionType.QueuedConnection)
+            done = bool(QObject.connect(bar, signal, self, slot, Qt.ConnectionType.QueuedConnection))
         else:
             done = QObject.disconnect(bar, signal, self, slot)
         if done:

@@ -63,8 +63,8 @@ class _PageFit(QObject):
 
     def fit(self) -> None:
         page = self._page
-        editors = [page.widget(i) for i in range(page.count())]
-        editors = [e for e in editors if isinstance(e, MatrixEditor) and not e.isHidden()]
+        widgets = [page.widget(i) for i in range(page.count())]
+        editors = [e for e in widgets if isinstance(e, MatrixEditor) and not e.isHidden()]
         if not editors or not page.isVisible():
             return
         needs = [e.height_needed(long_title=True) for e in editors]

@@ -182,12 +182,13 @@ class AxisLabeller:
         if layout == self._asked:
             if keep == self._kept:
                 return False
-            if self.rows is not None and self.rows.step == 1 and self.keys.step == 1:
+            rows, keys = self.rows, self.keys
+            if rows is not None and keys is not None and rows.step == 1 and keys.step == 1:
                 # every name is shown anyway: only the bold one moves (a new query, a hover)
                 self._kept = keep
                 query = keep[0] if keep else None
-                self.left.set_labels(self.left.shown_labels(), self.rows.px, 0, bold=query, bold_colour=colours[1])
-                self.top.set_labels(self.top.shown_labels(), self.keys.px, self.keys.rotation,
+                self.left.set_labels(self.left.shown_labels(), rows.px, 0, bold=query, bold_colour=colours[1])
+                self.top.set_labels(self.top.shown_labels(), keys.px, keys.rotation,
                                     flat=self.top.flat_labels(), bold=query, bold_colour=colours[1])
                 return False
         layout_changed = layout != self._asked

@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel
 
 from qkv_studio.core.cell_readout import cell_readout
 from qkv_studio.state.session import Session
+
+if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
 
 
 class CellHover(QObject):
@@ -62,11 +67,16 @@ class CellHover(QObject):
         session = self._session
         scene = session.scene
         tokens = [scene.token_label(i) for i in range(scene.n)]
+        q: np.ndarray | None
+        k: np.ndarray | None
         try:
             q, k, _ = scene.qkv()
         except ValueError:  # (shapes mid-edit: the value alone)
             q = k = None
-        return cell_readout(tokens, q, k, session.result, self._stage(), row, col)
+        # the Session's LiveResult reads as an AttentionResult (state/session.py); core's
+        # functions are typed for the dataclass
+        result = cast("AttentionResult", session.result)
+        return cell_readout(tokens, q, k, result, self._stage(), row, col)
 
     def move_to(self, scene_pos: QPointF) -> None:
         """The pointer is at ``scene_pos``: show the read-out of the cell there (if it is a new one)."""

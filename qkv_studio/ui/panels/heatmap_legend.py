@@ -10,6 +10,7 @@ and last rows), and labels ticks only where they have room: thinned by their mea
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer
@@ -173,7 +174,9 @@ class HeatmapLegend:
         height = self.bar.boundingRect().height()
         if rect.height() <= 0 or height <= 0:
             return
-        left, old_top, right, old_bottom = self.bar.layout.getContentsMargins()
+        # (PySide6 returns getContentsMargins' four out-parameters as a tuple; its stubs say object)
+        margins = cast("tuple[float, float, float, float]", self.bar.layout.getContentsMargins())
+        left, old_top, right, old_bottom = margins
         top, bottom = max(0.0, rect.top()), max(0.0, height - rect.bottom())
         if abs(old_top - top) > 0.5 or abs(old_bottom - bottom) > 0.5:
             self.bar.layout.setContentsMargins(left, top, right, bottom)

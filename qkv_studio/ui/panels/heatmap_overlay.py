@@ -8,7 +8,7 @@ item per cell, so 1024 tokens stay fast.  It also outlines the hovered cell.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -25,6 +25,7 @@ from qkv_studio.render.figure_text import format_value as figure_format_value
 from qkv_studio.render.label_layout import TextMeasure, value_px, value_px_cap
 
 if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
     from qkv_studio.ui.panels.heatmap_view import HeatmapView
 
 SIGMA_GAP = 0.2  # gap (in cells) between the matrix and the row-sum column
@@ -73,6 +74,7 @@ class CellTexts:
         """The texts of ``values`` (the block of cells in view from (row0, col0)) at ``stage``, and the
         longest of them (the first of that length, row by row)."""
         key = (stage, row0, col0, values.shape)
+        stale: range | np.ndarray  # the rows to format again
         if key != self._key or self._values is None:
             stale = range(values.shape[0])
             self._texts = [[] for _ in stale]
@@ -240,8 +242,8 @@ def text_plan(view: HeatmapView) -> dict:
     text, dark?) and ``sums`` (row, text) of the Σ column.  The size follows the shared label layout's
     rule (:func:`~qkv_studio.render.label_layout.value_px`), as in the exported figure."""
     plan: dict = {"rows": range(0), "cols": range(0), "cell_px": 0.0, "font": None, "cells": [], "sums": []}
-    m = view._matrix
-    if m is None:
+    m, rgba = view._matrix, view._rgba  # (coloured together)
+    if m is None or rgba is None:
         return plan
     n = m.shape[0]
     cell_px = view._cell_px()
@@ -266,7 +268,9 @@ def text_plan(view: HeatmapView) -> dict:
     texts, longest = view._cell_texts_cache.texts(sub, stage, rows.start, cols.start)
     sums: list[tuple[int, str]] = []
     if view._sigma:
-        result = view._session.result
+        # the Session's LiveResult reads as an AttentionResult (state/session.py); core's functions are
+        # typed for the dataclass
+        result = cast("AttentionResult", view._session.result)
         if result.weights.shape[0] == n:
             for r in rows:
                 s = row_stats(result, r)
@@ -281,8 +285,7 @@ def text_plan(view: HeatmapView) -> dict:
     # (during a morph the cells show a blend of the old and new colours: numbers dark or light for
     # the colours on screen, not the new ones — black on the old dark purple was unreadable)
     shown = view.image_item.image
-    colours = shown if view._anim_from is not None and shown is not None and shown.shape == view._rgba.shape \
-        else view._rgba
+    colours = shown if view._anim_from is not None and shown is not None and shown.shape == rgba.shape else rgba
     dark = text_is_dark(colours[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
     font = QFont()
     font.setWeight(QFont.Weight.DemiBold)

@@ -94,6 +94,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._theme: Theme = get_theme(DEFAULT_THEME)
         self._cmap_name = DEFAULT_SEQUENTIAL
         self._font_scale = 1.0
+        self._titles_shown: tuple[str, str, tuple[tuple[str, str], ...]] | None = None  # (axis titles, css)
         self._matrix: np.ndarray | None = None
         self._rgba: np.ndarray | None = None
         self._blocked: np.ndarray | None = None
@@ -108,7 +109,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         self._stage = session.stage
         self._sigma = False
         self._query = session.query
-        self._n_range = -1
+        self._n_range: tuple[int, bool] | None = None  # (n, Σ shown) the view range was set for
         self._labels: list[str] = []
         # Stage changes morph colours and numbers (≤ 300 ms, never blocking input); off with `animate`.
         self.animate = True
@@ -277,6 +278,8 @@ class HeatmapView(FollowsAppearance, QWidget):
     # ---- test hooks ---------------------------------------------------------------------------------
     def displayed_matrix(self) -> np.ndarray:
         """The n×n matrix currently shown (a stage of ``session.result``)."""
+        if self._matrix is None:  # (never after construction: the view shows the Session's result at once)
+            raise RuntimeError("the heatmap shows no matrix yet")
         return self._matrix
 
     def displayed_stage(self) -> str:
@@ -285,6 +288,8 @@ class HeatmapView(FollowsAppearance, QWidget):
 
     def color_levels(self) -> tuple[float, float]:
         """(lo, hi) of the colour scale in use — equal to the legend's range."""
+        if self._scale is None:  # (never after construction: the view colours the Session's result at once)
+            raise RuntimeError("the heatmap shows no colour scale yet")
         return (self._scale.lo, self._scale.hi)
 
     def cell_texts(self) -> list[tuple[int, int, str]]:
@@ -292,7 +297,7 @@ class HeatmapView(FollowsAppearance, QWidget):
         plan = self._text_plan()
         if plan["font"] is None:
             return []
-        n = self._matrix.shape[0]
+        n = self._n()
         out = [(r, c, t) for r, c, t, _ in plan["cells"]]
         out += [(r, n, t) for r, t in plan["sums"]]
         return out
@@ -354,12 +359,13 @@ class HeatmapView(FollowsAppearance, QWidget):
             finally:
                 self._keep_image = False
             self._update_ticks()
-            if old is not None and old[0].shape == self._matrix.shape:
+            m, rgba = self._matrix, self._rgba  # (both set by _on_result)
+            if old is not None and m is not None and old[0].shape == m.shape:
                 self._anim_from = old
                 self._show_morph(0.0)
                 self._anim_wait.start()
-            elif old is not None:
-                self.image_item.set_image(self._rgba)
+            elif old is not None and rgba is not None:
+                self.image_item.set_image(rgba)
         else:
             self._apply_dim()
             self._update_title()
@@ -376,11 +382,14 @@ class HeatmapView(FollowsAppearance, QWidget):
     def _show_morph(self, t: float) -> None:
         # Its first frame comes with the stage step (new legend, title and ticks: the view whole);
         # the frames after it change the matrix only: repaint that, not the legend and axes around it.
+        start, m, rgba = self._anim_from, self._matrix, self._rgba
+        if start is None or m is None or rgba is None:  # (a morph starts from a matrix shown to one shown)
+            return
         self._repaint_scope(rows=t > 0.0)
-        old_m, old_rgba = self._anim_from
+        old_m, old_rgba = start
         if t > 0.0:  # (at 0 the image still shows the old colours: the step kept them)
-            self.image_item.set_image(blend_colours(old_rgba, self._rgba, t))
-        self._text_matrix = blend_values(old_m, self._matrix, t)  # (masked −∞ cells are not interpolated)
+            self.image_item.set_image(blend_colours(old_rgba, rgba, t))
+        self._text_matrix = blend_values(old_m, m, t)  # (masked −∞ cells are not interpolated)
         self.overlay.update()
 
     def _on_anim_end(self) -> None:
@@ -444,19 +453,21 @@ class HeatmapView(FollowsAppearance, QWidget):
     def _recolour(self, change: ResultChange | None = None) -> None:
         """Colour the displayed matrix; when only some rows (or columns) changed, only those."""
         m = self._matrix
+        if m is None:  # (nothing shown yet: the first result colours it)
+            return
         scale = scale_for(self._shown, m, self._cmap_name)
         blocked = self._blocked if self._blocked is not None and self._blocked.shape == m.shape else None
         masked = _rgba_of(self._theme.masked)
         key = (scale, self._theme.masked)
         prev = self._coloured
-        rgba = None
-        partial = None  # the rows recoloured in place, when that is all that changed
+        rgba: np.ndarray | None = None
+        partial: np.ndarray | None = None  # the rows recoloured in place, when that is all that changed
         rows_only = change is not None and not change.everything  # (a row edit keeps the mask)
         if prev is not None and prev[0] == key and prev[1].shape == m.shape and self._rgba is not None \
                 and (rows_only or (blocked is None) == (prev[2] is None)
                      and (blocked is None or np.array_equal(prev[2], blocked))):
             # Same colour scale and mask: recolour only what changed (one query row while dragging).
-            if rows_only:  # the change says which rows (the Session wrote them in place)
+            if rows_only and change is not None:  # the change says which rows (the Session wrote them in place)
                 rows = np.asarray(change.rows, dtype=int)
                 cols = np.arange(m.shape[1])
             else:
@@ -528,7 +539,9 @@ class HeatmapView(FollowsAppearance, QWidget):
         return (-0.5 - pad, right + pad), (-0.5 - pad, n - 0.5 + pad)
 
     def _update_range(self) -> None:
-        n = self._matrix.shape[0]
+        if self._matrix is None:
+            return
+        n = int(self._matrix.shape[0])
         key = (n, self._sigma)
         if key == self._n_range:
             return

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
 #: Zoom is offered from this many tokens on (smaller grids show every cell readably already).
@@ -37,7 +38,7 @@ class HeatmapZoom(QObject):
         self._viewport.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if obj is self._viewport and event.type() == QEvent.Type.Wheel \
+        if obj is self._viewport and isinstance(event, QWheelEvent) \
                 and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             delta = event.angleDelta().y() or event.angleDelta().x()
             if delta and self._n() >= ZOOM_FROM:

@@ -402,6 +402,10 @@ class MatrixEditor(FollowsAppearance, QWidget):
     """A titled matrix table with +/− buttons for its dimension group and an inline message line; the
     table's grid and rows follow the Appearance it is bound to (``appearance=`` or ``bind_appearance``)."""
 
+    # (None while the editor is still being built: a font may be set before its layout exists)
+    _lay: QVBoxLayout | None = None  # the editor's layout: the head row, the table, the message
+    _head_row: QHBoxLayout | None = None  # the title, the shape and the +/− buttons
+
     def __init__(self, session: Session, name: str, parent=None, *, appearance: Appearance | None = None) -> None:
         super().__init__(parent)
         self._session = session
@@ -418,8 +422,10 @@ class MatrixEditor(FollowsAppearance, QWidget):
         self.shape_label = QLabel()
         self.shape_label.setTextFormat(Qt.TextFormat.RichText)  # (X·W<sup>Q</sup>)
         self.shape_label.setWordWrap(True)  # (a split scene's "head 1: columns 5–8" folds: the column stays narrow)
-        self.add_button = QToolButton(text="+")
-        self.remove_button = QToolButton(text="−")
+        self.add_button = QToolButton()
+        self.add_button.setText("+")
+        self.remove_button = QToolButton()
+        self.remove_button.setText("−")
         group = _DIM_GROUP[name]
         self.add_button.setToolTip(f"Add a dimension ({'dₖ: Q and K together' if group == 'qk' else group})")
         self.remove_button.setToolTip("Remove the last dimension")
@@ -440,6 +446,7 @@ class MatrixEditor(FollowsAppearance, QWidget):
         lay.addLayout(head)
         lay.addWidget(self.table, 1)
         lay.addWidget(self.message)
+        self._lay, self._head_row = lay, head
         self.model.rejected.connect(self.show_message)
         # No taller than its rows: a taller table showed an empty band under the last row (the grey
         # row-name column running on), three of them down the dock; the splitter keeps the rest.
@@ -520,11 +527,11 @@ class MatrixEditor(FollowsAppearance, QWidget):
         """The long title where it fits beside the shape and the buttons in two lines with no word cut
         ("learned: d_model × dₖ" showed as "learned: d_mode" in a 230-px column), else the short one."""
         width = self.width()
-        if width <= 0 or self.layout() is None:  # (a font set while the editor is still being built)
+        head = self._head_row
+        if width <= 0 or head is None:  # (a font set while the editor is still being built)
             return
         if not self.isVisible():  # (its width is not yet the one it shows at: fitted as it shows)
             return
-        head = self.layout().itemAt(0).layout()
         beside = sum(w.sizeHint().width() + head.spacing() for w in (self.remove_button, self.add_button)
                      if not w.isHidden())
         shape = QTextDocument()
@@ -596,10 +603,11 @@ class MatrixEditor(FollowsAppearance, QWidget):
     def height_needed(self, *, long_title: bool | None = None) -> int:
         """The height that shows the title row and every row of the table, nothing more: as the title is
         now, or (``long_title``) with the long title or the one-line one.  0 until the title was fitted."""
-        lay = self.layout()
+        lay, head = self._lay, self._head_row  # (the head: the title row; its title wraps in a narrow dock)
+        if lay is None or head is None:
+            return 0
         margins = lay.contentsMargins()
         width = self.contentsRect().width() - margins.left() - margins.right()
-        head = lay.itemAt(0)  # (the title row: its title wraps in a narrow dock)
         if long_title is None:
             head_h = head.sizeHint().height()
             if head.hasHeightForWidth() and width > 0:

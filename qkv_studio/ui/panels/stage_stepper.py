@@ -8,13 +8,16 @@ stage registry (:mod:`qkv_studio.core.stages`); this widget only lays it out.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QButtonGroup, QGridLayout, QPushButton, QSizePolicy, QStyle, QVBoxLayout, QWidget
 
 from qkv_studio.core import STAGE_TITLES, STAGES
-from qkv_studio.core.captions import description_note, head_note
+from qkv_studio.core.captions import head_note
 from qkv_studio.core.cellwise import cell_text
+from qkv_studio.core.presets import description_note
 from qkv_studio.core.stages import formula_html, stage_spec
 from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
@@ -23,6 +26,9 @@ from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
 from qkv_studio.ui.widgets.frame_throttle import FrameThrottle
 from qkv_studio.ui.widgets.layout_barrier import LayoutBarrier
 from qkv_studio.ui.widgets.rich_label import RichLabel
+
+if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
 
 
 def full_formula_html(stage: str, accent: str) -> str:
@@ -184,7 +190,10 @@ class StageStepper(FollowsAppearance, QWidget):
     def fit_bar(self) -> None:
         """The bar's form for the stepper's width and font: whole labels in one row, else the short
         ones, else two rows (the stages above, Back and Next below)."""
-        m = self.layout().contentsMargins()
+        lay = self.layout()
+        if lay is None:  # (a font set while the stepper is still being built)
+            return
+        m = lay.contentsMargins()
         width = self.width() - m.left() - m.right()
         if width <= 0:
             return
@@ -267,10 +276,13 @@ class StageStepper(FollowsAppearance, QWidget):
         """Plain words for the current stage, with the selected query's own numbers (of the selected head,
         for a scene split into heads)."""
         session = self._session
+        # the Session's LiveResult reads as an AttentionResult (state/session.py); core's
+        # functions are typed for the dataclass
+        result = cast("AttentionResult", session.result)
         text = head_note(session.scene, session.head) + stage_spec(session.stage).caption(
-            session.shown, session.result, session.query)
+            session.shown, result, session.query)
         if session.cell_key is not None:  # Q·Kᵀ cell by cell: the selected cell's row · column
-            cell = cell_text(session.shown, session.result, session.query, session.cell_key, session.stage)
+            cell = cell_text(session.shown, result, session.query, session.cell_key, session.stage)
             if cell:
                 text += "<br>" + cell
         return text

@@ -19,11 +19,23 @@ named by ``_appearance_parts()`` and bound with it.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from PySide6.QtGui import QColor, QPalette
 
 from qkv_studio.render.colormaps import DEFAULT_SEQUENTIAL
 from qkv_studio.render.theme import DEFAULT_THEME, THEMES, Theme
 from qkv_studio.state.appearance import Appearance
+
+
+class _HasPalette(Protocol):
+    """What :meth:`FollowsAppearance._take_theme_colours` needs of the widget it is mixed into."""
+
+    def palette(self) -> QPalette: ...
+
+    def setPalette(self, palette: QPalette, /) -> None: ...  # noqa: N802 - Qt's name
+
+    def setAutoFillBackground(self, enabled: bool, /) -> None: ...  # noqa: N802 - Qt's name
 
 
 class FollowsAppearance:
@@ -67,7 +79,7 @@ class FollowsAppearance:
         self._follow_colormap(a.colormap)
         self._follow_scale(a.scale)
 
-    def _take_theme_colours(self, theme: Theme, *, fill: bool = True) -> None:
+    def _take_theme_colours(self: _HasPalette, theme: Theme, *, fill: bool = True) -> None:
         """Put ``theme``'s background and text colours in the widget's palette (for a ``_restyle_theme``);
         ``fill``: the widget paints its background in it too."""
         pal = self.palette()

@@ -42,6 +42,7 @@ class InkOverlay(FollowsAppearance, QWidget):
     def __init__(self, parent: QWidget, book: InkBook, *, appearance: Appearance | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
+        self._slide = parent  # (the parent, typed: the layer is never moved to another)
         self.book = book
         self.mode = "off"
         self.colour = 1
@@ -72,9 +73,9 @@ class InkOverlay(FollowsAppearance, QWidget):
             # (the slide's resizes followed while it is shown: outside presentations no event of the
             # window passes through here)
             if on:
-                self.parentWidget().installEventFilter(self)
+                self._slide.installEventFilter(self)
             else:
-                self.parentWidget().removeEventFilter(self)
+                self._slide.removeEventFilter(self)
         self.active = bool(on)
         if not on:
             self.set_mode("off")
@@ -110,7 +111,7 @@ class InkOverlay(FollowsAppearance, QWidget):
     def _show_if_needed(self) -> None:
         wanted = self.active and (self.mode != "off" or bool(self.book.strokes()))
         if wanted and self.isHidden():
-            self.setGeometry(self.parentWidget().rect())
+            self.setGeometry(self._slide.rect())
             self.show()
         elif not wanted and not self.isHidden():
             self.hide()
@@ -182,8 +183,8 @@ class InkOverlay(FollowsAppearance, QWidget):
 
     # ---- events ----------------------------------------------------------------------------------------
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
-        if obj is self.parent() and event.type() == QEvent.Type.Resize:
-            self.setGeometry(self.parentWidget().rect())
+        if obj is self._slide and event.type() == QEvent.Type.Resize:
+            self.setGeometry(self._slide.rect())
         return False
 
     def mousePressEvent(self, event) -> None:  # noqa: N802

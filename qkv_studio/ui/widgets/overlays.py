@@ -24,13 +24,14 @@ class _Cover(QWidget):
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
+        self._covered = parent  # (the parent, typed: it never changes)
         parent.installEventFilter(self)
         self.setGeometry(parent.rect())
         self.hide()
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
-        if obj is self.parent() and event.type() == QEvent.Type.Resize:
-            self.setGeometry(self.parent().rect())
+        if obj is self._covered and event.type() == QEvent.Type.Resize:
+            self.setGeometry(self._covered.rect())
         return False
 
     def toggle(self) -> bool:
@@ -38,7 +39,7 @@ class _Cover(QWidget):
         if self.isVisible():
             self.hide()
         else:
-            self.setGeometry(self.parent().rect())
+            self.setGeometry(self._covered.rect())
             self.show()
             self.raise_()
         return self.isVisible()

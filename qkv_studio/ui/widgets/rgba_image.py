@@ -19,7 +19,8 @@ _FORMAT = QImage.Format.Format_RGBA8888
 
 def _wrap(rgba: np.ndarray) -> QImage:
     h, w = rgba.shape[:2]
-    return QImage(rgba, w, h, rgba.strides[0], _FORMAT)
+    # (``data``: the array's memory as a memoryview, the buffer type PySide6's stubs name)
+    return QImage(rgba.data, int(w), int(h), int(rgba.strides[0]), _FORMAT)
 
 
 def _wraps_memory() -> bool:

@@ -92,11 +92,13 @@ class ScrollColumn(QScrollArea):
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         # (as wide as the content needs with the scroll bar shown; as short as a few lines of it)
-        content = self.widget().minimumSizeHint() if self.widget() is not None else QSize(0, 0)
+        inner = self.widget()
+        content = inner.minimumSizeHint() if inner is not None else QSize(0, 0)
         frame = 2 * self.frameWidth()
         return QSize(content.width() + self._bar_width() + frame, min(content.height(), 120) + frame)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        content = self.widget().sizeHint() if self.widget() is not None else QSize(0, 0)
+        inner = self.widget()
+        content = inner.sizeHint() if inner is not None else QSize(0, 0)
         frame = 2 * self.frameWidth()
         return QSize(max(content.width(), self.minimumSizeHint().width()), content.height() + frame)

@@ -9,7 +9,7 @@ that one answer changed, set on the tables of the dark themes.
 from __future__ import annotations
 
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QProxyStyle, QStyle, QWidget
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QTableView, QWidget
 
 from qkv_studio.render.theme import Theme
 
@@ -51,7 +51,7 @@ def row_height(scale: float) -> int:
     return int(BASE_POINT_SIZE * scale * 2.4)
 
 
-def style_table(table: QAbstractItemView, theme: Theme | None = None, scale: float | None = None) -> None:
+def style_table(table: QTableView, theme: Theme | None = None, scale: float | None = None) -> None:
     """A table in ``theme`` (its grid lines: the style's own in the light theme) and/or at ``scale``
     (its row height) — what a table panel does when its Appearance changes."""
     if theme is not None:
@@ -65,7 +65,8 @@ def set_grid_color(tables: list[QWidget], color: str | None) -> None:
     for table in tables:
         if color is None:
             if isinstance(table.style(), GridColorStyle):
-                table.setStyle(None)
+                # (Qt takes a null style: the application's again; PySide6's stubs leave None out)
+                table.setStyle(None)  # type: ignore[arg-type]
         else:
             style = GridColorStyle(color)
             style.setParent(table)  # (a widget does not own the style it is given)

@@ -21,12 +21,11 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from qkv_studio.core.scene import SceneError, projection_of, with_random_projections
 from qkv_studio.ui.window import edit_clipboard, menus
+from qkv_studio.ui.window.action_factory import Key, Slot, make_action
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
 
-Key = str | QKeySequence.StandardKey
-Slot = str | Callable[["MainWindow", bool], object]
 
 
 @dataclass(frozen=True)
@@ -244,31 +243,6 @@ MENU: tuple[Row, ...] = (
     Action("shortcuts", "&Keyboard shortcuts", "show_shortcuts", H, ("F1",)),
     Action("about", "&About QKV Studio", _about, H),
 )
-
-
-def _resolve(window: MainWindow, path: str) -> Callable:
-    target: object = window
-    for part in path.split("."):
-        target = getattr(target, part)
-    return target  # type: ignore[return-value]
-
-
-def make_action(window: MainWindow, text: str, slot: Slot, keys: tuple[Key, ...] = (), *,
-                checkable: bool = False, tip: str = "") -> QAction:
-    """A window-wide action (its shortcut works with the menu bar hidden)."""
-    act = QAction(text, window)
-    if keys:
-        act.setShortcuts([QKeySequence(k) for k in keys])
-    act.setCheckable(checkable)
-    if tip:
-        act.setStatusTip(tip)
-        act.setToolTip(tip)
-    if isinstance(slot, str):
-        act.triggered.connect(_resolve(window, slot))
-    else:
-        act.triggered.connect(lambda checked=False, run=slot: run(window, checked))
-    window.addAction(act)
-    return act
 
 
 def _action(window: MainWindow, row: Action) -> QAction:

@@ -14,6 +14,7 @@ from qkv_studio.core import STAGES
 from qkv_studio.render.colormaps import SEQUENTIAL
 from qkv_studio.render.theme import THEMES
 from qkv_studio.ui.registry import PanelSpec
+from qkv_studio.ui.window.action_factory import make_action
 
 if TYPE_CHECKING:
     from qkv_studio.ui.window.main_window import MainWindow
@@ -46,8 +47,6 @@ def core_docks(window: MainWindow, menu: QMenu) -> None:
 
 
 def _panel_action(window: MainWindow, spec: PanelSpec) -> QAction:
-    from qkv_studio.ui.window.actions import make_action
-
     keys = (spec.shortcut,) if spec.shortcut else ()
     name = spec.name
     if spec.kind == "centre":  # a toggle: the panel in the centre, or the heatmap back

@@ -13,6 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
 
 if TYPE_CHECKING:
+    from qkv_studio.core.models.registry import AttentionModel
+    from qkv_studio.core.models.run import ModelRun
     from qkv_studio.ui.lesson.model import ModelPanel
     from qkv_studio.ui.window.main_window import MainWindow
 
@@ -75,7 +77,7 @@ def plane(window: MainWindow) -> QWidget:
 
     plane = VectorPlane(window.session, appearance=window.appearance)
 
-    def model_run():
+    def model_run() -> tuple[AttentionModel, ModelRun] | None:
         """The Real model panel's model and last run (the plane's RoPE view draws a RoPE model's head)."""
         panel = _built_model_panel(window)
         return None if panel is None or panel.run is None else (panel.model, panel.run)
@@ -171,7 +173,7 @@ def model(window: MainWindow) -> QWidget:
 def unprojected(window: MainWindow) -> QWidget:
     from qkv_studio.ui.lesson.unprojected_view import UnprojectedView
 
-    def model_source():
+    def model_source() -> tuple[ModelRun, int] | None:
         """The model panel's run and layer while the window shows its head (its X is the layer's input)."""
         panel = _built_model_panel(window)
         if panel is not None and panel.run is not None and panel.showing_model_head():

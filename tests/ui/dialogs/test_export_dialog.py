@@ -79,7 +79,7 @@ def test_defaults_follow_the_windows_stage_theme_and_colormap(qtbot, window):
 def test_the_dialog_offers_every_stage_format_theme_colormap_and_background(dialog):
     items = lambda combo: [combo.itemData(i) for i in range(combo.count())]  # noqa: E731
     assert items(dialog.stage_combo) == ["vectors", "scores", "scaled", "weights", "output"]
-    assert items(dialog.format_combo) == [".png", ".svg", ".pdf", ".gif", ".apng", ".mp4", ".pptx"]
+    assert items(dialog.format_combo) == [".png", ".svg", ".pdf", ".gif", ".apng", ".mp4", ".pptx", ".html"]
     assert items(dialog.theme_combo) == ["light", "dark", "projector"]
     assert items(dialog.colormap_combo) == ["viridis", "cividis", "magma", "grayscale"]
     assert items(dialog.background_combo) == ["theme", "white", "transparent"]

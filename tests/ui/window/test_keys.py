@@ -280,7 +280,7 @@ def test_the_shortcut_list_lists_every_shortcut_of_every_action(qtbot, window):
 
 
 def test_the_shortcut_list_names_a_new_action_by_itself(qtbot, window):
-    from qkv_studio.ui.window.actions import make_action
+    from qkv_studio.ui.window.action_factory import make_action
 
     make_action(window, "Frobnicate", lambda w, _: None, ("Ctrl+Alt+F",))
     window.show_shortcuts()

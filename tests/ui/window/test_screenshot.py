@@ -137,11 +137,12 @@ def test_a_registered_causal_model_in_the_window_and_from_the_command_line(windo
 
 
 def test_a_generating_model_presses_next_token_before_the_screenshot(windows, tmp_path, capsys, monkeypatch):
+    from qkv_studio.core.models.registry import generate
     from tests.toy_model import register_toy_generating
 
     toy = register_toy_generating(monkeypatch)
     text = "the cat sat"
-    head = toy.generate(text, 3).head_scene(1, 2)
+    head = generate(toy, text, 3).head_scene(1, 2)
     w = windows(head, size=(1280, 720), model=("toygen", text, 1, 2, 3), view=View(query=5))
     panel = w.panels.model
     assert panel.state.generated == 3 and panel.run.n == 6 and (panel.layer, panel.head) == (1, 2)
@@ -161,11 +162,12 @@ def test_the_tables_columns_are_fitted_to_the_numbers_the_picture_shows(windows,
     a real model's scores were cut at their left edge)."""
     from PySide6.QtGui import QFont, QFontMetrics
 
+    from qkv_studio.core.models.registry import generate
     from tests.toy_model import register_toy_generating
 
     toy = register_toy_generating(monkeypatch)
     text = "the cat sat"
-    head = toy.generate(text, 3).head_scene(1, 2)
+    head = generate(toy, text, 3).head_scene(1, 2)
     w = windows(head, size=(1280, 720), model=("toygen", text, 1, 2, 3), view=View(query=5, stage="scaled"))
     table, model = w.panels.calc, w.panels.calc.calc_model
     bold = QFont(table.font())

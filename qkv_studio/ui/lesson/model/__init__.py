@@ -1,8 +1,9 @@
 """The Real model panel, in parts with one job each.
 
 * :mod:`.panel` — :class:`ModelPanel`, the panel itself: the model picker, sentence, layer/head boxes,
-  bound to a :class:`ModelRunState`, with :mod:`.panel_jobs` (Run, Next token, progress, Cancel, sampling)
-  and :mod:`.panel_texts` (title, captions, status line) mixed in;
+  bound to a :class:`ModelRunState`; it composes a :class:`~.panel_jobs.PanelJobs` (Run, Next token,
+  progress, Cancel, sampling) and a :class:`~.panel_texts.PanelTexts` (title, captions, status line), each
+  given only the widgets and state it uses;
 * :mod:`.run_state` — :class:`ModelRunState`, the chosen model, run, layer and head (no widget), and how a
   head reaches the Session;
 * :mod:`.steps` — the undo steps: a head shown over the user's edits, a generated token;

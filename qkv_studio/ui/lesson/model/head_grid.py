@@ -173,7 +173,8 @@ class HeadGrid(FollowsAppearance, QWidget):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         cols = self._grid()[0]
-        step = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1, Qt.Key.Key_Up: -cols, Qt.Key.Key_Down: cols}
+        step = {Qt.Key.Key_Left.value: -1, Qt.Key.Key_Right.value: 1, Qt.Key.Key_Up.value: -cols,
+                Qt.Key.Key_Down.value: cols}  # (by value: QKeyEvent.key() is an int)
         delta = step.get(event.key())
         if delta is not None and 0 <= self._selected + delta < self._n_heads:
             self.head_clicked.emit(self._selected + delta)

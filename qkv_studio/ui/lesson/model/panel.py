@@ -24,9 +24,10 @@ that replaces the user's unsaved edits asks first, and Undo brings the edits bac
 
 Without a model's optional package the panel says how to install it and everything else works.
 
-The panel is in three parts: this module builds and lays out the widgets and follows the state;
-:mod:`.panel_jobs` runs the model (Run, Next token, progress, Cancel, sampling) and :mod:`.panel_texts`
-writes the title, captions and status line.
+The panel is in three parts: this module builds and lays out the widgets and follows the state; it
+composes a :class:`~.panel_jobs.PanelJobs` (``jobs``), which runs the model (Run, Next token, progress,
+Cancel, sampling), and a :class:`~.panel_texts.PanelTexts` (``texts``), which writes the title, captions
+and status line — each given only the widgets and the state it uses.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetricsF, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
@@ -56,22 +56,23 @@ from superqt.utils import signals_blocked
 
 from qkv_studio.core.models import AttentionModel, ModelInputError, ModelRun
 from qkv_studio.core.scene import Scene
-from qkv_studio.render.theme import DEFAULT_THEME, Theme, get_theme
+from qkv_studio.render.theme import Theme
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.lesson.model.head_grid import HeadGrid
 from qkv_studio.ui.lesson.model.next_token import NextTokenBars
-from qkv_studio.ui.lesson.model.panel_jobs import PanelJobs
+from qkv_studio.ui.lesson.model.panel_jobs import PanelJobs, RunControls
 from qkv_studio.ui.lesson.model.panel_texts import PanelTexts, _install_text
 from qkv_studio.ui.lesson.model.qk_projection import QKProjection
 from qkv_studio.ui.lesson.model.run_state import NEXT_TOKENS_SHOWN, Change, ModelRunState
 from qkv_studio.ui.lesson.model.worker import ModelWorker
 from qkv_studio.ui.widgets.appearance_binding import FollowsAppearance
+from qkv_studio.ui.widgets.qapp import running_app
 
 DEFAULT_TEXT = "The cat sat on the mat because it was tired."
 
 
-class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
+class ModelPanel(FollowsAppearance, QWidget):
     """Pick a registered model, type a sentence, choose a layer and head, and study or edit that head.
 
     Signals: ``run_changed()`` after a new sentence was run; ``head_changed(layer, head)`` when the
@@ -94,7 +95,8 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
     ``edit_button``, ``next_button``, ``next_bars`` (``choices()``), ``grid`` (``head_rect(h)``,
     ``selected()``, ``shares_kv(h)``), ``projection``, ``status``, ``progress_bar``, ``cancel_button``,
     ``temperature_box``, ``top_k_box``, ``worker``,
-    ``install_label``, ``grid_caption``, ``proj_caption``.
+    ``install_label``, ``grid_caption``, ``proj_caption``; its parts ``jobs`` (:class:`PanelJobs`) and
+    ``texts`` (:class:`PanelTexts`).
     """
 
     run_changed = Signal()
@@ -111,7 +113,6 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         super().__init__(parent)
         self._session = session
         self.state = ModelRunState(session, confirm=confirm, model=model)
-        self._theme: Theme = get_theme(DEFAULT_THEME)
         self._font_scale = 1.0
         self._grid_shows: tuple[ModelRun, int] | None = None  # the run and layer the small multiples show
         self._compact = False  # a short panel (the projector): one-line title and captions, views first
@@ -159,7 +160,6 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the run: the scene shown before stays")
         self.worker = ModelWorker(self)
-        self._job: str = ""  # "run" or "next" while the worker computes one
         self.layer_box = QSpinBox()
         self.layer_box.setPrefix("layer ")
         self.head_box = QSpinBox()
@@ -176,6 +176,16 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         self.install_label.setTextFormat(Qt.TextFormat.RichText)
         self.install_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._lay_out()
+        self.texts = PanelTexts(self.state, title=self.title, grid_caption=self.grid_caption,
+                                proj_caption=self.proj_caption, status=self.status, projection=self.projection,
+                                query=self._query_for_projection, compact=self.is_compact)
+        self.jobs = PanelJobs(self.state, RunControls(
+            model_box=self.model_box, sentence=self.sentence, run_button=self.run_button,
+            next_button=self.next_button, next_bars=self.next_bars, busy_row=self.busy_row,
+            progress_bar=self.progress_bar, cancel_button=self.cancel_button, sampling_row=self.sampling_row,
+            temperature_box=self.temperature_box, top_k_box=self.top_k_box),
+            self.worker, self.texts, cursor_over=self, compact=self.is_compact, show_model=self._show_model,
+            show_next_tokens=self._show_next_tokens, finished=self.job_finished.emit)
 
         self.model_box.activated.connect(lambda i: self.set_model(self.model_box.itemData(i)))
         self.sentence.returnPressed.connect(lambda: self.start_run())
@@ -186,15 +196,8 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         self.next_shortcut = QShortcut(QKeySequence("Ctrl+Return"), self)
         self.next_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.next_shortcut.activated.connect(lambda: self.start_next_token())
-        self.temperature_box.valueChanged.connect(lambda _: self._sampling_edited())
-        self.top_k_box.valueChanged.connect(lambda _: self._sampling_edited())
-        self.worker.progress.connect(self._on_progress)
-        self.worker.done.connect(self._on_job_done)
-        self.worker.failed.connect(self._on_job_failed)
-        self.worker.cancelled.connect(self._on_job_cancelled)
-        app = QApplication.instance()
-        if app is not None:  # (a run still going when the app quits stops at its next block)
-            app.aboutToQuit.connect(self._stop_for_quit)
+        # (a run still going when the app quits stops at its next block)
+        running_app().aboutToQuit.connect(self._stop_for_quit)
         self.layer_box.valueChanged.connect(lambda v: self.select(v, self.state.head))
         self.head_box.valueChanged.connect(lambda v: self.select(self.state.layer, v))
         self.grid.head_clicked.connect(lambda h: self.select(self.state.layer, h))
@@ -294,13 +297,50 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         """True while the session shows the chosen head exactly as the model computed it."""
         return self.state.showing_model_head()
 
+    # ---- running (the jobs part) --------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """True while the worker thread computes a run or a token."""
+        return self.jobs.busy
+
+    def run_text(self, text: str | None = None) -> bool:
+        """Run the model on ``text`` (default: the sentence box) at once: see :meth:`PanelJobs.run_text`."""
+        return self.jobs.run_text(text)
+
+    def start_run(self, text: str | None = None) -> bool:
+        """Run the model on ``text`` on the worker thread: see :meth:`PanelJobs.start_run`."""
+        return self.jobs.start_run(text)
+
+    def start_next_token(self) -> bool:
+        """Compute the next token on the worker thread: see :meth:`PanelJobs.start_next_token`."""
+        return self.jobs.start_next_token()
+
+    def next_token(self) -> bool:
+        """Append the next token at once: see :meth:`PanelJobs.next_token`."""
+        return self.jobs.next_token()
+
+    def can_step_token(self) -> bool:
+        """True when Next token would append a token now: see :meth:`PanelJobs.can_step_token`."""
+        return self.jobs.can_step_token()
+
+    def cancel(self) -> None:
+        """Stop the run or step in progress; the scene shown before stays."""
+        self.jobs.cancel()
+
+    def set_sampling(self, temperature: float, top_k: int) -> bool:
+        """How Next token chooses: see :meth:`PanelJobs.set_sampling`."""
+        return self.jobs.set_sampling(temperature, top_k)
+
+    def _stop_for_quit(self) -> None:
+        self.jobs.stop_for_quit()
+
     # ---- actions ---------------------------------------------------------------------------------
     def set_model(self, name: str) -> bool:
         """Pick the registered model ``name``; False (and a message in the status line) if unknown."""
         try:
             return self.state.set_model(name)
         except ModelInputError as exc:
-            self._set_status(str(exc), error=True)
+            self.texts.set_status(str(exc), error=True)
             return False
 
     def ask_replace(self) -> bool:
@@ -322,7 +362,7 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         try:
             ok = self.state.select(layer, head)
         except ModelInputError as exc:
-            self._set_status(str(exc), error=True)
+            self.texts.set_status(str(exc), error=True)
             self._sync_boxes()
             return False
         self._sync_boxes()  # (cancelled: the boxes go back to the head still shown)
@@ -362,8 +402,8 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         return (self.grid, self.projection, self.next_bars)
 
     def _restyle_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        self._update_captions()
+        self.texts.theme = theme
+        self.texts.update_captions()
         self._update_status()
 
     def _restyle_scale(self, f: float) -> None:
@@ -386,10 +426,10 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         compact = self.height() < 30 * fm.height() or self.width() < 48 * fm.averageCharWidth()
         if compact != self._compact:
             self._compact = compact
-            self._show_sampling()
+            self.jobs.show_sampling()
             self._show_next_tokens()
-            self._write_title()
-            self._update_captions()
+            self.texts.write_title()
+            self.texts.update_captions()
             self._update_status()
 
     def resizeEvent(self, event) -> None:  # noqa: N802
@@ -404,6 +444,9 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
             self.views.setOrientation(orientation)
 
     # ---- internals -------------------------------------------------------------------------------
+    def _update_status(self) -> None:
+        self.texts.update_status()
+
     def _show_model(self) -> None:
         """Everything that depends on the chosen model, before any run: title, ranges, install hint."""
         m, available = self.state.model, self.available
@@ -421,7 +464,7 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
             w.setEnabled(available)
         self.edit_button.setEnabled(available and self.state.run is not None)
         self.next_button.setVisible(self.state.can_generate)
-        self._show_sampling()
+        self.jobs.show_sampling()
         self.grid.set_kv_group(m.n_heads // m.n_kv_heads)
         self._show_next_tokens()
         self._set_ranges()
@@ -430,8 +473,8 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
             self.grid.set_weights(None)
             self.grid.set_head_count(m.n_heads)
             self.projection.clear()
-        self._write_title()
-        self._update_captions()
+        self.texts.write_title()
+        self.texts.update_captions()
         self._update_status()
 
     def _show_next_tokens(self) -> None:
@@ -474,7 +517,7 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
     def _refresh_views(self) -> None:
         run, layer, head = self.state.run, self.state.layer, self.state.head
         if run is None:
-            self._update_captions()
+            self.texts.update_captions()
             self._update_status()
             return
         if self._grid_shows is None or self._grid_shows[0] is not run or self._grid_shows[1] != layer:
@@ -484,7 +527,7 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
         self.projection.set_head(run.q[layer, head], run.k[layer, run.kv_head(head)], run.scene_tokens(),
                                  run.weights[layer, head])
         self.projection.set_query(self._query_for_projection())
-        self._update_captions()
+        self.texts.update_captions()
         self._update_status()
 
     def _query_for_projection(self) -> int:
@@ -495,5 +538,5 @@ class ModelPanel(PanelJobs, PanelTexts, FollowsAppearance, QWidget):
     def _on_query(self, index: int) -> None:
         if self.state.run is not None and self.showing_model_head():
             self.projection.set_query(self._query_for_projection())
-            self._update_captions()
+            self.texts.update_captions()
 

@@ -53,7 +53,7 @@ class QKProjection(FollowsAppearance, QWidget):
         ext = both.max(axis=0) if len(both) else np.ones(2)
         top = float(ext.max()) if ext.max() > 0 else 1.0
         # an axis with almost nothing on it still gets a tenth of the other's room
-        self._extents = tuple(float(max(e, 0.1 * top)) for e in ext)
+        self._extents = (float(max(ext[0], 0.1 * top)), float(max(ext[1], 0.1 * top)))
         self.set_query(min(self._query, len(self._tokens) - 1) if self._tokens else 0)
 
     def clear(self) -> None:

@@ -37,11 +37,13 @@ from qkv_studio.core.models import (
     ModelInputError,
     ModelRun,
     ModelUnavailable,
+    TokenGeneration,
+    generates,
     get_model,
     models,
 )
 from qkv_studio.core.models.run import Progress, takes_progress
-from qkv_studio.core.models.smollm2 import check_sampling
+from qkv_studio.core.models.sampling import check_sampling
 from qkv_studio.core.scene import Scene
 from qkv_studio.core.view import View
 from qkv_studio.state.session import Session
@@ -67,14 +69,14 @@ class Prepared:
 
     model: AttentionModel
     run: ModelRun
-    generation: object | None  # a generating model's Generation, else None
+    generation: TokenGeneration | None  # a generating model's Generation, else None
 
 
 @dataclass(frozen=True, eq=False)
 class PreparedToken:
     """A next token computed for a Generation (off the GUI thread, perhaps), not appended yet."""
 
-    generation: object
+    generation: TokenGeneration
     run: ModelRun
     logits: np.ndarray
 
@@ -93,7 +95,7 @@ class ModelRunState:
         self._confirm = confirm
         self._model: AttentionModel = get_model(model) if model is not None else models()[0]
         self._run: ModelRun | None = None
-        self._generation = None  # a generating model's Generation (KV cache) for the run, else None
+        self._generation: TokenGeneration | None = None  # a generating model's Generation for the run, else None
         self._layer = 0
         self._head = 0
         self._shown: Scene | None = None  # the head scene last put into the session
@@ -171,8 +173,9 @@ class ModelRunState:
 
     @property
     def can_generate(self) -> bool:
-        """True when the chosen model appends tokens one at a time (a causal model with ``start(text)``)."""
-        return bool(self._model.causal) and callable(getattr(self._model, "start", None))
+        """True when the chosen model appends tokens one at a time (the registry's ``generates``: a causal
+        model with ``start(text)``)."""
+        return generates(self._model)
 
     @property
     def generated(self) -> int:
@@ -207,8 +210,8 @@ class ModelRunState:
         check_sampling(temperature, top_k)
         self._temperature, self._top_k = float(temperature), int(top_k)
 
-    def _place(self, run: ModelRun | None = None, generation: object | None = None, layer: int | None = None,
-               head: int | None = None) -> Place:
+    def _place(self, run: ModelRun | None = None, generation: TokenGeneration | None = None,
+               layer: int | None = None, head: int | None = None) -> Place:
         """Where the state is now, or (with arguments) where it goes, with the chosen model."""
         if run is None:
             return Place(self._run, self._generation, self._layer, self._head, self._model)
@@ -260,8 +263,8 @@ class ModelRunState:
         extra = {"progress": progress} if progress is not None else {}
         try:
             # a generating model starts a Generation: the run plus its next-token logits and KV cache
-            if self.can_generate:
-                generation = model.start(text, **(extra if takes_progress(model.start) else {}))
+            if generates(model):
+                generation = model.start(text, progress=progress)
                 run = generation.run
             else:
                 generation = None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtGui import QUndoCommand
 
-from qkv_studio.core.models import ModelRun
+from qkv_studio.core.models import AttentionModel, ModelRun, TokenGeneration
 from qkv_studio.core.scene import Scene
 from qkv_studio.state.session import SceneEdit, Session
 
@@ -29,10 +29,10 @@ class Place(NamedTuple):
     """Where the model state is: its run, Generation (or None), layer and head, and the model."""
 
     run: ModelRun | None
-    generation: object | None
+    generation: TokenGeneration | None
     layer: int
     head: int
-    model: object = None  # the registry entry (None: whichever is chosen)
+    model: AttentionModel | None = None  # the registry entry (None: whichever is chosen)
 
 
 class ModelShow(SceneEdit):

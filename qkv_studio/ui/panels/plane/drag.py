@@ -22,7 +22,8 @@ scaled by powers of ten (5, 0.05), so a step is always a visible distance.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -63,7 +64,8 @@ class PlaneViewBox(pg.ViewBox):
 
     def __init__(self) -> None:
         super().__init__(enableMenu=False)
-        self.drag_handler = None
+        #: called with each drag event (pyqtgraph's MouseDragEvent); True when it used the event
+        self.drag_handler: Callable[[Any], bool] | None = None
 
     def mouseDragEvent(self, ev, axis=None):  # noqa: N802 - pyqtgraph's name
         if self.drag_handler is not None and self.drag_handler(ev):
@@ -106,7 +108,7 @@ class PlaneDrag(QObject):
         radius = GRAB_PX * max(1.0, p.font_scale())
         query = p.session.query
         if dist(vecs.query_vec)[0] <= radius:
-            return ("Q", query, *map(float, vecs.query_vec[0]))
+            return ("Q", query, *vecs.head("Q", query))
         best: tuple[float, str, int] | None = None
         sets = [("K", vecs.keys)] + ([("V", vecs.values)] if p.values_visible() else [])
         for name, arr in sets:
@@ -171,7 +173,9 @@ class PlaneDrag(QObject):
 
     def move_to(self, scene_pos: QPointF, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
         """The dragged head follows the pointer (at ``scene_pos``) by as much as it moved; snapped (see
-        :func:`snap`), on the grid while Shift is held."""
+        :func:`snap`), on the grid while Shift is held; nothing while no drag is under way."""
+        if self.state is None:
+            return
         matrix, row, x0, y0 = self.state
         p = self._plane
         at = self._map(scene_pos)

@@ -31,10 +31,12 @@ from qkv_studio.ui.panels.plane.labels import PlaneLabels, html_escape, merge_cl
 from qkv_studio.ui.widgets.arrows import arrow_segments
 
 if TYPE_CHECKING:
+    from qkv_studio.core.models.registry import AttentionModel
+    from qkv_studio.core.models.run import ModelRun
     from qkv_studio.ui.panels.plane.widget import VectorPlane
 
 #: ``source()`` → (the model, its last run) the scene may be a head of, or None (no model has run)
-Source = Callable[[], "tuple[object, object] | None"]
+Source = Callable[[], "tuple[AttentionModel, ModelRun] | None"]
 
 ACTION_TIP = ("The vector plane draws one rotation pair of q and k before and after RoPE turned them by "
               "their positions (a RoPE model's head: SmolLM2)")
@@ -88,18 +90,17 @@ class PlaneRope(QObject):
     @property
     def box(self) -> QCheckBox:
         """The plane's "RoPE pair" box (hidden while the scene has no RoPE)."""
-        self._build_controls()
-        return self._box
+        return self._build_controls()[0]
 
     @property
     def pair_box(self) -> QSpinBox:
         """The plane's spin box of the pair (shown while the view is on)."""
-        self._build_controls()
-        return self._pair_box
+        return self._build_controls()[1]
 
-    def _build_controls(self) -> None:
-        if self._box is not None:
-            return
+    def _build_controls(self) -> tuple[QCheckBox, QSpinBox]:
+        """The box and the spin box, built the first time they are asked for."""
+        if self._box is not None and self._pair_box is not None:
+            return self._box, self._pair_box
         self._box = box = QCheckBox("RoPE pair", self._parent)
         box.setToolTip(ACTION_TIP)
         box.setVisible(False)
@@ -111,10 +112,11 @@ class PlaneRope(QObject):
         spin.setKeyboardTracking(False)
         spin.setVisible(False)
         spin.valueChanged.connect(self.set_pair)
-        if self._row is not None:
+        if self._row is not None and self._column is not None:  # (placed: see place_controls)
             self._row.insertWidget(0, spin)
             self._column.insertWidget(self._column_at, box)
         self._style_controls()
+        return box, spin
 
     def place_controls(self, column: QVBoxLayout, at: int) -> QHBoxLayout:
         """Where the controls go in the plane's header: the box in its ``column`` of toggles (at ``at``)
@@ -129,7 +131,7 @@ class PlaneRope(QObject):
         return self._row
 
     def _move_controls(self, on: bool) -> None:
-        if self._row is None or self._box is None:
+        if self._row is None or self._column is None or self._box is None:
             return
         self._column.removeWidget(self._box)
         self._row.removeWidget(self._box)
@@ -234,11 +236,12 @@ class PlaneRope(QObject):
         return self._update()
 
     def _update(self) -> bool:
-        shown = self._wanted and self._rotary is not None
+        rotary = self._rotary
+        shown = self._wanted and rotary is not None
         flipped = shown != self._shown
         self._shown = shown
-        if shown:
-            self._read()
+        if shown and rotary is not None:
+            self._read(rotary)
         else:
             self.view = None
         self._sync_controls()
@@ -247,8 +250,9 @@ class PlaneRope(QObject):
             self._move_controls(shown)
         return flipped
 
-    def _read(self) -> None:
-        """The pair view of the selected query and its key (the selected cell's, else the strongest)."""
+    def _read(self, rotary: R.Rotary) -> None:
+        """The pair view of the selected query and its key (the selected cell's, else the strongest), under
+        the scene's ``rotary``."""
         s = self._plane.session
         q, k, _ = s.shown.qkv()
         query = s.query
@@ -260,7 +264,7 @@ class PlaneRope(QObject):
             key, self._key_reason = best, "the strongest (select a cell for another)"
         else:
             key, self._key_reason = query, "the query's own (no key is allowed)"
-        self.view = R.pair_view(q, k, self._rotary, query, int(key), self._pair)
+        self.view = R.pair_view(q, k, rotary, query, int(key), self._pair)
 
     def _sync_controls(self) -> None:
         """The box, the spin box and the window's action show the state (no echo: signals blocked — Qt's
@@ -341,7 +345,7 @@ class PlaneRope(QObject):
         c["k_arc"].setPen(pg.mkPen(theme.key_color, width=pen_w(2.5)))
 
     def _style_controls(self) -> None:
-        if self._look is None or self._box is None:
+        if self._look is None or self._box is None or self._pair_box is None:
             return
         theme, _, px_size = self._look
         for w in (self._box, self._pair_box):

@@ -8,10 +8,15 @@ widgets draw what :class:`PlaneVectors` holds.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 
 from qkv_studio.core import row_stats
 from qkv_studio.state.session import Session
+
+if TYPE_CHECKING:
+    from qkv_studio.core.attention import AttentionResult
 
 _ORIGIN = np.zeros((1, 2))
 
@@ -28,7 +33,7 @@ def pca_bases(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, 
 
     qs, ks = scaled(q, k)
     basis, explained = pca_basis(qs, ks)
-    v_basis = pca_basis(*scaled(v), np.zeros((0, v.shape[1])))[0] if v.shape[1] > 2 else None
+    v_basis = pca_basis(scaled(v)[0], np.zeros((0, v.shape[1])))[0] if v.shape[1] > 2 else None
     return basis, explained, v_basis
 
 
@@ -99,7 +104,9 @@ class PlaneVectors:
         if result.weights.shape[0] != session.shown.n or query >= result.weights.shape[0]:
             self.best, self.output = None, None
             return
-        stats = row_stats(result, query)
+        # the Session's LiveResult reads as an AttentionResult (state/session.py); core's
+        # functions are typed for the dataclass
+        stats = row_stats(cast("AttentionResult", result), query)
         self.best = None if stats.fully_masked else stats.argmax
         self.best_weight = stats.max_weight
         out = result.output[query:query + 1]
