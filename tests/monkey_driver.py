@@ -266,10 +266,12 @@ class MonkeyDriver:
 
     def _release_focus(self) -> None:
         """Lecture keys are for the window, not for a text field or a table holding the focus."""
-        focus = QApplication.focusWidget()
+        self.window.activateWindow()
+        if QApplication.activeWindow() is not self.window:  # (a closed console or dialog had it: offscreen,
+            QTest.qWaitForWindowActive(self.window, 1000)   # no window manager hands it back at once)
+        focus = QApplication.focusWidget()  # (after activation, which gives the focus back to where it was)
         if isinstance(focus, (QLineEdit, QAbstractSpinBox, QTextEdit, QAbstractItemView, QComboBox, QAbstractButton)):
             focus.clearFocus()
-        self.window.activateWindow()
 
     @staticmethod
     def _overflows(before: Scene, name: str, row: int, col: int, block) -> bool:

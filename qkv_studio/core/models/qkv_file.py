@@ -191,7 +191,7 @@ def _check_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> No
                                        f"{info.file_size:,}")
 
 
-def _safetensors_metadata(data: bytes, source: str) -> dict[str, str]:
+def _safetensors_metadata(data: bytes, source: str) -> dict[str, Any]:
     """The ``__metadata__`` of a safetensors file's JSON header, read with the app's bounded JSON parser."""
     if len(data) < 8:
         raise SessionFileError(source, "is not a readable .safetensors file (shorter than its header)")

@@ -309,12 +309,15 @@ def open_checked(name: str, source: Path, build: Callable[[], tuple[Mapping[str,
     digest = source_hash(name, source, root=root)
     folder = folder_for(name, digest, root=root)
 
+    told: list[str] = []
+
     def cached() -> T | None:
         try:
             arrays, texts = verify_folder(folder, digest, converter, progress=progress)
             return check(arrays, texts)
         except (CacheDamaged, ValueError, KeyError, TypeError, IndexError) as exc:
-            if folder.exists():
+            if folder.exists() and str(exc) not in told:  # (said once, not again under the lock)
+                told.append(str(exc))
                 log.warning("the cache %s is damaged (%s); converting again from %s", folder, exc, source)
             return None
 
