@@ -34,9 +34,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 run: $(STAMP)
 	$(BIN)/qkv-studio --preset lesson
 
-# Lint ([tool.ruff]) and the import contracts of pyproject.toml ([tool.importlinter]: the layers) first, then the tests.
+# Lint ([tool.ruff]), types ([tool.mypy]) and the import contracts ([tool.importlinter]: the layers) first, then the tests.
 test: $(STAMP) browser
 	$(BIN)/ruff check --no-cache .
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 	QKV_CHROMIUM=$(CHROMIUM) QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 

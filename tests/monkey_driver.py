@@ -146,7 +146,7 @@ class MonkeyDriver:
     # ---- running ----------------------------------------------------------------------------------
     def run(self, n: int) -> Report:
         start = time.perf_counter()
-        with self._capture_exceptions(), self._answer_dialogs():
+        with self._capture_exceptions(), self._answer_dialogs(), self._toy_registered():
             self._settle()
             try:
                 self._check("start")
@@ -192,6 +192,19 @@ class MonkeyDriver:
         self.report.failures.append((self._index, self._action, message))
         if self.verbose:
             print(f"FAIL #{self._index} {self._action}: {message}", flush=True)
+
+    @contextmanager
+    def _toy_registered(self):
+        """The toy model the run registers (:meth:`_toy_model`) is taken out of the registry again at the end:
+        the registry is the process's, and the tests after this run list its models."""
+        from qkv_studio.core.models import registry
+
+        had = "toy" in registry.MODELS
+        try:
+            yield
+        finally:
+            if not had:
+                registry.MODELS.pop("toy", None)
 
     @contextmanager
     def _capture_exceptions(self):
