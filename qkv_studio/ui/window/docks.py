@@ -78,6 +78,15 @@ class PanelHost:
 
             QTimer.singleShot(0, self._window, build_next)
 
+    def build_rest_now(self) -> bool:
+        """The deferred panels still to build, built now (:func:`~qkv_studio.ui.update_policy.settle`, once
+        the window has painted: what :meth:`build_deferred_soon` would build in the next idle turns);
+        True if any was built."""
+        rest = [s.name for s in self._specs.values() if s.deferred and s.name not in self._built]
+        for name in rest:
+            self.panel(name)
+        return bool(rest)
+
     def _in_front(self, dock: QDockWidget) -> bool:
         """Whether ``dock`` shows when the window shows: shown, and the current tab of its tab group."""
         w = self._window

@@ -193,6 +193,11 @@ class MainWindow(QMainWindow):
             self._painted = True
             self.panel_host.build_deferred_soon()
 
+    def settle_pending(self) -> bool:
+        """(:func:`qkv_studio.ui.update_policy.settle`) The deferred docks that the idle turns after the
+        first paint would build, built now; True if any was."""
+        return self._painted and self.panel_host.build_rest_now()
+
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
         if (self._key_router is not None and not self._key_router_installed
