@@ -4,6 +4,7 @@ from qkv_studio.core import preset_document
 from qkv_studio.state.appearance import Appearance
 from qkv_studio.state.session import Session
 from qkv_studio.ui.panels.heatmap_view import HeatmapView
+from qkv_studio.ui.update_policy import settle as settle_now
 
 
 def preset_session(name: str) -> Session:
@@ -28,5 +29,5 @@ def shown(qtbot, session: Session, size=(1000, 800), font_scale: float = 1.0) ->
 def settle(qtbot, view: HeatmapView) -> None:
     """Let the layouts settle (a ViewBox places its items when it next paints)."""
     for _ in range(3):
-        qtbot.wait(5)
+        settle_now(view)
         view.graphics.viewport().repaint()

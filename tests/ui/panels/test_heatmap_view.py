@@ -28,7 +28,7 @@ def _show(qtbot, session, size=(1000, 800)):
 
 def _settle(qtbot, session):
     session.flush()
-    qtbot.wait(10)
+    settle()
 
 
 def _morphed(qtbot, view):

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 from qkv_studio.core import STAGES, load_preset
 from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.plane import VectorPlane
+from qkv_studio.ui.update_policy import settle as settle_now
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
 from tests.views import LESSON_VIEW
 
@@ -43,8 +44,7 @@ def _shown(qtbot, widget, size=(800, 500)):
 
 def _settle(widget) -> None:
     """Before the widget goes: its next-frame redraw and the re-layouts its new texts posted are done."""
-    flush_pending()
-    QApplication.processEvents()
+    settle_now(widget)
     widget.hide()
     QApplication.processEvents()
 

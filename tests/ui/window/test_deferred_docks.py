@@ -14,6 +14,7 @@ from qkv_studio.ui import registry
 from qkv_studio.ui.panels.blend_view import BlendView
 from qkv_studio.ui.panels.plane import VectorPlane
 from qkv_studio.ui.registry import PanelSpec
+from qkv_studio.ui.update_policy import settle as settle_now
 from qkv_studio.ui.window.main_window import MainWindow
 from tests.views import LESSON_VIEW
 
@@ -40,7 +41,7 @@ def test_the_plane_and_the_blend_are_the_deferred_core_docks():
 
 
 def _settled(qtbot, w: MainWindow):
-    qtbot.wait(300)  # (the follow-up frames: the caption, the table's numbers)
+    settle_now(w)  # (the follow-up frames: the caption, the table's numbers; the deferred docks)
     return w.grab().toImage()
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from qkv_studio.core import load_preset, rope
 from qkv_studio.core.models import ModelRun
-from qkv_studio.ui.widgets.frame_throttle import flush_pending
+from qkv_studio.ui.update_policy import settle as settle_now
 from tests.toy_model import ToyGenerating
 from tests.views import LESSON_VIEW
 
@@ -41,7 +41,7 @@ def window(show_window, lesson_scene, monkeypatch):
 
 def settle(w) -> None:
     w.session.flush()
-    flush_pending()
+    settle_now(w)
 
 
 def test_the_view_menu_entry_follows_the_scene_and_the_planes_box(qtbot, window):

@@ -13,7 +13,7 @@ from qkv_studio.core import rope_pair as R
 from qkv_studio.core.models import ModelRun
 from qkv_studio.core.scene import Scene
 from qkv_studio.state.session import Session
-from qkv_studio.ui.widgets.frame_throttle import flush_pending
+from qkv_studio.ui.update_policy import settle as settle_now
 from tests.ui.panels.plane.helpers import show
 
 BASE, D, N = 1e4, 8, 5
@@ -41,7 +41,7 @@ def head():
 
 def settle(plane) -> None:
     plane.session.flush()
-    flush_pending()
+    settle_now(plane)
 
 
 def tip(item) -> tuple[float, float]:

@@ -8,6 +8,7 @@ from PySide6.QtGui import QKeySequence
 
 from qkv_studio.core import Scene, list_presets, load_preset
 from qkv_studio.ui.panels.plane.view_range import fit_scale, fitted_range, verdict
+from qkv_studio.ui.update_policy import settle as settle_now
 from qkv_studio.ui.widgets.frame_throttle import flush_pending
 from tests.ui.panels.plane.helpers import drag, move, outside_the_view, show, viewport_pos
 from tests.views import LESSON_VIEW
@@ -32,8 +33,7 @@ def test_range_stays_put_while_dragging(qtbot, session):
 
 def _settled(qtbot, session) -> None:
     session.flush()
-    flush_pending()
-    qtbot.wait(5)
+    settle_now()
 
 
 def _fits_tightly(plane) -> bool:
