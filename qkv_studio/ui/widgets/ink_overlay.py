@@ -183,8 +183,11 @@ class InkOverlay(FollowsAppearance, QWidget):
 
     # ---- events ----------------------------------------------------------------------------------------
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
-        if obj is self._slide and event.type() == QEvent.Type.Resize:
-            self.setGeometry(self._slide.rect())
+        # (the parent asked of Qt each time: while the slide is torn down its events still come, after
+        # Python has let go of this object's attributes)
+        slide = self.parentWidget()
+        if slide is not None and obj is slide and event.type() == QEvent.Type.Resize:
+            self.setGeometry(slide.rect())
         return False
 
     def mousePressEvent(self, event) -> None:  # noqa: N802

@@ -24,14 +24,16 @@ class _Cover(QWidget):
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
-        self._covered = parent  # (the parent, typed: it never changes)
         parent.installEventFilter(self)
         self.setGeometry(parent.rect())
         self.hide()
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
-        if obj is self._covered and event.type() == QEvent.Type.Resize:
-            self.setGeometry(self._covered.rect())
+        # (asked of Qt each time: while the window is torn down its events still come, after Python has
+        # let go of this object's attributes)
+        parent = self.parentWidget()
+        if parent is not None and obj is parent and event.type() == QEvent.Type.Resize:
+            self.setGeometry(parent.rect())
         return False
 
     def toggle(self) -> bool:
@@ -39,7 +41,9 @@ class _Cover(QWidget):
         if self.isVisible():
             self.hide()
         else:
-            self.setGeometry(self._covered.rect())
+            parent = self.parentWidget()
+            if parent is not None:
+                self.setGeometry(parent.rect())
             self.show()
             self.raise_()
         return self.isVisible()
